@@ -1,0 +1,71 @@
+// Configuration: environment variables, read and validated once. Every other module receives a Config
+// rather than reading process.env, so tests can build one per server they start.
+import path from 'node:path';
+import { z } from 'zod';
+
+const boolFromEnv = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4321),
+  HOST: z.string().default('0.0.0.0'),
+  BASE_URL: z.url().optional(),
+  DATA_DIR: z.string().default('var'),
+  CONTENT_DIR: z.string().default('content'),
+  DIST_DIR: z.string().default('dist'),
+  SITE_NAME: z.string().min(1).default('AI Transformation Knowledge Base'),
+  KEY_PREFIX: z
+    .string()
+    .regex(/^[a-z][a-z0-9]{0,15}_$/, 'lower-case letters and digits ending in "_", e.g. kb_')
+    .default('kb_'),
+  OIDC_ISSUER: z.url().optional(),
+  OIDC_CLIENT_ID: z.string().optional(),
+  OIDC_CLIENT_SECRET: z.string().optional(),
+  LOG_REQUESTS: boolFromEnv.default(false),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Public origin, no trailing slash: used in every absolute URL the service publishes. */
+  baseUrl: string;
+  dataDir: string;
+  contentDir: string;
+  distDir: string;
+  siteName: string;
+  keyPrefix: string;
+  oidc: { issuer: string; clientId?: string; clientSecret?: string } | null;
+  /** True when no external identity provider is configured: the embedded one is used (local use only). */
+  devMode: boolean;
+  logRequests: boolean;
+}
+
+export class ConfigError extends Error {}
+
+/** Reads and validates configuration from an environment (process.env by default). */
+export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl,
+    dataDir: path.resolve(cwd, e.DATA_DIR),
+    contentDir: path.resolve(cwd, e.CONTENT_DIR),
+    distDir: path.resolve(cwd, e.DIST_DIR),
+    siteName: e.SITE_NAME,
+    keyPrefix: e.KEY_PREFIX,
+    oidc: e.OIDC_ISSUER
+      ? { issuer: e.OIDC_ISSUER, clientId: e.OIDC_CLIENT_ID, clientSecret: e.OIDC_CLIENT_SECRET }
+      : null,
+    devMode: !e.OIDC_ISSUER,
+    logRequests: e.LOG_REQUESTS,
+  };
+}

@@ -1,0 +1,92 @@
+// The loaded content snapshot: validated, cross-checked and indexed once, then read by pure functions.
+import type { ChannelFront, ConceptFront, EssayFront, Lang, PersonaFront, SkillFront, VideoFront } from './schema.ts';
+
+export interface Channel extends ChannelFront {
+  body: string;
+}
+
+export interface Video extends VideoFront {
+  /** Optional transcript or notes (Markdown); empty when there is none. */
+  transcript: string;
+}
+
+export interface EssayTranslation extends EssayFront {
+  lang: Lang;
+  body: string;
+}
+
+export interface Essay {
+  slug: string;
+  /** The language whose front matter speaks for the essay in lists: en when present. */
+  primary: Lang;
+  languages: Lang[];
+  translations: Partial<Record<Lang, EssayTranslation>>;
+}
+
+export interface DigestSource {
+  title: string;
+  video_id: string;
+}
+
+export interface DigestItem {
+  number: number;
+  headline: string;
+  paragraph: string;
+  sources: DigestSource[];
+}
+
+export interface Digest {
+  date: string;
+  title: string;
+  intro: string;
+  items: DigestItem[];
+  /** The Markdown body exactly as written (the spec's digest shape). */
+  content: string;
+}
+
+export interface Concept extends ConceptFront {
+  slug: string;
+  body: string;
+}
+
+export interface Persona extends PersonaFront {
+  persona_id: string;
+  body: string;
+  /** Keyed by `${mode}/${lang}`. */
+  modelfiles: Map<string, string>;
+}
+
+export interface Skill extends SkillFront {
+  body: string;
+  /** The whole file as an agent installs it (front matter included). */
+  source: string;
+}
+
+export interface Snapshot {
+  channels: Channel[];
+  channelsById: Map<string, Channel>;
+  /** Newest first, then by id: the order of every video listing. */
+  videos: Video[];
+  videosById: Map<string, Video>;
+  videosByChannel: Map<string, Video[]>;
+  /** Newest first. */
+  essays: Essay[];
+  essaysBySlug: Map<string, Essay>;
+  /** Newest first. */
+  digests: Digest[];
+  digestsByDate: Map<string, Digest>;
+  /** By title. */
+  concepts: Concept[];
+  conceptsBySlug: Map<string, Concept>;
+  personas: Persona[];
+  personasById: Map<string, Persona>;
+  skills: Skill[];
+  skillsByName: Map<string, Skill>;
+  /** SHA-256 over every content file's path and bytes: identifies the snapshot. */
+  contentHash: string;
+}
+
+/** The essay's representation in one language, falling back to its primary language. */
+export function essayIn(essay: Essay, lang?: Lang): EssayTranslation {
+  return (lang && essay.translations[lang]) || essay.translations[essay.primary]!;
+}

@@ -1,0 +1,58 @@
+// Knowledge concept reads: the list (drafts only on request) and one concept with resolved sources.
+import type { Concept, Snapshot } from '../content/model.ts';
+import type { ConceptSource } from '../content/schema.ts';
+import { essayIn } from '../content/model.ts';
+import { rewriteLinksForAgents } from '../content/markdown.ts';
+import { apiUrl, itemUrl } from './links.ts';
+
+function conceptItem(c: Concept, agent = false) {
+  return {
+    slug: c.slug,
+    title: c.title,
+    summary: c.summary,
+    tags: c.tags,
+    draft: c.draft,
+    source_count: c.sources.length,
+    related: c.related,
+    url: itemUrl('knowledge', c.slug, agent),
+    api_url: apiUrl('knowledge', c.slug),
+  };
+}
+
+export function listKnowledge(snap: Snapshot, params: { draft: boolean }) {
+  const items = snap.concepts.filter((c) => params.draft || !c.draft);
+  return { total: items.length, items: items.map((c) => conceptItem(c)) };
+}
+
+export function resolveSource(snap: Snapshot, s: ConceptSource, agent: boolean) {
+  switch (s.type) {
+    case 'video': {
+      const v = snap.videosById.get(s.id)!;
+      return { type: s.type, id: s.id, title: v.title, date: v.date, url: itemUrl('videos', s.id, agent) };
+    }
+    case 'essay': {
+      const t = essayIn(snap.essaysBySlug.get(s.id)!);
+      return { type: s.type, id: s.id, title: t.title, date: t.date, url: itemUrl('essays', s.id, agent) };
+    }
+    case 'digest': {
+      const d = snap.digestsByDate.get(s.id)!;
+      return { type: s.type, id: s.id, title: d.title, date: d.date, url: itemUrl('digests', s.id, agent) };
+    }
+    case 'web_page':
+      return { type: s.type, id: s.url, title: s.title, date: null, url: s.url };
+  }
+}
+
+export function getConcept(snap: Snapshot, slug: string, opts: { agent: boolean }) {
+  const c = snap.conceptsBySlug.get(slug);
+  if (!c) return null;
+  return {
+    ...conceptItem(c, opts.agent),
+    body: opts.agent ? rewriteLinksForAgents(c.body) : c.body,
+    sources: c.sources.map((s) => resolveSource(snap, s, opts.agent)),
+    related: c.related.map((r) => {
+      const rc = snap.conceptsBySlug.get(r)!;
+      return { slug: r, title: rc.title, draft: rc.draft, url: itemUrl('knowledge', r, opts.agent) };
+    }),
+  };
+}

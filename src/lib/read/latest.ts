@@ -1,0 +1,127 @@
+// The one-call briefing (GET /api/latest, alias /api/brief): what is new, how fresh it is, and how an agent
+// reads, signs in and writes. Every field of the spec's table.
+import { essayIn, type Snapshot } from '../content/model.ts';
+import { LANGUAGES } from '../content/schema.ts';
+import type { SiteContext } from '../site.ts';
+import { rewriteLinksForAgents } from '../content/markdown.ts';
+import { essayItem, essayThumbnailUrl, featuredEssay } from './essays.ts';
+import { itemUrl } from './links.ts';
+
+export const LATEST_VIDEO_COUNT = 10;
+export const LATEST_ESSAY_COUNT = 5;
+
+function hoursBetween(fromIso: string, toIso: string): number {
+  return Math.round(((Date.parse(toIso) - Date.parse(fromIso)) / 3_600_000) * 100) / 100;
+}
+
+export function briefing(snap: Snapshot, site: SiteContext) {
+  const digest = snap.digests[0];
+  const featured = featuredEssay(snap);
+  const abs = (p: string) => `${site.baseUrl}${p}`;
+  return {
+    site: site.siteName,
+    description: site.description,
+    supported_languages: [...LANGUAGES],
+    generated_at: site.generatedAt,
+    freshness: {
+      last_digest_date: digest?.date ?? null,
+      last_video_date: snap.videos[0]?.date ?? null,
+      summary_todo_count: snap.videos.filter((v) => v.summary === '').length,
+      pipeline_status: {
+        last_run_at: site.pipeline.last_run_at,
+        last_status: site.pipeline.last_status,
+        hours_since_last_run: site.pipeline.last_run_at ? hoursBetween(site.pipeline.last_run_at, site.generatedAt) : null,
+      },
+    },
+    agent: {
+      friendly: true,
+      anonymous_read: true,
+      read_via_get_works_everywhere: true,
+      auth_available: true,
+      auth_preferred: 'oauth2',
+      auth_type: 'OAuth 2.1 authorization code with PKCE (S256); device flow and API keys as alternatives',
+      auth_metadata: abs('/.well-known/oauth-authorization-server'),
+      auth_resource_metadata: abs('/.well-known/oauth-protected-resource'),
+      auth_start: abs('/api/oauth/device'),
+      auth_token: abs('/api/oauth/token'),
+      auth_verify: abs('/api/auth/me'),
+      mcp: abs('/mcp'),
+      skill: abs('/SKILL.md'),
+      llms: abs('/llms.txt'),
+      recommended_behavior: [
+        'Read anonymously with GET; add agent=true to keep links in the agent form.',
+        'Start from this briefing, then follow the url fields or use explore.search.',
+        'Cite items by their url when you report to a person.',
+        'Sign in only to write (comments, posts, flags); prefer OAuth 2.1, fall back to the device flow.',
+        'Never ask a person for a password; show them the device code and link instead.',
+      ],
+    },
+    access: {
+      read: 'Anonymous: every GET under /api needs no credentials.',
+      write: 'Signed in: send Authorization: Bearer <access token or API key>.',
+      browser_login: '/api/auth/idp/login',
+      agent_login: {
+        preferred: 'oauth2',
+        oauth2: {
+          metadata: '/.well-known/oauth-authorization-server',
+          register: '/api/oauth/v2/register',
+          authorize: '/api/oauth/v2/authorize',
+          token: '/api/oauth/v2/token',
+          pkce: 'S256',
+          resource: abs('/mcp'),
+        },
+        device_flow: {
+          start: '/api/oauth/device',
+          token: '/api/oauth/token',
+          grant_type: 'device_code',
+          get_aliases: true,
+        },
+        api_key: { create: '/api/account/api-keys', prefix: site.keyPrefix },
+        script: '/agent-login.sh',
+      },
+      tell_the_user: `Reading ${site.siteName} needs no account. To let me comment or post for you, approve the sign-in code I show you.`,
+      tell_the_agent: 'Read with GET and agent=true. For writes, run the device flow or OAuth 2.1 and send the bearer token; never store it in shared places.',
+    },
+    stats: {
+      total_videos: snap.videos.length,
+      knowledge_concepts: snap.concepts.filter((c) => !c.draft).length,
+      essays: snap.essays.length,
+      digests: snap.digests.length,
+    },
+    latest_digest: digest
+      ? { date: digest.date, title: digest.title, content: rewriteLinksForAgents(digest.content) }
+      : null,
+    latest_videos: snap.videos.slice(0, LATEST_VIDEO_COUNT).map((v) => ({
+      video_id: v.video_id,
+      title: v.title,
+      date: v.date,
+      tags: v.tags,
+      summary: v.summary,
+      thumbnail_url: v.thumbnail_url,
+      url: itemUrl('videos', v.video_id, true),
+    })),
+    latest_essays: snap.essays.slice(0, LATEST_ESSAY_COUNT).map((e) => {
+      const item = essayItem(snap, e, true);
+      return { slug: item.slug, title: item.title, date: item.date, description: item.description, url: item.url, ...(item.video ? { video: item.video } : {}) };
+    }),
+    featured_essay: featured
+      ? {
+          slug: featured.slug,
+          title: essayIn(featured).title,
+          date: essayIn(featured).date,
+          description: essayIn(featured).description,
+          thumbnail: essayThumbnailUrl(featured.slug),
+          video: essayItem(snap, featured).video,
+          available_languages: featured.languages,
+          url: itemUrl('essays', featured.slug, true),
+        }
+      : null,
+    explore: {
+      search: '/api/search?q=<query>&agent=true',
+      knowledge: '/api/knowledge',
+      graph: '/api/graph',
+      all_videos: '/api/videos',
+      skills: '/api/skills',
+    },
+  };
+}

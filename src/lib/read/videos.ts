@@ -1,0 +1,60 @@
+// Video reads: the filtered, paged list and one video, with the spec's fields.
+import type { Snapshot, Video } from '../content/model.ts';
+import { apiUrl, itemUrl, page, type Page } from './links.ts';
+
+export interface VideoListParams {
+  channel?: string;
+  tag?: string;
+  limit: number;
+  offset: number;
+  highlight: boolean;
+  since?: string;
+}
+
+export const VIDEO_LIST_DEFAULTS: VideoListParams = { limit: 50, offset: 0, highlight: false };
+
+export function videoItem(snap: Snapshot, v: Video, agent = false) {
+  const channel = snap.channelsById.get(v.channel)!;
+  return {
+    video_id: v.video_id,
+    title: v.title,
+    date: v.date,
+    channel: { channel_id: channel.channel_id, name: channel.name, url: apiUrl('channels', channel.channel_id) },
+    language: v.language,
+    tags: v.tags,
+    summary: v.summary,
+    thumbnail_url: v.thumbnail_url,
+    highlight: v.highlight,
+    source_url: v.url,
+    url: itemUrl('videos', v.video_id, agent),
+    api_url: apiUrl('videos', v.video_id),
+  };
+}
+export type VideoItem = ReturnType<typeof videoItem>;
+
+export function listVideos(snap: Snapshot, params: VideoListParams): Page<VideoItem> {
+  const matching = snap.videos.filter(
+    (v) =>
+      (params.channel === undefined || v.channel === params.channel) &&
+      (params.tag === undefined || v.tags.includes(params.tag)) &&
+      (!params.highlight || v.highlight) &&
+      (params.since === undefined || v.date >= params.since),
+  );
+  const p = page(matching, params.limit, params.offset);
+  return { ...p, items: p.items.map((v) => videoItem(snap, v)) };
+}
+
+export function getVideo(snap: Snapshot, videoId: string, opts: { agent: boolean }) {
+  const v = snap.videosById.get(videoId);
+  if (!v) return null;
+  return {
+    ...videoItem(snap, v, opts.agent),
+    transcript: v.transcript || null,
+    digests: snap.digests
+      .filter((d) => d.items.some((i) => i.sources.some((s) => s.video_id === videoId)))
+      .map((d) => ({ date: d.date, title: d.title, url: itemUrl('digests', d.date, opts.agent) })),
+    knowledge: snap.concepts
+      .filter((c) => !c.draft && c.sources.some((s) => s.type === 'video' && s.id === videoId))
+      .map((c) => ({ slug: c.slug, title: c.title, url: itemUrl('knowledge', c.slug, opts.agent) })),
+  };
+}

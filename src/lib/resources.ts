@@ -1,0 +1,89 @@
+// Every anonymous read the static build prerenders, with its default parameters: the list Astro renders
+// into dist/ and the list the byte-equality test walks.
+import type { Snapshot } from './content/model.ts';
+import type { SiteContext } from './site.ts';
+import { toJson, type Representation } from './representation.ts';
+import { CHANNEL_DEFAULTS, getChannel, listChannels } from './read/channels.ts';
+import { getVideo, listVideos, VIDEO_LIST_DEFAULTS } from './read/videos.ts';
+import { getEssay, listEssays } from './read/essays.ts';
+import { getDigest, listDigests } from './read/digests.ts';
+import { getConcept, listKnowledge } from './read/knowledge.ts';
+import { getModelfile, getPersona, listPersonas } from './read/personas.ts';
+import { listTags } from './read/tags.ts';
+import { getSkill, listSkills } from './read/skills.ts';
+import { graphData, graphHtml } from './read/graph.ts';
+import { briefing } from './read/latest.ts';
+import { digestThumbnail, essayThumbnail } from './read/thumbnails.ts';
+import {
+  agentCard,
+  agentLoginScript,
+  apiReference,
+  apiSummary,
+  health,
+  llmsTxt,
+  mcpCard,
+  oauthAuthorizationServer,
+  oauthProtectedResource,
+  publicConfig,
+  skillDocument,
+} from './read/discovery.ts';
+
+export interface Resource {
+  path: string;
+  type: Representation;
+  body: string;
+}
+
+const json = (path: string, value: unknown): Resource => ({ path, type: 'json', body: toJson(value) });
+
+export function* prerenderedResources(snap: Snapshot, site: SiteContext): Generator<Resource> {
+  const noAgent = { agent: false };
+  // Discovery and agent documents
+  yield { path: '/api', type: 'markdown', body: apiReference(snap, site) };
+  yield json('/api', apiSummary(snap, site));
+  const brief = toJson(briefing(snap, site));
+  yield { path: '/api/latest', type: 'json', body: brief };
+  yield { path: '/api/brief', type: 'json', body: brief };
+  const skill = skillDocument(snap, site);
+  yield { path: '/api/skill.md', type: 'markdown', body: skill };
+  yield { path: '/SKILL.md', type: 'markdown', body: skill };
+  yield { path: '/llms.txt', type: 'text', body: llmsTxt(snap, site) };
+  yield json('/.well-known/agent.json', agentCard(snap, site));
+  yield json('/.well-known/mcp.json', mcpCard(site));
+  yield json('/.well-known/oauth-authorization-server', oauthAuthorizationServer(site));
+  yield json('/.well-known/oauth-protected-resource', oauthProtectedResource(site));
+  yield { path: '/agent-login.sh', type: 'shell', body: agentLoginScript(site) };
+  yield json('/api/config', publicConfig(site));
+  yield json('/api/health', health());
+  yield json('/api/skills', listSkills(snap));
+  for (const s of snap.skills) yield { path: `/api/skills/${s.name}`, type: 'markdown', body: getSkill(snap, s.name)! };
+
+  // Content
+  yield json('/api/videos', listVideos(snap, VIDEO_LIST_DEFAULTS));
+  for (const v of snap.videos) yield json(`/api/videos/${v.video_id}`, getVideo(snap, v.video_id, noAgent));
+  yield json('/api/channels', listChannels(snap));
+  for (const c of snap.channels) yield json(`/api/channels/${c.channel_id}`, getChannel(snap, c.channel_id, CHANNEL_DEFAULTS));
+  yield json('/api/essays', listEssays(snap));
+  for (const e of snap.essays) {
+    yield json(`/api/essays/${e.slug}`, getEssay(snap, e.slug, noAgent));
+    yield { path: `/api/essays/${e.slug}/thumbnail`, type: 'svg', body: essayThumbnail(snap, e.slug, site.siteName)! };
+  }
+  yield json('/api/digests', listDigests(snap, {}));
+  for (const d of snap.digests) {
+    yield json(`/api/digests/${d.date}`, getDigest(snap, d.date, noAgent));
+    yield { path: `/api/digests/${d.date}/thumbnail`, type: 'svg', body: digestThumbnail(snap, d.date, site.siteName)! };
+  }
+  yield json('/api/knowledge', listKnowledge(snap, { draft: false }));
+  for (const c of snap.concepts) yield json(`/api/knowledge/${c.slug}`, getConcept(snap, c.slug, noAgent));
+  yield json('/api/personas', listPersonas(snap));
+  for (const p of snap.personas) {
+    yield json(`/api/personas/${p.persona_id}`, getPersona(snap, p.persona_id, noAgent));
+    for (const key of p.modelfiles.keys()) {
+      const [mode, lang] = key.split('/');
+      yield json(`/api/personas/modelfiles/${p.persona_id}/${mode}/${lang}`, getModelfile(snap, p.persona_id, mode, lang));
+    }
+  }
+  yield json('/api/tags', listTags(snap));
+  yield json('/api/graph/data', graphData(snap));
+  yield { path: '/api/graph', type: 'html', body: graphHtml(snap, site.siteName) };
+}
