@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import matter from 'gray-matter';
+import yaml from 'js-yaml';
 import type { z } from 'zod';
 import {
   ChannelFront,
@@ -44,6 +45,14 @@ function listFiles(root: string, dir: string, ext: string): RawFile[] {
   return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
 }
 
+/**
+ * YAML's core schema: no timestamp type, so `date: 2026-13-45` stays a string and fails validation
+ * instead of silently rolling over into 2027. (Passing options also turns off gray-matter's global cache.)
+ */
+const MATTER_OPTIONS = {
+  engines: { yaml: (text: string) => yaml.load(text, { schema: yaml.CORE_SCHEMA }) as object },
+};
+
 export function loadSnapshot(contentDir: string): Snapshot {
   const problems: string[] = [];
   const hash = createHash('sha256');
@@ -52,8 +61,7 @@ export function loadSnapshot(contentDir: string): Snapshot {
     hash.update(file.rel).update('\0').update(file.text).update('\0');
     let parsed: matter.GrayMatterFile<string>;
     try {
-      // Fresh options object: gray-matter caches by content otherwise, and we want no shared state.
-      parsed = matter(file.text, {});
+      parsed = matter(file.text, MATTER_OPTIONS);
     } catch (err) {
       problems.push(`${file.rel}: front matter is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
       return null;
@@ -69,10 +77,33 @@ export function loadSnapshot(contentDir: string): Snapshot {
   }
 
   const baseName = (rel: string, ext: string) => path.posix.basename(rel, ext);
+  // Ids whose file exists, valid or not: references are checked against these, so one broken file is
+  // reported once rather than again by everything that links to it.
+  const files = {
+    channels: listFiles(contentDir, 'channels', '.md'),
+    videos: listFiles(contentDir, 'videos', '.md'),
+    essays: listFiles(contentDir, 'essays', '.md'),
+    digests: listFiles(contentDir, 'digests', '.md'),
+    knowledge: listFiles(contentDir, 'knowledge', '.md'),
+    personas: listFiles(contentDir, 'personas', '.md'),
+    modelfiles: listFiles(contentDir, 'personas', '.modelfile'),
+    skills: listFiles(contentDir, 'skills', '.md'),
+  };
+  const idsIn = (list: RawFile[], pick: (rel: string) => string) => new Set(list.map((f) => pick(f.rel)));
+  const fileId = (r: string) => baseName(r, '.md');
+  const folderId = (r: string) => r.split('/')[1];
+  const present = {
+    channels: idsIn(files.channels, fileId),
+    videos: idsIn(files.videos, fileId),
+    essays: idsIn(files.essays, folderId),
+    digests: idsIn(files.digests, fileId),
+    knowledge: idsIn(files.knowledge, fileId),
+    personas: idsIn(files.personas, folderId),
+  };
 
   // Channels
   const channels: Channel[] = [];
-  for (const file of listFiles(contentDir, 'channels', '.md')) {
+  for (const file of files.channels) {
     const r = front(file, ChannelFront);
     if (!r) continue;
     if (r.data.channel_id !== baseName(file.rel, '.md')) {
@@ -85,14 +116,14 @@ export function loadSnapshot(contentDir: string): Snapshot {
 
   // Videos
   const videos: Video[] = [];
-  for (const file of listFiles(contentDir, 'videos', '.md')) {
+  for (const file of files.videos) {
     const r = front(file, VideoFront);
     if (!r) continue;
     if (r.data.video_id !== baseName(file.rel, '.md')) {
       problems.push(`${file.rel}: video_id: must equal the file name`);
       continue;
     }
-    if (!channelsById.has(r.data.channel)) problems.push(`${file.rel}: channel: unknown channel "${r.data.channel}"`);
+    if (!present.channels.has(r.data.channel)) problems.push(`${file.rel}: channel: unknown channel "${r.data.channel}"`);
     videos.push({ ...r.data, summary: r.data.summary.trim(), transcript: r.body });
   }
   videos.sort((a, b) => (a.date !== b.date ? (a.date < b.date ? 1 : -1) : a.video_id < b.video_id ? -1 : 1));
@@ -103,7 +134,7 @@ export function loadSnapshot(contentDir: string): Snapshot {
   // Essays: essays/<slug>/<lang>.md
   const essayParts = new Map<string, Partial<Record<Lang, EssayTranslation>>>();
   const essayBodies: { rel: string; body: string }[] = [];
-  for (const file of listFiles(contentDir, 'essays', '.md')) {
+  for (const file of files.essays) {
     const parts = file.rel.split('/');
     const lang = baseName(file.rel, '.md');
     if (parts.length !== 3 || !(LANGUAGES as readonly string[]).includes(lang)) {
@@ -117,7 +148,7 @@ export function loadSnapshot(contentDir: string): Snapshot {
     }
     const r = front(file, EssayFront);
     if (!r) continue;
-    if (r.data.video && !videosById.has(r.data.video)) problems.push(`${file.rel}: video: unknown video "${r.data.video}"`);
+    if (r.data.video && !present.videos.has(r.data.video)) problems.push(`${file.rel}: video: unknown video "${r.data.video}"`);
     const entry = essayParts.get(slug) ?? {};
     entry[lang as Lang] = { ...r.data, lang: lang as Lang, body: r.body };
     essayParts.set(slug, entry);
@@ -133,7 +164,7 @@ export function loadSnapshot(contentDir: string): Snapshot {
 
   // Digests
   const digests: Digest[] = [];
-  for (const file of listFiles(contentDir, 'digests', '.md')) {
+  for (const file of files.digests) {
     const r = front(file, DigestFront);
     if (!r) continue;
     if (r.data.date !== baseName(file.rel, '.md')) {
@@ -144,7 +175,7 @@ export function loadSnapshot(contentDir: string): Snapshot {
       const digest = parseDigest(r.data.date, r.body);
       for (const item of digest.items) {
         for (const s of item.sources) {
-          if (!videosById.has(s.video_id)) problems.push(`${file.rel}: item ${item.number}: unknown video "${s.video_id}"`);
+          if (!present.videos.has(s.video_id)) problems.push(`${file.rel}: item ${item.number}: unknown video "${s.video_id}"`);
         }
       }
       digests.push(digest);
@@ -158,7 +189,7 @@ export function loadSnapshot(contentDir: string): Snapshot {
 
   // Knowledge concepts
   const concepts: Concept[] = [];
-  for (const file of listFiles(contentDir, 'knowledge', '.md')) {
+  for (const file of files.knowledge) {
     const slug = baseName(file.rel, '.md');
     if (file.rel.split('/').length !== 2 || !/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(slug)) {
       problems.push(`${file.rel}: knowledge concepts live at knowledge/<slug>.md with a kebab-case slug`);
@@ -173,8 +204,8 @@ export function loadSnapshot(contentDir: string): Snapshot {
 
   // Personas: personas/<id>/persona.md and personas/<id>/modelfiles/<mode>.<lang>.modelfile
   const personas: Persona[] = [];
-  const modelfiles = listFiles(contentDir, 'personas', '.modelfile');
-  for (const file of listFiles(contentDir, 'personas', '.md')) {
+  const modelfiles = files.modelfiles;
+  for (const file of files.personas) {
     const parts = file.rel.split('/');
     if (parts.length !== 3 || parts[2] !== 'persona.md') {
       problems.push(`${file.rel}: personas live at personas/<persona_id>/persona.md`);
@@ -205,7 +236,7 @@ export function loadSnapshot(contentDir: string): Snapshot {
 
   // Skills
   const skills: Skill[] = [];
-  for (const file of listFiles(contentDir, 'skills', '.md')) {
+  for (const file of files.skills) {
     const r = front(file, SkillFront);
     if (!r) continue;
     if (r.data.name !== baseName(file.rel, '.md')) {
@@ -217,13 +248,7 @@ export function loadSnapshot(contentDir: string): Snapshot {
   const skillsByName = new Map(skills.map((s) => [s.name, s]));
 
   // Cross-references that need every collection loaded.
-  const exists = (kind: string, id: string): boolean =>
-    kind === 'videos' ? videosById.has(id)
-    : kind === 'essays' ? essaysBySlug.has(id)
-    : kind === 'knowledge' ? conceptsBySlug.has(id)
-    : kind === 'digests' ? digestsByDate.has(id)
-    : kind === 'personas' ? personasById.has(id)
-    : false;
+  const exists = (kind: string, id: string): boolean => present[kind as keyof typeof present]?.has(id) ?? false;
   const checkLinks = (rel: string, body: string) => {
     for (const url of linkUrls(parseMarkdown(body))) {
       const m = SITE_LINK.exec(url);
@@ -233,12 +258,12 @@ export function loadSnapshot(contentDir: string): Snapshot {
   for (const c of concepts) {
     const rel = `knowledge/${c.slug}.md`;
     for (const s of c.sources) {
-      if (s.type === 'video' && !videosById.has(s.id)) problems.push(`${rel}: sources: unknown video "${s.id}"`);
-      if (s.type === 'essay' && !essaysBySlug.has(s.id)) problems.push(`${rel}: sources: unknown essay "${s.id}"`);
-      if (s.type === 'digest' && !digestsByDate.has(s.id)) problems.push(`${rel}: sources: unknown digest "${s.id}"`);
+      if (s.type === 'video' && !present.videos.has(s.id)) problems.push(`${rel}: sources: unknown video "${s.id}"`);
+      if (s.type === 'essay' && !present.essays.has(s.id)) problems.push(`${rel}: sources: unknown essay "${s.id}"`);
+      if (s.type === 'digest' && !present.digests.has(s.id)) problems.push(`${rel}: sources: unknown digest "${s.id}"`);
     }
     for (const r of c.related) {
-      if (!conceptsBySlug.has(r)) problems.push(`${rel}: related: unknown concept "${r}"`);
+      if (!present.knowledge.has(r)) problems.push(`${rel}: related: unknown concept "${r}"`);
       if (r === c.slug) problems.push(`${rel}: related: a concept cannot relate to itself`);
     }
     checkLinks(rel, c.body);

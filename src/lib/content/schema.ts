@@ -7,11 +7,8 @@ export const LANGUAGES = ['en', 'sl'] as const;
 export type Lang = (typeof LANGUAGES)[number];
 export const Lang = z.enum(LANGUAGES);
 
-/** YAML turns an unquoted 2026-10-14 into a Date; editors should not have to quote dates. */
-export const IsoDate = z.preprocess(
-  (v) => (v instanceof Date && !Number.isNaN(v.getTime()) ? v.toISOString().slice(0, 10) : v),
-  z.iso.date({ message: 'expected a date YYYY-MM-DD' }),
-);
+/** A calendar date. The loader's YAML schema keeps unquoted dates as strings, so this sees the text. */
+export const IsoDate = z.iso.date({ message: 'expected a date YYYY-MM-DD' });
 /** Ids may look numeric to YAML; they are always strings. */
 const IdString = z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string());
 

@@ -1,0 +1,23 @@
+// The Hono application: every dynamic route, validation and error handling. api/server.ts puts the
+// in-memory static site in front of it.
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Config } from '../src/lib/config.ts';
+import { fastApiValidationHook } from './validation/index.ts';
+import { errorHandler, notFoundHandler } from './errors/index.ts';
+import { registerContentRoutes, type ContentState } from './content/index.ts';
+import { registerOpenApi } from './openapi/index.ts';
+
+export interface AppDeps {
+  config: Config;
+  content: () => ContentState;
+  log?: (msg: string) => void;
+}
+
+export function createApp(deps: AppDeps): OpenAPIHono {
+  const app = new OpenAPIHono({ defaultHook: fastApiValidationHook as never, strict: true });
+  app.onError(errorHandler(deps.log));
+  app.notFound(notFoundHandler);
+  registerContentRoutes(app, deps.content);
+  registerOpenApi(app, { title: deps.config.siteName, serverUrl: deps.config.baseUrl });
+  return app;
+}

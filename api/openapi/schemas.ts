@@ -1,0 +1,26 @@
+// Shared OpenAPI component schemas: the error bodies every route may answer with.
+import { z } from '@hono/zod-openapi';
+
+export const ValidationError = z
+  .object({
+    type: z.string(),
+    loc: z.array(z.union([z.string(), z.number()])),
+    msg: z.string(),
+    input: z.unknown(),
+    ctx: z.record(z.string(), z.unknown()).optional(),
+  })
+  .openapi('ValidationError');
+
+export const HTTPValidationError = z.object({ detail: z.array(ValidationError) }).openapi('HTTPValidationError');
+
+export const ErrorDetail = z.object({ detail: z.string() }).openapi('ErrorDetail');
+
+export const JsonObject = z.record(z.string(), z.unknown()).openapi('JsonObject', { description: 'A JSON object' });
+
+export const ValidationErrorResponse = {
+  422: { description: 'Validation error', content: { 'application/json': { schema: HTTPValidationError } } },
+};
+export const NotFoundResponse = {
+  404: { description: 'Not found', content: { 'application/json': { schema: ErrorDetail } } },
+};
+export const ErrorResponses = { ...NotFoundResponse, ...ValidationErrorResponse };

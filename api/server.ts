@@ -1,0 +1,99 @@
+// The server: one Node HTTP listener that answers prerendered reads from memory (api/static) and hands
+// everything else to the Hono app. `node api/server.ts` serves an existing dist/; `npm start` builds first.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import { ConfigError, loadConfig, type Config } from '../src/lib/config.ts';
+import { loadSnapshot } from '../src/lib/content/load.ts';
+import { siteContext } from '../src/lib/site.ts';
+import { createApp } from './app.ts';
+import { createStaticHandler, loadStaticSite, type StaticSite } from './static/index.ts';
+import type { ContentState } from './content/index.ts';
+
+export interface RunningServer {
+  url: string;
+  server: http.Server;
+  staticSite: StaticSite;
+  close(): Promise<void>;
+}
+
+interface BuildMeta {
+  generated_at: string;
+  base_url: string;
+  content_hash: string;
+  pipeline: { last_run_at: string | null; last_status: string };
+}
+
+export function readBuildMeta(distDir: string): BuildMeta | null {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(distDir, 'build-meta.json'), 'utf8')) as BuildMeta;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The content state the dynamic routes read. When dist/ was built from this very content and origin, the
+ * build's generation time and pipeline status are reused, so a dynamic read equals its prerendered file.
+ */
+export function loadContentState(config: Config, log: (m: string) => void = console.log): ContentState {
+  const snapshot = loadSnapshot(config.contentDir);
+  const meta = readBuildMeta(config.distDir);
+  const site = siteContext(config);
+  if (meta && meta.content_hash === snapshot.contentHash && meta.base_url === config.baseUrl) {
+    site.generatedAt = meta.generated_at;
+    site.pipeline = meta.pipeline;
+  } else if (fs.existsSync(config.distDir)) {
+    log('server: dist/ was built from other content or another BASE_URL; run `npm run build` (npm start does)');
+  }
+  return { snapshot, site };
+}
+
+export async function startServer(config: Config = loadConfig(), opts: { log?: (m: string) => void } = {}): Promise<RunningServer> {
+  const log = opts.log ?? ((m: string) => console.log(m));
+  const content = loadContentState(config, log);
+  const staticSite = loadStaticSite(path.join(config.distDir, 'client'));
+  if (staticSite.fileCount === 0) log(`server: no prerendered files in ${config.distDir}; every read goes through the dynamic routes`);
+  const app = createApp({ config, content: () => content, log: (m) => console.error(m) });
+  const honoListener = getRequestListener(app.fetch);
+  const serveStatic = createStaticHandler(() => staticSite);
+  const server = http.createServer((req, res) => {
+    if (config.logRequests) res.on('finish', () => log(`${req.method} ${req.url} ${res.statusCode}`));
+    if (!serveStatic(req, res)) void honoListener(req, res);
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
+  return {
+    url,
+    server,
+    staticSite,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(`server: ${err.message}`);
+    process.exit(1);
+  }
+  const running = await startServer(config);
+  console.log(`server: ${running.staticSite.fileCount} prerendered files in memory; listening on ${running.url} (public ${config.baseUrl})`);
+  const stop = () => void running.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

@@ -1,0 +1,131 @@
+// Serves the prerendered site from memory. Every file in dist/client is read once at start with its
+// content type, a strong ETag and cache headers precomputed, and answered straight from the Node request
+// listener, before Hono, for GET/HEAD requests without a query string. Requests with a query string go to
+// the dynamic routes, which call the same read model.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { contentTypeForFile, urlPathForDistFile } from '../../src/lib/representation.ts';
+
+export interface StaticEntry {
+  body: Buffer;
+  contentType: string;
+  etag: string;
+  headers: string[];
+}
+
+export interface StaticSite {
+  files: Map<string, StaticEntry[]>;
+  fileCount: number;
+  bytes: number;
+}
+
+/** A strong ETag over the bytes; the dynamic routes use the same one, so a CDN can revalidate either. */
+export function etagFor(body: string | Buffer): string {
+  return `"${createHash('sha1').update(body).digest('base64url')}"`;
+}
+
+/** Cache policy: hashed build assets are immutable; the liveness probe is never cached; the rest briefly. */
+export function cacheControlFor(urlPath: string): string {
+  if (urlPath.startsWith('/_astro/')) return 'public, max-age=31536000, immutable';
+  if (urlPath === '/api/health') return 'no-store';
+  return 'public, max-age=60, s-maxage=300, stale-while-revalidate=3600';
+}
+
+/** Headers every anonymous read carries. */
+export function readHeaders(urlPath: string, contentType: string, etag: string, negotiated: boolean): Record<string, string> {
+  return {
+    'Content-Type': contentType,
+    ETag: etag,
+    'Cache-Control': cacheControlFor(urlPath),
+    'Access-Control-Allow-Origin': '*',
+    'X-Content-Type-Options': 'nosniff',
+    ...(negotiated ? { Vary: 'Accept' } : {}),
+  };
+}
+
+/**
+ * Which representation of a path with several (only /api today: Markdown prose and a JSON summary) a
+ * client gets: browsers and JSON clients get JSON, agents and plain fetchers the prose.
+ */
+export function prefersJson(accept: string | undefined): boolean {
+  return !!accept && /application\/json|text\/html/.test(accept);
+}
+
+function pickEntry(entries: StaticEntry[], accept: string | undefined): StaticEntry {
+  if (entries.length === 1) return entries[0];
+  const json = entries.find((e) => e.contentType.startsWith('application/json'));
+  const other = entries.find((e) => !e.contentType.startsWith('application/json'));
+  return (prefersJson(accept) ? json : other) ?? entries[0];
+}
+
+export function loadStaticSite(clientDir: string): StaticSite {
+  const files = new Map<string, StaticEntry[]>();
+  let fileCount = 0;
+  let bytes = 0;
+  if (!fs.existsSync(clientDir)) return { files, fileCount, bytes };
+  for (const entry of fs.readdirSync(clientDir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    const rel = path.relative(clientDir, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
+    const body = fs.readFileSync(path.join(clientDir, rel));
+    const urlPath = urlPathForDistFile(rel);
+    const contentType = contentTypeForFile(rel);
+    const etag = etagFor(body);
+    const list = files.get(urlPath) ?? [];
+    list.push({ body, contentType, etag, headers: [] });
+    files.set(urlPath, list);
+    fileCount++;
+    bytes += body.length;
+  }
+  // Header arrays are built once all representations of a path are known (Vary: Accept where several).
+  for (const [urlPath, list] of files) {
+    list.sort((a, b) => (a.contentType < b.contentType ? -1 : 1));
+    for (const e of list) {
+      const h = readHeaders(urlPath, e.contentType, e.etag, list.length > 1);
+      e.headers = [...Object.entries(h).flat(), 'Content-Length', String(e.body.length)];
+    }
+  }
+  return { files, fileCount, bytes };
+}
+
+function etagMatches(ifNoneMatch: string, etag: string): boolean {
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+/**
+ * A Node request listener prefix: answers from memory and returns true, or returns false to let the
+ * framework handle the request.
+ * @example const serveStatic = createStaticHandler(() => site); (req, res) => serveStatic(req, res) || hono(req, res)
+ */
+export function createStaticHandler(getSite: () => StaticSite) {
+  return (req: IncomingMessage, res: ServerResponse): boolean => {
+    const method = req.method;
+    if (method !== 'GET' && method !== 'HEAD') return false;
+    const url = req.url;
+    if (!url || url.includes('?')) return false;
+    const site = getSite();
+    let entries = site.files.get(url);
+    if (!entries && url.includes('%')) {
+      try {
+        entries = site.files.get(decodeURI(url));
+      } catch {
+        return false;
+      }
+    }
+    if (!entries) return false;
+    const entry = pickEntry(entries, req.headers.accept);
+    const inm = req.headers['if-none-match'];
+    if (inm && etagMatches(inm, entry.etag)) {
+      res.writeHead(304, entry.headers.slice(0, -2));
+      res.end();
+      return true;
+    }
+    res.writeHead(200, entry.headers);
+    res.end(method === 'HEAD' ? undefined : entry.body);
+    return true;
+  };
+}
+
+export { etagMatches };

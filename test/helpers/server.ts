@@ -1,0 +1,46 @@
+// Starts the real server on an ephemeral port with a temporary DATA_DIR, over the sample build made once
+// by global-setup (or a dist/ and content/ the test gives).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { inject } from 'vitest';
+import { loadConfig } from '../../src/lib/config.ts';
+import { startServer, type RunningServer } from '../../api/server.ts';
+
+export interface TestServer extends RunningServer {
+  dataDir: string;
+  get(pathAndQuery: string, init?: RequestInit): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+export async function startTestServer(opts: { distDir?: string; contentDir?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-test-data-'));
+  const config = loadConfig({
+    CONTENT_DIR: opts.contentDir ?? path.resolve('content'),
+    DIST_DIR: opts.distDir ?? inject('sampleDist'),
+    DATA_DIR: dataDir,
+    BASE_URL: 'http://kb.test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...opts.env,
+  });
+  const running = await startServer(config, { log: () => {} });
+  return {
+    ...running,
+    dataDir,
+    get: (p, init) => fetch(running.url + p, init),
+    stop: async () => {
+      await running.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Every file below a folder, relative and with forward slashes. */
+export function walk(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/'))
+    .sort();
+}
