@@ -2,7 +2,6 @@
 // in-memory static site in front of it.
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Config } from '../src/lib/config.ts';
-import { fastApiValidationHook } from './validation/index.ts';
 import { errorHandler, notFoundHandler } from './errors/index.ts';
 import { registerContentRoutes, type ContentState } from './content/index.ts';
 import { registerOpenApi } from './openapi/index.ts';
@@ -14,7 +13,7 @@ export interface AppDeps {
 }
 
 export function createApp(deps: AppDeps): OpenAPIHono {
-  const app = new OpenAPIHono({ defaultHook: fastApiValidationHook as never, strict: true });
+  const app = new OpenAPIHono({ strict: true });
   app.onError(errorHandler(deps.log));
   app.notFound(notFoundHandler);
   registerContentRoutes(app, deps.content);

@@ -14,6 +14,7 @@ export interface BuildMeta {
   content_hash: string;
   pipeline: { last_run_at: string | null; last_status: string };
   built_in_ms: number;
+  files: number;
 }
 
 /** rename, or copy and delete when the two folders are on different disks. */
@@ -54,6 +55,7 @@ export async function buildSite(env: Record<string, string | undefined> = proces
     content_hash: snapshot.contentHash,
     pipeline: site.pipeline,
     built_in_ms: Math.round(performance.now() - started),
+    files: fs.readdirSync(path.join(staging, 'client'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length,
   };
   fs.writeFileSync(path.join(staging, 'build-meta.json'), JSON.stringify(meta, null, 2) + '\n');
   const incoming = `${config.distDir}.new-${process.pid}`;
@@ -68,7 +70,12 @@ export async function buildSite(env: Record<string, string | undefined> = proces
 if (import.meta.url === `file://${process.argv[1]}`) {
   try {
     const meta = await buildSite();
-    console.log(`build: dist/ ready in ${(meta.built_in_ms / 1000).toFixed(1)} s (content ${meta.content_hash.slice(0, 12)})`);
+    if (process.argv.includes('--json')) {
+      // One machine-readable line for scripts/bench: timing, file count and the process's peak memory.
+      console.log(JSON.stringify({ built_in_ms: meta.built_in_ms, files: meta.files, peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) }));
+    } else {
+      console.log(`build: dist/ ready in ${(meta.built_in_ms / 1000).toFixed(1)} s, ${meta.files} files (content ${meta.content_hash.slice(0, 12)})`);
+    }
   } catch (err) {
     if (err instanceof ContentError) {
       console.error(err.message);

@@ -1,7 +1,7 @@
 // Anonymous content reads as dynamic routes: the same read-model functions the static build prerenders,
 // called with the request's validated parameters. A param-less request is normally answered from memory
 // by api/static before it gets here; these routes answer the rest and give the same bytes for the same read.
-import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, z, type OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Snapshot } from '../../src/lib/content/model.ts';
 import type { SiteContext } from '../../src/lib/site.ts';
@@ -32,6 +32,7 @@ import {
   skillDocument,
 } from '../../src/lib/read/discovery.ts';
 import { dateString, limitParam, offsetParam, queryBool } from '../validation/index.ts';
+import { addRoute, type Input } from '../validation/route.ts';
 import { notFound } from '../errors/index.ts';
 import { etagFor, etagMatches, prefersJson, readHeaders } from '../static/index.ts';
 import { ErrorResponses, JsonObject, NotFoundResponse, ValidationErrorResponse } from '../openapi/schemas.ts';
@@ -41,13 +42,58 @@ export interface ContentState {
   site: SiteContext;
 }
 
-/** Sends a read with the headers and ETag its prerendered file would have; 304 when the client has it. */
-export function sendRead(c: Context, rep: Representation, body: string, negotiated = false): Response {
-  const etag = etagFor(body);
-  const headers = readHeaders(c.req.path, CONTENT_TYPE[rep], etag, negotiated);
+/** A read's bytes before they are sent: its representation and, for /api, whether it was negotiated. */
+export interface Read {
+  rep: Representation;
+  body: string;
+  negotiated?: boolean;
+}
+
+interface CachedRead {
+  bytes: Buffer<ArrayBuffer>;
+  headers: Record<string, string>;
+  etag: string;
+}
+
+/**
+ * Reads are pure functions of the snapshot and the validated parameters, so their encoded bytes, ETag and
+ * headers are kept per snapshot (bounded, oldest dropped first) and a repeated query costs only its
+ * validation. A new snapshot starts a new cache.
+ */
+const MAX_CACHED_READS = 5000;
+const MAX_CACHED_BYTES = 64 * 1024 * 1024;
+class ReadCache {
+  private entries = new Map<string, CachedRead>();
+  private bytes = 0;
+  get(key: string): CachedRead | undefined {
+    return this.entries.get(key);
+  }
+  set(key: string, value: CachedRead): void {
+    this.entries.set(key, value);
+    this.bytes += value.bytes.length;
+    for (const [k, v] of this.entries) {
+      if (this.entries.size <= MAX_CACHED_READS && this.bytes <= MAX_CACHED_BYTES) break;
+      this.entries.delete(k);
+      this.bytes -= v.bytes.length;
+    }
+  }
+}
+const caches = new WeakMap<ContentState, ReadCache>();
+
+function encode(path: string, r: Read): CachedRead {
+  const bytes = Buffer.from(r.body);
+  const etag = etagFor(bytes);
+  return { bytes, etag, headers: readHeaders(path, CONTENT_TYPE[r.rep], etag, r.negotiated ?? false) };
+}
+
+/**
+ * Sends an encoded read; 304 when the client's If-None-Match has it. A Response built from bytes and a
+ * plain header object takes @hono/node-server's fast path (see docs/decisions.md).
+ */
+function send(c: Context, r: CachedRead): Response {
   const inm = c.req.header('if-none-match');
-  if (inm && etagMatches(inm, etag)) return c.body(null, 304, headers);
-  return c.body(body, 200, headers);
+  if (inm && etagMatches(inm, r.etag)) return new Response(null, { status: 304, headers: r.headers });
+  return new Response(r.bytes as Uint8Array<ArrayBuffer>, { status: 200, headers: r.headers });
 }
 
 const agentParam = () => queryBool(false, 'Rewrite links to their agent form (/api/...?agent=true).');
@@ -59,11 +105,22 @@ const withErrors = (description: string, mediaType?: string) => ({ ...ok(descrip
 
 /** Registers every content read. `state` returns the current snapshot (it is swapped when dist/ is rebuilt). */
 export function registerContentRoutes(app: OpenAPIHono, state: () => ContentState) {
-  // The route handlers return plain Responses (exact bytes and cache headers), which the typed
-  // OpenAPIHono handler signature cannot express; this is the one place that says so.
-  const get = (route: ReturnType<typeof createRoute>, handler: (c: Context) => Response) =>
-    app.openapi(route, handler as never);
-  const json = (c: Context, value: unknown) => sendRead(c, 'json', toJson(value));
+  const get = <R extends RouteConfig>(route: R, handler: (c: Context, input: Input<R['request']>) => Read) =>
+    addRoute(app, route, (c, input) => {
+      const current = state();
+      let cache = caches.get(current);
+      if (!cache) caches.set(current, (cache = new ReadCache()));
+      // The key is everything a read depends on: path, validated query, and the negotiated form of /api.
+      const key = `${c.req.path}\n${JSON.stringify(input.query)}\n${prefersJson(c.req.header('accept'))}`;
+      let encoded = cache.get(key);
+      if (!encoded) {
+        encoded = encode(c.req.path, handler(c, input));
+        cache.set(key, encoded);
+      }
+      return send(c, encoded);
+    });
+  const read = (rep: Representation, body: string): Read => ({ rep, body });
+  const json = (value: unknown): Read => read('json', toJson(value));
   const found = <T>(value: T | null, what: string): T => {
     if (value === null) throw notFound(what);
     return value;
@@ -83,60 +140,60 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
         },
       },
     }),
-    (c) => {
+    (c): Read => {
       const { snapshot, site } = state();
       return prefersJson(c.req.header('accept'))
-        ? sendRead(c, 'json', toJson(apiSummary(snapshot, site)), true)
-        : sendRead(c, 'markdown', apiReference(snapshot, site), true);
+        ? { rep: 'json', body: toJson(apiSummary(snapshot, site)), negotiated: true }
+        : { rep: 'markdown', body: apiReference(snapshot, site), negotiated: true };
     },
   );
   for (const path of ['/api/latest', '/api/brief']) {
     get(
       createRoute({ method: 'get', path, tags: ['agent'], summary: 'One-call briefing: latest digest, videos, essays, freshness, login hints', responses: ok('Briefing document') }),
-      (c) => json(c, briefing(state().snapshot, state().site)),
+      (c) => json(briefing(state().snapshot, state().site)),
     );
   }
   for (const path of ['/api/skill.md', '/SKILL.md']) {
     get(
       createRoute({ method: 'get', path, tags: ['agent'], summary: 'How an agent uses this service (skill file)', responses: ok('Skill document', 'text/markdown') }),
-      (c) => sendRead(c, 'markdown', skillDocument(state().snapshot, state().site)),
+      (c) => read('markdown', skillDocument(state().snapshot, state().site)),
     );
   }
   get(
     createRoute({ method: 'get', path: '/llms.txt', tags: ['discovery'], summary: 'llms.txt index of the site', responses: ok('llms.txt', 'text/plain') }),
-    (c) => sendRead(c, 'text', llmsTxt(state().snapshot, state().site)),
+    (c) => read('text', llmsTxt(state().snapshot, state().site)),
   );
   get(
     createRoute({ method: 'get', path: '/.well-known/agent.json', tags: ['discovery'], summary: 'Agent card', responses: ok('Agent card') }),
-    (c) => json(c, agentCard(state().snapshot, state().site)),
+    (c) => json(agentCard(state().snapshot, state().site)),
   );
   get(
     createRoute({ method: 'get', path: '/.well-known/mcp.json', tags: ['discovery'], summary: 'MCP server card', responses: ok('MCP server card') }),
-    (c) => json(c, mcpCard(state().site)),
+    (c) => json(mcpCard(state().site)),
   );
   get(
     createRoute({ method: 'get', path: '/.well-known/oauth-authorization-server', tags: ['discovery'], summary: 'OAuth 2.0 authorization server metadata (RFC 8414)', responses: ok('Metadata') }),
-    (c) => json(c, oauthAuthorizationServer(state().site)),
+    (c) => json(oauthAuthorizationServer(state().site)),
   );
   get(
     createRoute({ method: 'get', path: '/.well-known/oauth-protected-resource', tags: ['discovery'], summary: 'OAuth 2.0 protected resource metadata for /mcp (RFC 9728)', responses: ok('Metadata') }),
-    (c) => json(c, oauthProtectedResource(state().site)),
+    (c) => json(oauthProtectedResource(state().site)),
   );
   get(
     createRoute({ method: 'get', path: '/agent-login.sh', tags: ['discovery'], summary: 'Shell login script', responses: ok('POSIX sh script', 'text/x-shellscript') }),
-    (c) => sendRead(c, 'shell', agentLoginScript(state().site)),
+    (c) => read('shell', agentLoginScript(state().site)),
   );
   get(
     createRoute({ method: 'get', path: '/api/config', tags: ['agent'], summary: 'Public client configuration (includes dev_mode)', responses: ok('Configuration') }),
-    (c) => json(c, publicConfig(state().site)),
+    (c) => json(publicConfig(state().site)),
   );
   get(
     createRoute({ method: 'get', path: '/api/health', tags: ['agent'], summary: 'Liveness probe', responses: ok('{"status":"ok"}') }),
-    (c) => json(c, health()),
+    (c) => json(health()),
   );
   get(
     createRoute({ method: 'get', path: '/api/skills', tags: ['agent'], summary: 'Installable skills', responses: ok('Skills') }),
-    (c) => json(c, listSkills(state().snapshot)),
+    (c) => json(listSkills(state().snapshot)),
   );
   get(
     createRoute({
@@ -147,7 +204,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       request: { params: z.object({ name: z.string() }) },
       responses: { ...ok('Skill', 'text/markdown'), ...NotFoundResponse },
     }),
-    (c) => sendRead(c, 'markdown', found(getSkill(state().snapshot, c.req.param('name')!), 'Skill')),
+    (c, { params }) => read('markdown', found(getSkill(state().snapshot, params.name), 'Skill')),
   );
 
   // ---- Videos and channels ----
@@ -169,7 +226,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       },
       responses: { ...ok('A page of videos'), ...ValidationErrorResponse },
     }),
-    (c) => json(c, listVideos(state().snapshot, c.req.valid('query' as never))),
+    (c, { query }) => json(listVideos(state().snapshot, query)),
   );
   get(
     createRoute({
@@ -180,14 +237,11 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       request: { params: z.object({ video_id: z.string() }), query: z.object({ agent: agentParam() }) },
       responses: withErrors('The video'),
     }),
-    (c) => {
-      const { agent } = c.req.valid('query' as never) as { agent: boolean };
-      return json(c, found(getVideo(state().snapshot, c.req.param('video_id')!, { agent }), 'Video'));
-    },
+    (c, { params, query }) => json(found(getVideo(state().snapshot, params.video_id, query), 'Video')),
   );
   get(
     createRoute({ method: 'get', path: '/api/channels', tags: ['content'], summary: 'Channels with their video counts', responses: ok('Channels') }),
-    (c) => json(c, listChannels(state().snapshot)),
+    (c) => json(listChannels(state().snapshot)),
   );
   get(
     createRoute({
@@ -198,13 +252,13 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       request: { params: z.object({ channel_id: z.string() }), query: z.object({ limit: limitParam(200, 50), offset: offsetParam() }) },
       responses: withErrors('The channel'),
     }),
-    (c) => json(c, found(getChannel(state().snapshot, c.req.param('channel_id')!, c.req.valid('query' as never)), 'Channel')),
+    (c, { params, query }) => json(found(getChannel(state().snapshot, params.channel_id, query), 'Channel')),
   );
 
   // ---- Essays ----
   get(
     createRoute({ method: 'get', path: '/api/essays', tags: ['content'], summary: 'Essays, newest first', responses: ok('Essays') }),
-    (c) => json(c, listEssays(state().snapshot)),
+    (c) => json(listEssays(state().snapshot)),
   );
   get(
     createRoute({
@@ -221,10 +275,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       },
       responses: withErrors('The essay'),
     }),
-    (c) => {
-      const q = c.req.valid('query' as never) as { agent: boolean; lang?: (typeof LANGUAGES)[number] };
-      return json(c, found(getEssay(state().snapshot, c.req.param('slug')!, q), 'Essay'));
-    },
+    (c, { params, query }) => json(found(getEssay(state().snapshot, params.slug, query), 'Essay')),
   );
   get(
     createRoute({
@@ -235,7 +286,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       request: { params: z.object({ slug: z.string() }) },
       responses: { ...ok('SVG image', 'image/svg+xml'), ...NotFoundResponse },
     }),
-    (c) => sendRead(c, 'svg', found(essayThumbnail(state().snapshot, c.req.param('slug')!, state().site.siteName), 'Essay')),
+    (c, { params }) => read('svg', found(essayThumbnail(state().snapshot, params.slug, state().site.siteName), 'Essay')),
   );
 
   // ---- Digests ----
@@ -248,7 +299,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       request: { query: z.object({ since: dateString('Only digests on or after this date.').optional() }) },
       responses: { ...ok('Digests'), ...ValidationErrorResponse },
     }),
-    (c) => json(c, listDigests(state().snapshot, c.req.valid('query' as never))),
+    (c, { query }) => json(listDigests(state().snapshot, query)),
   );
   const digestParams = z.object({ date: dateString('The digest date.') });
   get(
@@ -260,10 +311,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       request: { params: digestParams, query: z.object({ agent: agentParam() }) },
       responses: withErrors('The digest'),
     }),
-    (c) => {
-      const { agent } = c.req.valid('query' as never) as { agent: boolean };
-      return json(c, found(getDigest(state().snapshot, c.req.param('date')!, { agent }), 'Digest'));
-    },
+    (c, { params, query }) => json(found(getDigest(state().snapshot, params.date, query), 'Digest')),
   );
   get(
     createRoute({
@@ -274,7 +322,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       request: { params: digestParams },
       responses: { ...ok('SVG image', 'image/svg+xml'), ...ErrorResponses },
     }),
-    (c) => sendRead(c, 'svg', found(digestThumbnail(state().snapshot, c.req.param('date')!, state().site.siteName), 'Digest')),
+    (c, { params }) => read('svg', found(digestThumbnail(state().snapshot, params.date, state().site.siteName), 'Digest')),
   );
 
   // ---- Knowledge, personas, tags, graph ----
@@ -287,7 +335,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       request: { query: z.object({ draft: queryBool(false, 'Include draft concepts.') }) },
       responses: { ...ok('Concepts'), ...ValidationErrorResponse },
     }),
-    (c) => json(c, listKnowledge(state().snapshot, c.req.valid('query' as never))),
+    (c, { query }) => json(listKnowledge(state().snapshot, query)),
   );
   get(
     createRoute({
@@ -298,14 +346,11 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       request: { params: z.object({ slug: z.string() }), query: z.object({ agent: agentParam() }) },
       responses: withErrors('The concept'),
     }),
-    (c) => {
-      const { agent } = c.req.valid('query' as never) as { agent: boolean };
-      return json(c, found(getConcept(state().snapshot, c.req.param('slug')!, { agent }), 'Knowledge concept'));
-    },
+    (c, { params, query }) => json(found(getConcept(state().snapshot, params.slug, query), 'Knowledge concept')),
   );
   get(
     createRoute({ method: 'get', path: '/api/personas', tags: ['content'], summary: 'Personas', responses: ok('Personas') }),
-    (c) => json(c, listPersonas(state().snapshot)),
+    (c) => json(listPersonas(state().snapshot)),
   );
   get(
     createRoute({
@@ -316,10 +361,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       request: { params: z.object({ persona_id: z.string() }), query: z.object({ agent: agentParam() }) },
       responses: withErrors('The persona'),
     }),
-    (c) => {
-      const { agent } = c.req.valid('query' as never) as { agent: boolean };
-      return json(c, found(getPersona(state().snapshot, c.req.param('persona_id')!, { agent }), 'Persona'));
-    },
+    (c, { params, query }) => json(found(getPersona(state().snapshot, params.persona_id, query), 'Persona')),
   );
   get(
     createRoute({
@@ -330,21 +372,18 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       request: { params: z.object({ persona_id: z.string(), mode: z.string(), lang: z.string() }) },
       responses: { ...ok('The modelfile'), ...NotFoundResponse },
     }),
-    (c) => {
-      const p = c.req.param() as { persona_id: string; mode: string; lang: string };
-      return json(c, found(getModelfile(state().snapshot, p.persona_id, p.mode, p.lang), 'Modelfile'));
-    },
+    (c, { params: p }) => json(found(getModelfile(state().snapshot, p.persona_id, p.mode, p.lang), 'Modelfile')),
   );
   get(
     createRoute({ method: 'get', path: '/api/tags', tags: ['content'], summary: 'Tags with counts', responses: ok('Tags') }),
-    (c) => json(c, listTags(state().snapshot)),
+    (c) => json(listTags(state().snapshot)),
   );
   get(
     createRoute({ method: 'get', path: '/api/graph', tags: ['content'], summary: 'Interactive knowledge graph', responses: ok('Self-contained HTML page', 'text/html') }),
-    (c) => sendRead(c, 'html', graphHtml(state().snapshot, state().site.siteName)),
+    (c) => read('html', graphHtml(state().snapshot, state().site.siteName)),
   );
   get(
     createRoute({ method: 'get', path: '/api/graph/data', tags: ['content'], summary: 'Graph nodes and edges', responses: ok('Nodes and edges') }),
-    (c) => json(c, graphData(state().snapshot)),
+    (c) => json(graphData(state().snapshot)),
   );
 }

@@ -2,6 +2,7 @@
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { RequestValidationError } from '../validation/route.ts';
 
 /** An error a handler throws to answer `{"detail": message}` with `status`. */
 export class ApiError extends Error {
@@ -27,6 +28,7 @@ export function detail(c: Context, status: ContentfulStatusCode, message: string
  */
 export function errorHandler(log: (msg: string) => void = console.error): ErrorHandler {
   return (err, c) => {
+    if (err instanceof RequestValidationError) return c.json({ detail: err.detail }, 422);
     if (err instanceof ApiError) return detail(c, err.status, err.message, err.headers);
     if (err instanceof HTTPException) {
       const status = err.status as ContentfulStatusCode;

@@ -2,7 +2,6 @@
 // a failure becomes FastAPI's 422 body, {"detail":[{"type","loc","msg","input","ctx"?}]}, so clients
 // written against the spec parse our errors without a special case.
 import { z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import type { ZodError } from 'zod';
 
 export interface ValidationDetail {
@@ -93,34 +92,6 @@ export function validationDetail(error: ZodError, target: string, raw: unknown):
       ...(d.ctx ? { ctx: d.ctx } : {}),
     };
   });
-}
-
-/** The raw values a validator saw, to echo back as `input`. */
-function rawInput(c: Context, target: string): unknown {
-  switch (target) {
-    case 'query':
-      return c.req.query();
-    case 'param':
-      return c.req.param();
-    case 'header':
-      return c.req.header();
-    default:
-      return undefined;
-  }
-}
-
-/**
- * The OpenAPIHono defaultHook: answers 422 with FastAPI's body when a request part fails its schema.
- * @example new OpenAPIHono({ defaultHook: fastApiValidationHook })
- */
-export function fastApiValidationHook(
-  result: { success: true; data: unknown; target: string } | { success: false; error: ZodError; target: string },
-  c: Context,
-): Response | undefined {
-  if (result.success) return undefined;
-  let raw = rawInput(c, result.target);
-  if (raw === undefined) raw = (c.req as unknown as { bodyCache?: { json?: unknown } }).bodyCache?.json;
-  return c.json({ detail: validationDetail(result.error, result.target, raw) }, 422);
 }
 
 // ---- Query parameter schemas with FastAPI's semantics (strings in, typed values out) ----

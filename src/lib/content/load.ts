@@ -271,7 +271,24 @@ export function loadSnapshot(contentDir: string): Snapshot {
   for (const e of essayBodies) checkLinks(e.rel, e.body);
 
   if (problems.length > 0) throw new ContentError(problems);
+
+  // Back-references, so a video read does not scan every digest and concept.
+  const digestsByVideo = new Map<string, Digest[]>();
+  for (const d of digests) {
+    for (const id of new Set(d.items.flatMap((i) => i.sources.map((s) => s.video_id)))) {
+      digestsByVideo.set(id, [...(digestsByVideo.get(id) ?? []), d]);
+    }
+  }
+  const conceptsByVideo = new Map<string, Concept[]>();
+  for (const c of concepts) {
+    if (c.draft) continue;
+    for (const id of new Set(c.sources.flatMap((s) => (s.type === 'video' ? [s.id] : [])))) {
+      conceptsByVideo.set(id, [...(conceptsByVideo.get(id) ?? []), c]);
+    }
+  }
   return {
+    digestsByVideo,
+    conceptsByVideo,
     channels,
     channelsById,
     videos,

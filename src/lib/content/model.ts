@@ -75,8 +75,12 @@ export interface Snapshot {
   /** Newest first. */
   digests: Digest[];
   digestsByDate: Map<string, Digest>;
+  /** Digests whose sources include a video, newest first. */
+  digestsByVideo: Map<string, Digest[]>;
   /** By title. */
   concepts: Concept[];
+  /** Published (non-draft) concepts that cite a video. */
+  conceptsByVideo: Map<string, Concept[]>;
   conceptsBySlug: Map<string, Concept>;
   personas: Persona[];
   personasById: Map<string, Persona>;

@@ -50,11 +50,7 @@ export function getVideo(snap: Snapshot, videoId: string, opts: { agent: boolean
   return {
     ...videoItem(snap, v, opts.agent),
     transcript: v.transcript || null,
-    digests: snap.digests
-      .filter((d) => d.items.some((i) => i.sources.some((s) => s.video_id === videoId)))
-      .map((d) => ({ date: d.date, title: d.title, url: itemUrl('digests', d.date, opts.agent) })),
-    knowledge: snap.concepts
-      .filter((c) => !c.draft && c.sources.some((s) => s.type === 'video' && s.id === videoId))
-      .map((c) => ({ slug: c.slug, title: c.title, url: itemUrl('knowledge', c.slug, opts.agent) })),
+    digests: (snap.digestsByVideo.get(videoId) ?? []).map((d) => ({ date: d.date, title: d.title, url: itemUrl('digests', d.date, opts.agent) })),
+    knowledge: (snap.conceptsByVideo.get(videoId) ?? []).map((c) => ({ slug: c.slug, title: c.title, url: itemUrl('knowledge', c.slug, opts.agent) })),
   };
 }

@@ -1,0 +1,23 @@
+// npm run bench -- <suite> [...]: runs benchmark suites, prints a table per suite and merges the figures
+// into bench/results.json. Benchmarks are measurements, not tests: nothing here passes or fails on time.
+import fs from 'node:fs';
+import path from 'node:path';
+import { runBuildBench } from './build.ts';
+
+const SUITES: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
+  build: runBuildBench,
+};
+
+const [suite = 'build', ...args] = process.argv.slice(2);
+const run = SUITES[suite];
+if (!run) {
+  console.error(`bench: unknown suite "${suite}"; one of: ${Object.keys(SUITES).join(', ')}`);
+  process.exit(2);
+}
+const results = await run(args);
+const file = path.resolve('bench/results.json');
+const all = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
+all[suite] = { ...results, measured_at: new Date().toISOString(), node: process.version, cpus: (await import('node:os')).cpus().length };
+fs.mkdirSync(path.dirname(file), { recursive: true });
+fs.writeFileSync(file, JSON.stringify(all, null, 2) + '\n');
+console.log(`\nbench: results written to ${path.relative(process.cwd(), file)}`);
