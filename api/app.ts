@@ -5,10 +5,15 @@ import type { Config } from '../src/lib/config.ts';
 import { errorHandler, notFoundHandler } from './errors/index.ts';
 import { registerContentRoutes, type ContentState } from './content/index.ts';
 import { registerOpenApi } from './openapi/index.ts';
+import { registerAuditRoutes } from './audit/routes.ts';
+import type { AuditLog } from './audit/index.ts';
+import type { Db } from './db/index.ts';
 
 export interface AppDeps {
   config: Config;
   content: () => ContentState;
+  db: Db;
+  audit: AuditLog;
   log?: (msg: string) => void;
 }
 
@@ -17,6 +22,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   app.onError(errorHandler(deps.log));
   app.notFound(notFoundHandler);
   registerContentRoutes(app, deps.content);
+  registerAuditRoutes(app, () => deps.audit);
   registerOpenApi(app, { title: deps.config.siteName, serverUrl: deps.config.baseUrl });
   return app;
 }

@@ -11,11 +11,15 @@ import { siteContext } from '../src/lib/site.ts';
 import { createApp } from './app.ts';
 import { createStaticHandler, loadStaticSite, type StaticSite } from './static/index.ts';
 import type { ContentState } from './content/index.ts';
+import { openDatabase, type Db } from './db/index.ts';
+import { auditOrigin, createAuditLog, type AuditLog } from './audit/index.ts';
 
 export interface RunningServer {
   url: string;
   server: http.Server;
   staticSite: StaticSite;
+  db: Db;
+  audit: AuditLog;
   close(): Promise<void>;
 }
 
@@ -56,7 +60,16 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   const content = loadContentState(config, log);
   const staticSite = loadStaticSite(path.join(config.distDir, 'client'));
   if (staticSite.fileCount === 0) log(`server: no prerendered files in ${config.distDir}; every read goes through the dynamic routes`);
-  const app = createApp({ config, content: () => content, log: (m) => console.error(m) });
+  const db = openDatabase(path.join(config.dataDir, 'kb.sqlite'));
+  const audit = createAuditLog(db, {
+    dataDir: config.dataDir,
+    origin: auditOrigin(config.baseUrl),
+    checkpointEvery: config.audit.checkpointEvery,
+    checkpointIntervalSeconds: config.audit.checkpointIntervalSeconds,
+    signingKeyFile: config.audit.signingKeyFile,
+  });
+  audit.startCheckpointing();
+  const app = createApp({ config, content: () => content, db, audit, log: (m) => console.error(m) });
   const honoListener = getRequestListener(app.fetch);
   const serveStatic = createStaticHandler(() => staticSite);
   const server = http.createServer((req, res) => {
@@ -74,11 +87,17 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
     url,
     server,
     staticSite,
-    close: () =>
-      new Promise<void>((resolve) => {
+    db,
+    audit,
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+      // Seal what this run appended with a final signed checkpoint, then release the database.
+      audit.stop();
+      db.close();
+    },
   };
 }
 

@@ -114,8 +114,8 @@ export function queryBool(defaultValue: boolean, description: string) {
     .openapi({ type: 'boolean', default: defaultValue, description });
 }
 
-/** An integer query parameter within bounds ("12", not "12.5" or "twelve"). */
-export function queryInt(min: number, max: number | undefined, defaultValue: number, description: string) {
+/** A required integer parameter within bounds ("12", not "12.5" or "twelve"); absent → 422 missing. */
+export function requiredInt(min: number, max: number | undefined, description: string) {
   const bounded = max === undefined ? z.number().int().min(min) : z.number().int().min(min).max(max);
   return z
     .string()
@@ -125,6 +125,12 @@ export function queryInt(min: number, max: number | undefined, defaultValue: num
       return z.NEVER;
     })
     .pipe(bounded)
+    .openapi({ type: 'integer', minimum: min, ...(max !== undefined ? { maximum: max } : {}), description });
+}
+
+/** An optional integer query parameter with a default. */
+export function queryInt(min: number, max: number | undefined, defaultValue: number, description: string) {
+  return requiredInt(min, max, description)
     .default(defaultValue)
     .openapi({ type: 'integer', minimum: min, ...(max !== undefined ? { maximum: max } : {}), default: defaultValue, description });
 }

@@ -23,6 +23,15 @@ const EnvSchema = z.object({
   OIDC_CLIENT_ID: z.string().optional(),
   OIDC_CLIENT_SECRET: z.string().optional(),
   LOG_REQUESTS: boolFromEnv.default(false),
+  EMBEDDING_PROVIDER: z.enum(['auto', 'builtin', 'transformers']).default('auto'),
+  EMBEDDING_MODEL: z.string().min(1).default('Xenova/all-MiniLM-L6-v2'),
+  EMBEDDING_MODEL_DIR: z.string().optional(),
+  EMBEDDING_ALLOW_DOWNLOAD: boolFromEnv.default(false),
+  EMBEDDING_DTYPE: z.enum(['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4']).default('fp32'),
+  EMBEDDING_DIMENSIONS: z.coerce.number().int().min(16).max(1024).default(192),
+  AUDIT_CHECKPOINT_EVERY: z.coerce.number().int().min(1).default(100),
+  AUDIT_CHECKPOINT_INTERVAL_SECONDS: z.coerce.number().min(0.1).default(60),
+  AUDIT_SIGNING_KEY_FILE: z.string().optional(),
 });
 
 export interface Config {
@@ -39,6 +48,24 @@ export interface Config {
   /** True when no external identity provider is configured: the embedded one is used (local use only). */
   devMode: boolean;
   logRequests: boolean;
+  /** Search embeddings: which embedder builds and queries the vector index (see README, Search). */
+  embedding: {
+    provider: 'auto' | 'builtin' | 'transformers';
+    model: string;
+    modelDir?: string;
+    allowDownload: boolean;
+    dtype: 'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4';
+    /** Dimensions of the builtin LSA embedder. */
+    dimensions: number;
+  };
+  audit: {
+    /** A signed checkpoint after this many new events… */
+    checkpointEvery: number;
+    /** …or this many seconds after the last one, whichever comes first (and at shutdown). */
+    checkpointIntervalSeconds: number;
+    /** Ed25519 PKCS#8 PEM; default DATA_DIR/keys/audit-ed25519.pem, created on first start. */
+    signingKeyFile?: string;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -67,5 +94,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : null,
     devMode: !e.OIDC_ISSUER,
     logRequests: e.LOG_REQUESTS,
+    embedding: {
+      provider: e.EMBEDDING_PROVIDER,
+      model: e.EMBEDDING_MODEL,
+      modelDir: e.EMBEDDING_MODEL_DIR ? path.resolve(cwd, e.EMBEDDING_MODEL_DIR) : undefined,
+      allowDownload: e.EMBEDDING_ALLOW_DOWNLOAD,
+      dtype: e.EMBEDDING_DTYPE,
+      dimensions: e.EMBEDDING_DIMENSIONS,
+    },
+    audit: {
+      checkpointEvery: e.AUDIT_CHECKPOINT_EVERY,
+      checkpointIntervalSeconds: e.AUDIT_CHECKPOINT_INTERVAL_SECONDS,
+      signingKeyFile: e.AUDIT_SIGNING_KEY_FILE ? path.resolve(cwd, e.AUDIT_SIGNING_KEY_FILE) : undefined,
+    },
   };
 }

@@ -1,0 +1,219 @@
+// The audit log: an append-only, sequence-numbered record of every write, as a verifiable transparency
+// log. `audit.append()` is the one function every write calls inside its own transaction; checkpoints
+// (C2SP signed notes over the RFC 9162 tree root) are made every N events, every T seconds, and at stop.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Db } from '../db/index.ts';
+import { canonicalJson } from './canonical.ts';
+import { auditStore, type AuditStore, type StoredCheckpoint, type StoredEvent } from './store.ts';
+import { consistencyProof, inclusionProof, leafHash, treeHash } from './merkle.ts';
+import { checkpointBody, createSigner, loadOrCreateKey, signNote, verifierKey, type NoteSigner } from './checkpoint.ts';
+
+/** Who did it: a signed-in user (published only as an opaque pseudonym), or the service itself. */
+export type AuditActor = { userId: string } | 'system' | 'pipeline';
+
+export interface AuditEventInput {
+  /** Dotted verb, e.g. `auth.sign_in`, `comment.create`, `proposal.flag`. */
+  kind: string;
+  subjectType: string;
+  subjectId: string;
+  actor: AuditActor;
+  /** Small, non-personal facts about the write (ids, states). Public and part of the Merkle leaf. */
+  data?: Record<string, unknown>;
+}
+
+export interface AuditOptions {
+  dataDir: string;
+  /** The log origin, e.g. `kb.example.org/audit`: the checkpoint's first line and the key name. */
+  origin: string;
+  checkpointEvery: number;
+  checkpointIntervalSeconds: number;
+  /** PKCS#8 PEM file of the Ed25519 signing key; created on first start when absent. */
+  signingKeyFile?: string;
+  now?: () => Date;
+}
+
+/** The log origin for a public base URL: host and path, no scheme, ending in /audit. */
+export function auditOrigin(baseUrl: string): string {
+  const u = new URL(baseUrl);
+  return `${u.host}${u.pathname.replace(/\/+$/, '')}/audit`;
+}
+
+function loadOrCreateSecret(file: string): Buffer {
+  if (fs.existsSync(file)) return fs.readFileSync(file);
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const secret = randomBytes(32);
+  try {
+    fs.writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return fs.readFileSync(file);
+    throw err;
+  }
+  return secret;
+}
+
+export interface PublicEvent {
+  seq: number;
+  kind: string;
+  subject_type: string;
+  subject_id: string;
+  actor: string;
+  created_at: string;
+  data: Record<string, unknown>;
+  /** The exact leaf data: SHA-256(0x00 || entry) is the event's Merkle leaf hash. */
+  entry: string;
+  leaf_hash: string;
+}
+
+export function createAuditLog(db: Db, opts: AuditOptions) {
+  const store: AuditStore = auditStore(db);
+  const now = opts.now ?? (() => new Date());
+  const keyFile = opts.signingKeyFile ?? path.join(opts.dataDir, 'keys', 'audit-ed25519.pem');
+  const signer: NoteSigner = createSigner(opts.origin, loadOrCreateKey(keyFile));
+  const pseudonymKey = loadOrCreateSecret(path.join(opts.dataDir, 'keys', 'audit-pseudonym.key'));
+  let timer: NodeJS.Timeout | undefined;
+
+  const actorId = (a: AuditActor): string =>
+    typeof a === 'string' ? a : `u_${createHmac('sha256', pseudonymKey).update(a.userId).digest('hex').slice(0, 24)}`;
+
+  /** Signs a checkpoint of the current tree, unless the newest checkpoint already covers it. */
+  function checkpointInTransaction(): StoredCheckpoint | null {
+    const size = store.size();
+    const last = store.lastCheckpoint();
+    if (size === 0 || (last && last.tree_size >= size)) return null;
+    const root = treeHash(size, store.readHash);
+    const cp = { tree_size: size, root_hash: root, note: signNote(checkpointBody(opts.origin, size, root), signer), created_at: now().toISOString() };
+    store.addCheckpoint(cp);
+    return cp;
+  }
+
+  const log = {
+    signer,
+    origin: opts.origin,
+
+    /**
+     * Appends one event as the next seq. Call it inside the write's own transaction (better-sqlite3
+     * `db.transaction(...).immediate()`), so the write and its event commit or roll back together.
+     * @example db.transaction(() => { insertComment(c); audit.append({ kind: 'comment.create', subjectType: 'comment', subjectId: c.id, actor: { userId } }) }).immediate()
+     */
+    append(e: AuditEventInput): number {
+      const created_at = now().toISOString();
+      const actor = actorId(e.actor);
+      const { seq } = store.append(
+        {
+          kind: e.kind,
+          subject_type: e.subjectType,
+          subject_id: e.subjectId,
+          actor,
+          created_at,
+          actor_user_id: typeof e.actor === 'string' ? null : e.actor.userId,
+        },
+        (seq) => canonicalJson({ seq, kind: e.kind, subject_type: e.subjectType, subject_id: e.subjectId, actor, created_at, data: e.data ?? {} }),
+      );
+      const last = store.lastCheckpoint();
+      if (seq - (last?.tree_size ?? 0) >= opts.checkpointEvery) checkpointInTransaction();
+      return seq;
+    },
+
+    /** Makes a checkpoint now if there is anything new since the last one. */
+    checkpointNow(): StoredCheckpoint | null {
+      return db.transaction(checkpointInTransaction).immediate();
+    },
+
+    /** Starts the timer that checkpoints new events at least every checkpointIntervalSeconds. */
+    startCheckpointing(): void {
+      timer ??= setInterval(() => {
+        const last = store.lastCheckpoint();
+        const due = !last || now().getTime() - Date.parse(last.created_at) >= opts.checkpointIntervalSeconds * 1000;
+        if (due && store.size() > (last?.tree_size ?? 0)) log.checkpointNow();
+      }, Math.min(1000, opts.checkpointIntervalSeconds * 1000)).unref();
+    },
+
+    /** Stops the timer and seals what was appended with a final checkpoint. */
+    stop(): void {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      log.checkpointNow();
+    },
+
+    size: () => store.size(),
+
+    events(filter: { afterSeq: number; limit: number; kind?: string; subjectType?: string; subjectId?: string }) {
+      // One more than asked tells whether there is a next page without a count query.
+      const rows = store.events({ ...filter, limit: filter.limit + 1 });
+      const items = rows.slice(0, filter.limit).map(publicEvent);
+      return {
+        items,
+        next_after_seq: rows.length > filter.limit ? items[items.length - 1].seq : null,
+        tree_size: store.size(),
+      };
+    },
+
+    checkpoints(afterSize: number, limit: number) {
+      const rows = store.checkpoints(afterSize, limit + 1);
+      const items = rows.slice(0, limit).map((c) => ({
+        tree_size: c.tree_size,
+        root_hash: c.root_hash.toString('base64'),
+        created_at: c.created_at,
+        note: c.note,
+      }));
+      return { items, next_after_seq: rows.length > limit ? items[items.length - 1].tree_size : null };
+    },
+
+    publicKey() {
+      return {
+        algorithm: 'Ed25519',
+        origin: opts.origin,
+        key_name: signer.name,
+        key_id: signer.keyId.toString('hex'),
+        verifier_key: verifierKey(signer),
+        public_key: signer.rawPublicKey.toString('base64'),
+        public_key_pem: signer.publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+        checkpoint_format: 'https://c2sp.org/tlog-checkpoint',
+        note_format: 'https://c2sp.org/signed-note',
+      };
+    },
+
+    /** Inclusion proof of event `seq` in the tree of `treeSize`; callers check the bounds. */
+    inclusion(seq: number, treeSize: number) {
+      const event = store.event(seq)!;
+      return {
+        seq,
+        leaf_index: seq - 1,
+        tree_size: treeSize,
+        leaf_hash: leafHash(event.entry).toString('base64'),
+        root_hash: treeHash(treeSize, store.readHash).toString('base64'),
+        proof: inclusionProof(seq - 1, treeSize, store.readHash).map((h) => h.toString('base64')),
+      };
+    },
+
+    /** Consistency proof from the tree of `from` leaves to the tree of `to`; callers check the bounds. */
+    consistency(from: number, to: number) {
+      return {
+        from,
+        to,
+        from_root: treeHash(from, store.readHash).toString('base64'),
+        to_root: treeHash(to, store.readHash).toString('base64'),
+        proof: consistencyProof(from, to, store.readHash).map((h) => h.toString('base64')),
+      };
+    },
+  };
+  return log;
+}
+
+function publicEvent(e: StoredEvent): PublicEvent {
+  return {
+    seq: e.seq,
+    kind: e.kind,
+    subject_type: e.subject_type,
+    subject_id: e.subject_id,
+    actor: e.actor,
+    created_at: e.created_at,
+    data: (JSON.parse(e.entry) as { data: Record<string, unknown> }).data,
+    entry: e.entry,
+    leaf_hash: leafHash(e.entry).toString('base64'),
+  };
+}
+
+export type AuditLog = ReturnType<typeof createAuditLog>;
