@@ -3,9 +3,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runBuildBench } from './build.ts';
+import { runAuditBench } from './audit.ts';
 
 const SUITES: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
   build: runBuildBench,
+  audit: runAuditBench,
 };
 
 const [suite = 'build', ...args] = process.argv.slice(2);
