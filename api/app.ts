@@ -8,12 +8,16 @@ import { registerOpenApi } from './openapi/index.ts';
 import { registerAuditRoutes } from './audit/routes.ts';
 import type { AuditLog } from './audit/index.ts';
 import type { Db } from './db/index.ts';
+import type { Identity } from './auth/identity.ts';
+import { authenticate } from './auth/middleware.ts';
+import { registerAccountRoutes } from './auth/routes.ts';
 
 export interface AppDeps {
   config: Config;
   content: () => ContentState;
   db: Db;
   audit: AuditLog;
+  identity: Identity;
   log?: (msg: string) => void;
 }
 
@@ -21,7 +25,9 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   const app = new OpenAPIHono({ strict: true });
   app.onError(errorHandler(deps.log));
   app.notFound(notFoundHandler);
+  app.use('*', authenticate(deps.identity, { publicOrigin: new URL(deps.config.baseUrl).origin }));
   registerContentRoutes(app, deps.content);
+  registerAccountRoutes(app, deps.identity, { secureCookies: deps.config.secureCookies });
   registerAuditRoutes(app, () => deps.audit);
   registerOpenApi(app, { title: deps.config.siteName, serverUrl: deps.config.baseUrl });
   return app;

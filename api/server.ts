@@ -13,6 +13,7 @@ import { createStaticHandler, loadStaticSite, type StaticSite } from './static/i
 import type { ContentState } from './content/index.ts';
 import { openDatabase, type Db } from './db/index.ts';
 import { auditOrigin, createAuditLog, type AuditLog } from './audit/index.ts';
+import { createIdentity, type Identity } from './auth/identity.ts';
 
 export interface RunningServer {
   url: string;
@@ -20,6 +21,7 @@ export interface RunningServer {
   staticSite: StaticSite;
   db: Db;
   audit: AuditLog;
+  identity: Identity;
   close(): Promise<void>;
 }
 
@@ -69,7 +71,13 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
     signingKeyFile: config.audit.signingKeyFile,
   });
   audit.startCheckpointing();
-  const app = createApp({ config, content: () => content, db, audit, log: (m) => console.error(m) });
+  const identity = createIdentity(db, audit, {
+    keyPrefix: config.keyPrefix,
+    adminEmails: config.adminEmails,
+    moderatorEmails: config.moderatorEmails,
+    sessionTtlHours: config.sessionTtlHours,
+  });
+  const app = createApp({ config, content: () => content, db, audit, identity, log: (m) => console.error(m) });
   const honoListener = getRequestListener(app.fetch);
   const serveStatic = createStaticHandler(() => staticSite);
   const server = http.createServer((req, res) => {
@@ -89,6 +97,7 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
     staticSite,
     db,
     audit,
+    identity,
     close: async () => {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -32,6 +32,9 @@ const EnvSchema = z.object({
   AUDIT_CHECKPOINT_EVERY: z.coerce.number().int().min(1).default(100),
   AUDIT_CHECKPOINT_INTERVAL_SECONDS: z.coerce.number().min(0.1).default(60),
   AUDIT_SIGNING_KEY_FILE: z.string().optional(),
+  ADMIN_EMAILS: z.string().default(''),
+  MODERATOR_EMAILS: z.string().default(''),
+  SESSION_TTL_HOURS: z.coerce.number().min(0.01).max(24 * 365).default(24 * 30),
 });
 
 export interface Config {
@@ -58,6 +61,12 @@ export interface Config {
     /** Dimensions of the builtin LSA embedder. */
     dimensions: number;
   };
+  /** Bootstrap roles by e-mail (lower-cased), applied at each sign-in. */
+  adminEmails: string[];
+  moderatorEmails: string[];
+  sessionTtlHours: number;
+  /** Cookies get Secure when the public origin is https. */
+  secureCookies: boolean;
   audit: {
     /** A signed checkpoint after this many new events… */
     checkpointEvery: number;
@@ -69,6 +78,8 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+const emailList = (s: string) => s.split(/[\s,]+/).map((x) => x.trim().toLowerCase()).filter(Boolean);
 
 /** Reads and validates configuration from an environment (process.env by default). */
 export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
@@ -102,6 +113,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       dtype: e.EMBEDDING_DTYPE,
       dimensions: e.EMBEDDING_DIMENSIONS,
     },
+    adminEmails: emailList(e.ADMIN_EMAILS),
+    moderatorEmails: emailList(e.MODERATOR_EMAILS),
+    sessionTtlHours: e.SESSION_TTL_HOURS,
+    secureCookies: baseUrl.startsWith('https://'),
     audit: {
       checkpointEvery: e.AUDIT_CHECKPOINT_EVERY,
       checkpointIntervalSeconds: e.AUDIT_CHECKPOINT_INTERVAL_SECONDS,

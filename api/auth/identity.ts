@@ -1,0 +1,242 @@
+// Identity: users and roles, browser sessions and API keys, and the resolution of a request's credentials
+// (session cookie or bearer token) to a user. Every write here appends its audit event in the same
+// transaction. The OAuth server adds its access tokens through `addBearerResolver`.
+import type { Db } from '../db/index.ts';
+import type { AuditLog } from '../audit/index.ts';
+import { hashSecret, randomId, randomSecret } from './secrets.ts';
+
+export type Role = 'user' | 'moderator' | 'admin';
+export const ROLES: readonly Role[] = ['user', 'moderator', 'admin'];
+
+export interface User {
+  id: string;
+  email: string;
+  display_name: string;
+  handle: string;
+  bio: string;
+  role: Role;
+  idp_issuer: string;
+  idp_subject: string;
+  created_at: string;
+  updated_at: string;
+  last_login_at: string | null;
+}
+
+/** How a request proved who it is. */
+export interface Principal {
+  user: User;
+  via: 'session' | 'api_key' | 'oauth';
+  /** OAuth scopes; API keys and sessions act with the user's full role. */
+  scopes: string[] | null;
+  /** The resource (audience) an OAuth access token was issued for. */
+  audience: string | null;
+  /** The credential's own id (session hash prefix, key id, grant id), for revocation and logs. */
+  credentialId: string;
+}
+
+export type BearerResolver = (token: string) => Principal | null;
+
+export interface IdentityOptions {
+  keyPrefix: string;
+  adminEmails: string[];
+  moderatorEmails: string[];
+  sessionTtlHours: number;
+  now?: () => Date;
+}
+
+const iso = (d: Date) => d.toISOString();
+
+export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
+  const now = opts.now ?? (() => new Date());
+  const resolvers: BearerResolver[] = [];
+  const bootstrapRole = (email: string): Role | null => {
+    const e = email.toLowerCase();
+    if (opts.adminEmails.includes(e)) return 'admin';
+    if (opts.moderatorEmails.includes(e)) return 'moderator';
+    return null;
+  };
+
+  const userById = db.prepare<[string], User>('SELECT * FROM users WHERE id = ?');
+  const userBySubject = db.prepare<[string, string], User>('SELECT * FROM users WHERE idp_issuer = ? AND idp_subject = ?');
+  const userByEmail = db.prepare<[string], User>('SELECT * FROM users WHERE email = ?');
+  const handleTaken = db.prepare<[string], number>('SELECT 1 FROM users WHERE handle = ?').pluck();
+
+  function uniqueHandle(email: string, name: string): string {
+    const base = (name || email.split('@')[0]).toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '').slice(0, 20) || 'user';
+    let handle = base;
+    for (let i = 2; handleTaken.get(handle); i++) handle = `${base}${i}`;
+    return handle;
+  }
+
+  const identity = {
+    keyPrefix: opts.keyPrefix,
+
+    getUser: (id: string): User | undefined => userById.get(id),
+    getUserByHandle: (handle: string): User | undefined => db.prepare<[string], User>('SELECT * FROM users WHERE handle = ?').get(handle),
+
+    /**
+     * Signs a person in after the identity provider vouched for them: finds or creates the user (by issuer
+     * and subject, or by a verified e-mail seen before), applies bootstrap roles, and opens a session.
+     * Returns the session secret for the cookie.
+     */
+    signIn(claims: { issuer: string; subject: string; email: string; name?: string }, meta: { userAgent?: string } = {}): { user: User; sessionSecret: string } {
+      return db.transaction(() => {
+        const t = iso(now());
+        let user = userBySubject.get(claims.issuer, claims.subject) ?? userByEmail.get(claims.email);
+        const role = bootstrapRole(claims.email);
+        if (!user) {
+          const id = randomId('usr');
+          const name = (claims.name ?? '').trim() || claims.email.split('@')[0];
+          db.prepare(
+            `INSERT INTO users (id, email, display_name, handle, role, idp_issuer, idp_subject, created_at, updated_at, last_login_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          ).run(id, claims.email, name.slice(0, 100), uniqueHandle(claims.email, name), role ?? 'user', claims.issuer, claims.subject, t, t, t);
+          audit.append({ kind: 'user.create', subjectType: 'user', subjectId: id, actor: { userId: id }, data: { role: role ?? 'user' } });
+        } else {
+          db.prepare('UPDATE users SET last_login_at = ?, role = COALESCE(?, role), idp_issuer = ?, idp_subject = ? WHERE id = ?').run(
+            t, role, claims.issuer, claims.subject, user.id,
+          );
+        }
+        user = userBySubject.get(claims.issuer, claims.subject)!;
+        const sessionSecret = randomSecret('', 32);
+        const expires = new Date(now().getTime() + opts.sessionTtlHours * 3_600_000);
+        db.prepare('INSERT INTO sessions (id_hash, user_id, created_at, expires_at, last_seen_at) VALUES (?, ?, ?, ?, ?)').run(
+          hashSecret(sessionSecret), user.id, t, iso(expires), t,
+        );
+        audit.append({ kind: 'auth.sign_in', subjectType: 'user', subjectId: user.id, actor: { userId: user.id }, data: { method: 'oidc' } });
+        void meta;
+        return { user, sessionSecret };
+      }).immediate();
+    },
+
+    /** The live session behind a cookie value, if any. */
+    resolveSession(secret: string): Principal | null {
+      const row = db
+        .prepare<[Buffer], { user_id: string; expires_at: string; revoked_at: string | null; last_seen_at: string }>(
+          'SELECT user_id, expires_at, revoked_at, last_seen_at FROM sessions WHERE id_hash = ?',
+        )
+        .get(hashSecret(secret));
+      if (!row || row.revoked_at || row.expires_at <= iso(now())) return null;
+      const user = userById.get(row.user_id);
+      if (!user) return null;
+      return { user, via: 'session', scopes: null, audience: null, credentialId: hashSecret(secret).toString('hex').slice(0, 16) };
+    },
+
+    /** Ends a session (sign-out). */
+    revokeSession(secret: string, userId: string): void {
+      db.transaction(() => {
+        const r = db.prepare('UPDATE sessions SET revoked_at = ? WHERE id_hash = ? AND revoked_at IS NULL').run(iso(now()), hashSecret(secret));
+        if (r.changes > 0) audit.append({ kind: 'auth.sign_out', subjectType: 'user', subjectId: userId, actor: { userId } });
+      }).immediate();
+    },
+
+    updateProfile(userId: string, patch: { display_name?: string; bio?: string; handle?: string }): User {
+      return db.transaction(() => {
+        const fields = Object.entries(patch).filter(([, v]) => v !== undefined);
+        if (fields.length > 0) {
+          db.prepare(`UPDATE users SET ${fields.map(([k]) => `${k} = @${k}`).join(', ')}, updated_at = @t WHERE id = @id`).run({ ...patch, t: iso(now()), id: userId });
+          audit.append({ kind: 'account.update', subjectType: 'user', subjectId: userId, actor: { userId }, data: { fields: fields.map(([k]) => k).sort() } });
+        }
+        return userById.get(userId)!;
+      }).immediate();
+    },
+
+    isHandleTaken: (handle: string, exceptUserId: string): boolean =>
+      !!db.prepare('SELECT 1 FROM users WHERE handle = ? AND id != ?').get(handle, exceptUserId),
+
+    // ---- API keys ----
+
+    /** Creates a key; the secret is returned once and only its hash is kept. */
+    createApiKey(userId: string, input: { name: string; expiresAt: string | null; source?: 'account' | 'device' }, actor: 'user' | 'system' = 'user') {
+      return db.transaction(() => {
+        const id = randomId('key');
+        const secret = randomSecret(opts.keyPrefix, 32);
+        const t = iso(now());
+        const hint = `${opts.keyPrefix}…${secret.slice(-4)}`;
+        db.prepare(
+          'INSERT INTO api_keys (id, user_id, name, secret_hash, hint, source, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        ).run(id, userId, input.name, hashSecret(secret), hint, input.source ?? 'account', t, input.expiresAt);
+        audit.append({
+          kind: 'api_key.create',
+          subjectType: 'api_key',
+          subjectId: id,
+          actor: actor === 'user' ? { userId } : 'system',
+          data: { source: input.source ?? 'account', expires_at: input.expiresAt },
+        });
+        return { key: identity.getApiKey(userId, id)!, secret };
+      }).immediate();
+    },
+
+    getApiKey(userId: string, keyId: string) {
+      return db
+        .prepare<[string, string], ApiKeyRow>('SELECT id, name, hint, source, created_at, last_used_at, expires_at, revoked_at FROM api_keys WHERE user_id = ? AND id = ?')
+        .get(userId, keyId);
+    },
+
+    listApiKeys(userId: string): ApiKeyRow[] {
+      return db
+        .prepare<[string], ApiKeyRow>(
+          'SELECT id, name, hint, source, created_at, last_used_at, expires_at, revoked_at FROM api_keys WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id',
+        )
+        .all(userId);
+    },
+
+    /** Revokes a key of this user; false when there is no such live key. */
+    revokeApiKey(userId: string, keyId: string): boolean {
+      return db.transaction(() => {
+        const r = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE user_id = ? AND id = ? AND revoked_at IS NULL').run(iso(now()), userId, keyId);
+        if (r.changes === 0) return false;
+        audit.append({ kind: 'api_key.revoke', subjectType: 'api_key', subjectId: keyId, actor: { userId } });
+        return true;
+      }).immediate();
+    },
+
+    resolveApiKey(secret: string): Principal | null {
+      if (!secret.startsWith(opts.keyPrefix)) return null;
+      const row = db
+        .prepare<[Buffer], { id: string; user_id: string; expires_at: string | null; revoked_at: string | null; last_used_at: string | null }>(
+          'SELECT id, user_id, expires_at, revoked_at, last_used_at FROM api_keys WHERE secret_hash = ?',
+        )
+        .get(hashSecret(secret));
+      const t = now();
+      if (!row || row.revoked_at || (row.expires_at && row.expires_at <= iso(t))) return null;
+      const user = userById.get(row.user_id);
+      if (!user) return null;
+      // last_used_at at minute precision: bookkeeping, not an event, and not a write per request.
+      if (!row.last_used_at || t.getTime() - Date.parse(row.last_used_at) > 60_000) {
+        db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(iso(t), row.id);
+      }
+      return { user, via: 'api_key', scopes: null, audience: null, credentialId: row.id };
+    },
+
+    /** Other bearer token kinds (OAuth access tokens) register here. */
+    addBearerResolver(r: BearerResolver): void {
+      resolvers.push(r);
+    },
+
+    /** A bearer token's principal: an API key, or whatever a registered resolver recognises. */
+    resolveBearer(token: string): Principal | null {
+      const viaKey = identity.resolveApiKey(token);
+      if (viaKey) return viaKey;
+      for (const r of resolvers) {
+        const p = r(token);
+        if (p) return p;
+      }
+      return null;
+    },
+  };
+  return identity;
+}
+
+export interface ApiKeyRow {
+  id: string;
+  name: string;
+  hint: string;
+  source: 'account' | 'device';
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+export type Identity = ReturnType<typeof createIdentity>;

@@ -1,0 +1,90 @@
+// Who is calling: resolves the session cookie or the bearer token once per request, refuses cross-site
+// cookie writes, and gives routes one permission check each (`requireUser`, `requireSession`, `requireRole`).
+import type { Context, MiddlewareHandler } from 'hono';
+import { getCookie } from 'hono/cookie';
+import { ApiError } from '../errors/index.ts';
+import type { Identity, Principal, Role } from './identity.ts';
+
+export const SESSION_COOKIE = 'kb_session';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const ROLE_RANK: Record<Role, number> = { user: 0, moderator: 1, admin: 2 };
+
+/**
+ * Resolves credentials into `c.get('principal')`. A bearer header wins over a cookie. An invalid bearer
+ * token is remembered, not refused here: anonymous reads still work, and any route that needs a user
+ * answers 401 invalid_token. Cookie-authenticated writes must come from our own origin (Origin, or Referer
+ * when Origin is absent): the CSRF defence for SameSite=Lax sessions.
+ * @example app.use('*', authenticate(identity, { publicOrigin: new URL(config.baseUrl).origin }))
+ */
+export function authenticate(identity: Identity, opts: { publicOrigin: string }): MiddlewareHandler {
+  return async (c, next) => {
+    let principal: Principal | null = null;
+    const header = c.req.header('authorization');
+    if (header !== undefined) {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      principal = m ? identity.resolveBearer(m[1]) : null;
+      if (!principal) c.set('authError' as never, 'invalid_token' as never);
+    } else {
+      const secret = getCookie(c, SESSION_COOKIE);
+      if (secret) principal = identity.resolveSession(secret);
+      if (principal && !SAFE_METHODS.has(c.req.method)) {
+        const source = c.req.header('origin') ?? originOf(c.req.header('referer'));
+        const own = new URL(c.req.url).origin;
+        if (!source || (source !== opts.publicOrigin && source !== own)) {
+          throw new ApiError(403, 'Cross-site request refused: send the Origin header of this site');
+        }
+      }
+    }
+    c.set('principal' as never, principal as never);
+    await next();
+  };
+}
+
+function originOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+export function principal(c: Context): Principal | null {
+  return (c.get('principal' as never) as Principal | null | undefined) ?? null;
+}
+
+/** True when the request carried a bearer token that is unknown, expired or revoked. */
+export function hasInvalidToken(c: Context): boolean {
+  return c.get('authError' as never) === 'invalid_token';
+}
+
+/** The signed-in caller, by any credential; 401 otherwise. */
+export function requireUser(c: Context): Principal {
+  const p = principal(c);
+  if (hasInvalidToken(c)) throw new ApiError(401, 'Invalid or expired token', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+  if (!p) throw new ApiError(401, 'Not authenticated', { 'WWW-Authenticate': 'Bearer' });
+  return p;
+}
+
+/** The caller signed in with a browser session (account pages); 401 otherwise. */
+export function requireSession(c: Context): Principal {
+  const p = requireUser(c);
+  if (p.via !== 'session') throw new ApiError(401, 'This endpoint needs a browser session (sign in at /api/auth/idp/login)');
+  return p;
+}
+
+/** The caller holds at least `role`; 403 otherwise. OAuth tokens also need the matching scope. */
+export function requireRole(c: Context, role: Role): Principal {
+  const p = requireUser(c);
+  const scopeOk = p.scopes === null || role === 'user' || p.scopes.includes(role === 'admin' ? 'admin' : 'moderate');
+  if (ROLE_RANK[p.user.role] < ROLE_RANK[role] || !scopeOk) throw new ApiError(403, `Requires the ${role} role`);
+  return p;
+}
+
+/** Account management is for people (session) and their API keys, not for tokens issued to other apps. */
+export function requireAccountAccess(c: Context): Principal {
+  const p = requireUser(c);
+  if (p.via === 'oauth') throw new ApiError(403, 'OAuth access tokens cannot manage the account');
+  return p;
+}

@@ -1,0 +1,159 @@
+// Account and session endpoints: /api/auth/me, /api/auth/logout, /api/account/me, API keys, and public
+// user profiles. None of them ever shows another person's e-mail.
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { deleteCookie, getCookie } from 'hono/cookie';
+import { addRoute } from '../validation/route.ts';
+import { ApiError } from '../errors/index.ts';
+import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
+import type { Identity, User } from './identity.ts';
+import { SESSION_COOKIE, hasInvalidToken, principal, requireAccountAccess, requireSession } from './middleware.ts';
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
+const E401 = { 401: json(ErrorDetail, 'Not authenticated') };
+const E422 = { 422: json(HTTPValidationError, 'Validation error') };
+
+export const UserPublicOut = z
+  .object({ id: z.string(), display_name: z.string(), handle: z.string(), bio: z.string(), role: z.enum(['user', 'moderator', 'admin']), created_at: z.string() })
+  .openapi('UserPublicOut');
+const UserOut = UserPublicOut.extend({ email: z.string(), updated_at: z.string(), last_login_at: z.string().nullable() }).openapi('UserOut');
+const UserUpdate = z
+  .strictObject({
+    display_name: z.string().trim().min(1).max(100).optional(),
+    bio: z.string().max(1000).optional(),
+    handle: z.string().regex(/^[a-z0-9_]{3,30}$/, 'lower-case letters, digits and _; 3 to 30 characters').optional(),
+  })
+  .openapi('UserUpdate');
+const ApiKeyOut = z
+  .object({ id: z.string(), name: z.string(), hint: z.string(), source: z.enum(['account', 'device']), created_at: z.string(), last_used_at: z.string().nullable(), expires_at: z.string().nullable() })
+  .openapi('ApiKeyOut');
+const ApiKeyCreate = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100),
+    expires_in_days: z.number().int().min(1).max(3650).optional().openapi({ description: 'Omit for a key that does not expire.' }),
+  })
+  .openapi('ApiKeyCreate');
+const ApiKeyCreateResponse = ApiKeyOut.extend({ key: z.string().openapi({ description: 'The secret. Shown once; store it now.' }) }).openapi('ApiKeyCreateResponse');
+
+export const publicUser = (u: User) => ({ id: u.id, display_name: u.display_name, handle: u.handle, bio: u.bio, role: u.role, created_at: u.created_at });
+const fullUser = (u: User) => ({ ...publicUser(u), email: u.email, updated_at: u.updated_at, last_login_at: u.last_login_at });
+const keyOut = (k: { id: string; name: string; hint: string; source: 'account' | 'device'; created_at: string; last_used_at: string | null; expires_at: string | null }) => ({
+  id: k.id, name: k.name, hint: k.hint, source: k.source, created_at: k.created_at, last_used_at: k.last_used_at, expires_at: k.expires_at,
+});
+
+export function registerAccountRoutes(app: OpenAPIHono, identity: Identity, opts: { secureCookies: boolean }) {
+  const noStore = { 'Cache-Control': 'no-store' };
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/auth/me',
+      tags: ['auth'],
+      summary: 'Who the credentials belong to (session, API key or OAuth token); never e-mail or personal data',
+      responses: { 200: json(z.object({ authenticated: z.boolean() }).passthrough(), 'Identity'), ...E401 },
+    }),
+    (c) => {
+      const p = principal(c);
+      if (hasInvalidToken(c)) throw new ApiError(401, 'Invalid or expired token', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+      if (!p) return c.json({ authenticated: false }, 200, noStore);
+      return c.json(
+        { authenticated: true, via: p.via, user: { id: p.user.id, display_name: p.user.display_name, handle: p.user.handle, role: p.user.role }, scopes: p.scopes, audience: p.audience },
+        200,
+        noStore,
+      );
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({ method: 'post', path: '/api/auth/logout', tags: ['auth'], summary: 'Ends the browser session', responses: { 200: json(z.object({ ok: z.boolean() }), 'Signed out') } }),
+    (c) => {
+      const p = principal(c);
+      const secret = getCookie(c, SESSION_COOKIE);
+      if (p?.via === 'session' && secret) identity.revokeSession(secret, p.user.id);
+      deleteCookie(c, SESSION_COOKIE, { path: '/', secure: opts.secureCookies, httpOnly: true, sameSite: 'Lax' });
+      return c.json({ ok: true }, 200, noStore);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({ method: 'get', path: '/api/account/me', tags: ['account'], summary: 'The full profile (session cookie only)', responses: { 200: json(UserOut, 'Profile'), ...E401 } }),
+    (c) => c.json(fullUser(requireSession(c).user), 200, noStore),
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'patch',
+      path: '/api/account/me',
+      tags: ['account'],
+      summary: 'Update the profile (session cookie only)',
+      request: { body: { content: { 'application/json': { schema: UserUpdate } }, required: true } },
+      responses: { 200: json(UserOut, 'Profile'), ...E401, 409: json(ErrorDetail, 'Handle taken'), ...E422 },
+    }),
+    (c, { body }) => {
+      const p = requireSession(c);
+      if (body.handle && identity.isHandleTaken(body.handle, p.user.id)) throw new ApiError(409, `The handle @${body.handle} is taken`);
+      return c.json(fullUser(identity.updateProfile(p.user.id, body)), 200, noStore);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({ method: 'get', path: '/api/account/api-keys', tags: ['account'], summary: 'Your live API keys (never their secrets)', responses: { 200: json(z.array(ApiKeyOut), 'Keys'), ...E401 } }),
+    (c) => c.json(identity.listApiKeys(requireAccountAccess(c).user.id).map(keyOut), 200, noStore),
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/account/api-keys',
+      tags: ['account'],
+      summary: 'Create an API key; the secret is in this response only',
+      request: { body: { content: { 'application/json': { schema: ApiKeyCreate } }, required: true } },
+      responses: { 201: json(ApiKeyCreateResponse, 'Created'), ...E401, ...E422 },
+    }),
+    (c, { body }) => {
+      const p = requireAccountAccess(c);
+      const expiresAt = body.expires_in_days ? new Date(Date.now() + body.expires_in_days * 86_400_000).toISOString() : null;
+      const { key, secret } = identity.createApiKey(p.user.id, { name: body.name, expiresAt });
+      return c.json({ ...keyOut(key), key: secret }, 201, noStore);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'delete',
+      path: '/api/account/api-keys/{key_id}',
+      tags: ['account'],
+      summary: 'Revoke an API key',
+      request: { params: z.object({ key_id: z.string().max(100) }) },
+      responses: { 204: { description: 'Revoked' }, ...E401, 404: json(ErrorDetail, 'No such key') },
+    }),
+    (c, { params }) => {
+      const p = requireAccountAccess(c);
+      if (!identity.revokeApiKey(p.user.id, params.key_id)) throw new ApiError(404, 'API key not found');
+      return c.body(null, 204);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/users/{user_id}',
+      tags: ['account'],
+      summary: 'A public profile (no e-mail)',
+      request: { params: z.object({ user_id: z.string().max(100) }) },
+      responses: { 200: json(UserPublicOut, 'Profile'), 404: json(ErrorDetail, 'No such user') },
+    }),
+    (c, { params }) => {
+      const u = identity.getUser(params.user_id);
+      if (!u) throw new ApiError(404, 'User not found');
+      return c.json(publicUser(u), 200, { 'Cache-Control': 'public, max-age=60' });
+    },
+  );
+}
