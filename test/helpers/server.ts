@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import net from 'node:net';
 import { inject } from 'vitest';
 import { loadConfig } from '../../src/lib/config.ts';
 import { startServer, type RunningServer } from '../../api/server.ts';
@@ -13,14 +14,33 @@ export interface TestServer extends RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startTestServer(opts: { distDir?: string; contentDir?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
+/** A port that was free a moment ago (for servers whose public origin must be their real address). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * @param opts.ownOrigin serve with BASE_URL = the server's real address (http://127.0.0.1:<port>) and no
+ *   prerendered files, for protocol tests whose clients check issuer and redirect URLs (OAuth, OIDC).
+ */
+export async function startTestServer(
+  opts: { distDir?: string; contentDir?: string; env?: Record<string, string>; ownOrigin?: boolean } = {},
+): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-test-data-'));
+  const port = opts.ownOrigin ? await freePort() : 0;
   const config = loadConfig({
     CONTENT_DIR: opts.contentDir ?? path.resolve('content'),
-    DIST_DIR: opts.distDir ?? inject('sampleDist'),
+    DIST_DIR: opts.ownOrigin ? path.join(dataDir, 'no-dist') : (opts.distDir ?? inject('sampleDist')),
     DATA_DIR: dataDir,
-    BASE_URL: 'http://kb.test',
-    PORT: '0',
+    BASE_URL: opts.ownOrigin ? `http://127.0.0.1:${port}` : 'http://kb.test',
+    PORT: String(port),
     HOST: '127.0.0.1',
     ...opts.env,
   });
