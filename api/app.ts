@@ -11,6 +11,7 @@ import type { Db } from './db/index.ts';
 import type { Identity } from './auth/identity.ts';
 import { authenticate } from './auth/middleware.ts';
 import { registerAccountRoutes } from './auth/routes.ts';
+import { registerOidcRoutes } from './auth/oidc.ts';
 
 export interface AppDeps {
   config: Config;
@@ -18,6 +19,8 @@ export interface AppDeps {
   db: Db;
   audit: AuditLog;
   identity: Identity;
+  /** The identity provider browser sign-in uses: OIDC_ISSUER, or the embedded one in dev mode. */
+  idp: { issuer: string; clientId: string; clientSecret?: string; localIssuerOrigin?: () => string | undefined };
   log?: (msg: string) => void;
 }
 
@@ -28,6 +31,12 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   app.use('*', authenticate(deps.identity, { publicOrigin: new URL(deps.config.baseUrl).origin }));
   registerContentRoutes(app, deps.content);
   registerAccountRoutes(app, deps.identity, { secureCookies: deps.config.secureCookies });
+  registerOidcRoutes(app, deps.db, deps.identity, {
+    ...deps.idp,
+    baseUrl: deps.config.baseUrl,
+    sessionTtlHours: deps.config.sessionTtlHours,
+    secureCookies: deps.config.secureCookies,
+  });
   registerAuditRoutes(app, () => deps.audit);
   registerOpenApi(app, { title: deps.config.siteName, serverUrl: deps.config.baseUrl });
   return app;

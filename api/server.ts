@@ -14,6 +14,7 @@ import type { ContentState } from './content/index.ts';
 import { openDatabase, type Db } from './db/index.ts';
 import { auditOrigin, createAuditLog, type AuditLog } from './audit/index.ts';
 import { createIdentity, type Identity } from './auth/identity.ts';
+import { createEmbeddedIdp } from './auth/embedded-idp/index.ts';
 
 export interface RunningServer {
   url: string;
@@ -77,11 +78,18 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
     moderatorEmails: config.moderatorEmails,
     sessionTtlHours: config.sessionTtlHours,
   });
-  const app = createApp({ config, content: () => content, db, audit, identity, log: (m) => console.error(m) });
+  // Dev mode: the embedded OpenID provider at /idp; it reaches itself through the local address.
+  const embeddedIdp = config.oidc ? null : createEmbeddedIdp(db, { baseUrl: config.baseUrl, dataDir: config.dataDir });
+  let localUrl: string | undefined;
+  const idp = config.oidc
+    ? { issuer: config.oidc.issuer, clientId: config.oidc.clientId!, clientSecret: config.oidc.clientSecret }
+    : { issuer: embeddedIdp!.issuer, clientId: embeddedIdp!.clientId, clientSecret: embeddedIdp!.clientSecret, localIssuerOrigin: () => localUrl };
+  const app = createApp({ config, content: () => content, db, audit, identity, idp, log: (m) => console.error(m) });
   const honoListener = getRequestListener(app.fetch);
   const serveStatic = createStaticHandler(() => staticSite);
   const server = http.createServer((req, res) => {
     if (config.logRequests) res.on('finish', () => log(`${req.method} ${req.url} ${res.statusCode}`));
+    if (embeddedIdp?.handle(req, res)) return;
     if (!serveStatic(req, res)) void honoListener(req, res);
   });
   server.keepAliveTimeout = 65_000;
@@ -91,6 +99,7 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
+  localUrl = url;
   return {
     url,
     server,

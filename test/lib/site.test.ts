@@ -47,9 +47,10 @@ describe('configuration', () => {
     expect(c.baseUrl).toBe('http://localhost:8080');
     expect(c.devMode).toBe(true);
     expect(c.dataDir).toBe('/srv/kb/var');
-    const prod = loadConfig({ BASE_URL: 'https://kb.example.org/', OIDC_ISSUER: 'https://id.example.org' });
+    const prod = loadConfig({ BASE_URL: 'https://kb.example.org/', OIDC_ISSUER: 'https://id.example.org', OIDC_CLIENT_ID: 'kb' });
     expect(prod.baseUrl).toBe('https://kb.example.org');
     expect(prod.devMode).toBe(false);
+    expect(prod.secureCookies).toBe(true);
     expect(siteContext(prod, new Date('2026-11-21T06:00:00.123Z')).generatedAt).toBe('2026-11-21T06:00:00Z');
   });
 
@@ -57,5 +58,6 @@ describe('configuration', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(ConfigError);
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadConfig({ KEY_PREFIX: 'Bad-Prefix' })).toThrow(/KEY_PREFIX/);
+    expect(() => loadConfig({ OIDC_ISSUER: 'https://id.example.org' })).toThrow(/OIDC_CLIENT_ID/);
   });
 });

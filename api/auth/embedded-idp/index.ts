@@ -1,0 +1,165 @@
+// The embedded OpenID provider for dev mode: a real oidc-provider instance mounted at /idp, whose sign-in
+// page asks only for an e-mail (and optionally a name) — no password. It is on whenever no OIDC_ISSUER is
+// configured, so the service signs people in on a laptop with nothing else installed. Local use only.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Provider, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Db } from '../../db/index.ts';
+import { loginPage, errorPage } from './pages.ts';
+import { sqliteAdapterFactory } from './adapter.ts';
+
+export const EMBEDDED_CLIENT_ID = 'kb-web';
+export const IDP_PREFIX = '/idp';
+
+export interface EmbeddedIdp {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Answers requests under /idp; returns false for anything else. */
+  handle(req: IncomingMessage, res: ServerResponse): boolean;
+}
+
+function loadJson<T>(file: string, make: () => T): T {
+  if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
+  const value = make();
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  fs.writeFileSync(file, JSON.stringify(value), { mode: 0o600 });
+  return value;
+}
+
+/** The provider's account id for an e-mail: stable, so signing in again finds the same person. */
+export function subjectFor(email: string): string {
+  return createHash('sha256').update(email.trim().toLowerCase()).digest('base64url').slice(0, 22);
+}
+
+async function readForm(req: IncomingMessage, limit = 8 * 1024): Promise<URLSearchParams> {
+  let body = '';
+  for await (const chunk of req) {
+    body += chunk;
+    if (body.length > limit) throw new Error('form too large');
+  }
+  return new URLSearchParams(body);
+}
+
+export function createEmbeddedIdp(db: Db, opts: { baseUrl: string; dataDir: string }): EmbeddedIdp {
+  const issuer = `${opts.baseUrl}${IDP_PREFIX}`;
+  const keysDir = path.join(opts.dataDir, 'keys');
+  const jwk = loadJson(path.join(keysDir, 'idp-signing-jwk.json'), () => ({
+    ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }),
+    kid: randomBytes(8).toString('hex'),
+    use: 'sig',
+    alg: 'RS256',
+  }));
+  const secrets = loadJson(path.join(keysDir, 'idp-secrets.json'), () => ({
+    cookie: randomBytes(32).toString('base64url'),
+    client: randomBytes(32).toString('base64url'),
+  }));
+
+  const account = db.prepare<[string], { sub: string; email: string; name: string }>('SELECT sub, email, name FROM idp_accounts WHERE sub = ?');
+  const upsertAccount = db.prepare(
+    `INSERT INTO idp_accounts (sub, email, name, updated_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (sub) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at`,
+  );
+
+  const configuration: Configuration = {
+    adapter: sqliteAdapterFactory(db),
+    ttl: { Interaction: 3600, Session: 14 * 86400, Grant: 14 * 86400, AuthorizationCode: 60, AccessToken: 600, IdToken: 600 },
+    // Put the e-mail and name in the ID token itself: the relying party needs no userinfo round trip.
+    conformIdTokenClaims: false,
+    clients: [
+      {
+        client_id: EMBEDDED_CLIENT_ID,
+        client_secret: secrets.client,
+        redirect_uris: [`${opts.baseUrl}/api/auth/idp/callback`],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
+    jwks: { keys: [jwk as never] },
+    cookies: { keys: [secrets.cookie] },
+    pkce: { required: () => true },
+    scopes: ['openid', 'email', 'profile'],
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    features: { devInteractions: { enabled: false } },
+    interactions: { url: (_ctx: KoaContextWithOIDC, interaction: { uid: string }) => `${IDP_PREFIX}/interaction/${interaction.uid}` },
+    async findAccount(_ctx: KoaContextWithOIDC, sub: string) {
+      const a = account.get(sub);
+      if (!a) return undefined;
+      return { accountId: sub, claims: async () => ({ sub, email: a.email, email_verified: true, name: a.name }) };
+    },
+    // Errors the provider shows the person (bad links, expired interactions), in our page style.
+    renderError: async (ctx, out) => {
+      ctx.type = 'html';
+      ctx.body = errorPage(String(out.error_description ?? out.error ?? 'Sign-in failed'));
+    },
+  };
+  const provider = new Provider(issuer, configuration);
+  provider.proxy = true;
+  const callback = provider.callback();
+
+  /** Our login prompt: finish "login" with the account, and consent for our own first-party client. */
+  async function finish(req: IncomingMessage, res: ServerResponse, accountId: string): Promise<void> {
+    const details = await provider.interactionDetails(req, res);
+    const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
+    grant!.addOIDCScope('openid email profile');
+    const grantId = await grant!.save();
+    await provider.interactionFinished(req, res, { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  }
+
+  async function interaction(req: IncomingMessage, res: ServerResponse, uid: string, action: string | undefined): Promise<void> {
+    const details = await provider.interactionDetails(req, res);
+    if (details.uid !== uid) throw new Error('interaction mismatch');
+    if (req.method === 'GET' && !action) {
+      if (details.prompt.name === 'consent' && details.session?.accountId) return finish(req, res, details.session.accountId);
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+      res.end(loginPage(uid));
+      return;
+    }
+    if (req.method === 'POST' && action === 'login') {
+      const form = await readForm(req);
+      const email = (form.get('email') ?? '').trim().toLowerCase();
+      const name = (form.get('name') ?? '').trim().slice(0, 100);
+      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) {
+        res.writeHead(422, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+        res.end(loginPage(uid, 'Enter a valid e-mail address.', { email, name }));
+        return;
+      }
+      const sub = subjectFor(email);
+      upsertAccount.run(sub, email, name || email.split('@')[0], new Date().toISOString());
+      return finish(req, res, sub);
+    }
+    if (req.method === 'POST' && action === 'abort') {
+      await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The person cancelled sign-in' }, { mergeWithLastSubmission: false });
+      return;
+    }
+    res.writeHead(405, { 'Content-Type': 'text/plain; charset=utf-8' });
+    res.end('Method not allowed');
+  }
+
+  return {
+    issuer,
+    clientId: EMBEDDED_CLIENT_ID,
+    clientSecret: secrets.client,
+    handle(req, res) {
+      const url = req.url ?? '';
+      if (url !== IDP_PREFIX && !url.startsWith(`${IDP_PREFIX}/`) && !url.startsWith(`${IDP_PREFIX}?`)) return false;
+      const m = /^\/idp\/interaction\/([A-Za-z0-9_-]+)(?:\/(login|abort))?(?:\?.*)?$/.exec(url);
+      if (m) {
+        interaction(req, res, m[1], m[2]).catch((err: Error) => {
+          if (res.headersSent) return res.end();
+          res.writeHead(400, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+          res.end(errorPage(`This sign-in link is no longer valid (${err.message}). Start again.`));
+        });
+        return true;
+      }
+      // Mounted under /idp: the provider sees paths relative to its issuer, as with express's app.use.
+      (req as IncomingMessage & { originalUrl?: string }).originalUrl = url;
+      req.url = url.slice(IDP_PREFIX.length) || '/';
+      void callback(req, res);
+      return true;
+    },
+  };
+}

@@ -1,0 +1,175 @@
+// Browser sign-in as an OpenID Connect relying party (openid-client): authorization code flow with PKCE,
+// state and nonce, against OIDC_ISSUER or, in dev mode, the embedded provider at /idp.
+// GET /api/auth/idp/login starts it; GET /api/auth/idp/callback finishes it and sets the session cookie.
+import * as oidc from 'openid-client';
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
+import type { Db } from '../db/index.ts';
+import { addRoute } from '../validation/route.ts';
+import { ApiError } from '../errors/index.ts';
+import { ErrorDetail } from '../openapi/schemas.ts';
+import type { Identity } from './identity.ts';
+import { SESSION_COOKIE } from './middleware.ts';
+import { hashSecret } from './secrets.ts';
+
+const FLOW_COOKIE = 'kb_login';
+const FLOW_TTL_MS = 10 * 60_000;
+
+export interface OidcClientOptions {
+  issuer: string;
+  clientId: string;
+  clientSecret?: string;
+  baseUrl: string;
+  sessionTtlHours: number;
+  secureCookies: boolean;
+  /** Where the server itself can reach the issuer, when that differs from its public URL (the embedded one). */
+  localIssuerOrigin?: () => string | undefined;
+}
+
+/**
+ * `next` may only lead back into this site: a path, or an absolute URL on our own origin. Anything else
+ * (another host, `//host`, `javascript:`) falls back to the home page, so the login is no open redirect.
+ */
+export function safeNext(next: string | undefined, baseUrl: string): string {
+  if (!next) return '/';
+  try {
+    const base = new URL(baseUrl);
+    const u = new URL(next, base);
+    if (u.origin !== base.origin) return '/';
+    return `${u.pathname}${u.search}${u.hash}` || '/';
+  } catch {
+    return '/';
+  }
+}
+
+export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity, opts: OidcClientOptions) {
+  let discovered: Promise<oidc.Configuration> | undefined;
+  const redirectUri = `${opts.baseUrl}/api/auth/idp/callback`;
+
+  function configuration(): Promise<oidc.Configuration> {
+    discovered ??= (async () => {
+      const local = opts.localIssuerOrigin?.();
+      const publicOrigin = new URL(opts.issuer).origin;
+      const execute = opts.issuer.startsWith('http://') ? [oidc.allowInsecureRequests] : [];
+      const fetchVia: oidc.CustomFetch | undefined = local
+        ? (url, init) => fetch(url.startsWith(publicOrigin) ? local + url.slice(publicOrigin.length) : url, init as RequestInit)
+        : undefined;
+      return oidc.discovery(new URL(opts.issuer), opts.clientId, undefined, opts.clientSecret ? oidc.ClientSecretBasic(opts.clientSecret) : oidc.None(), {
+        execute,
+        ...(fetchVia ? { [oidc.customFetch]: fetchVia } : {}),
+      });
+    })().catch((err) => {
+      discovered = undefined; // try again on the next sign-in
+      throw err;
+    });
+    return discovered;
+  }
+
+  const insertFlow = db.prepare('INSERT INTO login_flows (state_hash, code_verifier, nonce, next, next_user_code, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const takeFlow = db.prepare<[Buffer], { code_verifier: string; nonce: string; next: string | null; next_user_code: string | null; expires_at: string }>(
+    'DELETE FROM login_flows WHERE state_hash = ? RETURNING code_verifier, nonce, next, next_user_code, expires_at',
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/auth/idp/login',
+      tags: ['auth'],
+      summary: 'Start browser sign-in at the identity provider',
+      request: {
+        query: z.object({
+          next: z.string().max(2000).optional().openapi({ description: 'Where to return afterwards (this site only).' }),
+          next_user_code: z.string().max(24).optional().openapi({ description: 'A device-flow code to approve after signing in.' }),
+        }),
+      },
+      responses: { 302: { description: 'To the identity provider' }, 503: { description: 'Identity provider unreachable', content: { 'application/json': { schema: ErrorDetail } } } },
+    }),
+    async (c, { query }) => {
+      let config: oidc.Configuration;
+      try {
+        config = await configuration();
+      } catch (err) {
+        throw new ApiError(503, `The identity provider is unreachable: ${(err as Error).message}`);
+      }
+      const codeVerifier = oidc.randomPKCECodeVerifier();
+      const state = oidc.randomState();
+      const nonce = oidc.randomNonce();
+      let next = safeNext(query.next, opts.baseUrl);
+      const userCode = query.next_user_code?.trim() || null;
+      if (userCode && next === '/') next = `/device?user_code=${encodeURIComponent(userCode)}`;
+      const now = Date.now();
+      db.prepare('DELETE FROM login_flows WHERE expires_at < ?').run(new Date(now).toISOString());
+      insertFlow.run(hashSecret(state), codeVerifier, nonce, next, userCode, new Date(now).toISOString(), new Date(now + FLOW_TTL_MS).toISOString());
+      // The state also lives in a cookie of this browser: a callback carrying someone else's state is refused.
+      setCookie(c, FLOW_COOKIE, state, { httpOnly: true, sameSite: 'Lax', secure: opts.secureCookies, path: '/api/auth/idp', maxAge: FLOW_TTL_MS / 1000 });
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: redirectUri,
+        scope: 'openid email profile',
+        code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+        code_challenge_method: 'S256',
+        state,
+        nonce,
+      });
+      return c.redirect(url.href, 302);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/auth/idp/callback',
+      tags: ['auth'],
+      summary: 'Finish browser sign-in (the identity provider redirects here)',
+      request: {
+        query: z.object({ code: z.string().optional(), state: z.string().optional(), error: z.string().optional(), error_description: z.string().optional() }).passthrough(),
+      },
+      responses: { 302: { description: 'Signed in; back to `next`' }, 400: { description: 'Sign-in failed', content: { 'application/json': { schema: ErrorDetail } } } },
+    }),
+    async (c, { query }) => {
+      const cookieState = getCookie(c, FLOW_COOKIE);
+      deleteCookie(c, FLOW_COOKIE, { path: '/api/auth/idp', secure: opts.secureCookies });
+      if (!query.state) throw new ApiError(400, 'Sign-in failed: the identity provider sent no state');
+      const flow = takeFlow.get(hashSecret(query.state));
+      if (!flow || flow.expires_at < new Date().toISOString()) throw new ApiError(400, 'Sign-in failed: this sign-in has expired or was already used; start again');
+      if (cookieState !== query.state) throw new ApiError(400, 'Sign-in failed: it was started in another browser');
+      if (query.error) throw new ApiError(400, `Sign-in failed: ${query.error_description ?? query.error}`);
+      const config = await configuration();
+      let claims: oidc.IDToken;
+      try {
+        const tokens = await oidc.authorizationCodeGrant(config, new URL(c.req.url.replace(/^[^?]*/, redirectUri)), {
+          pkceCodeVerifier: flow.code_verifier,
+          expectedState: query.state,
+          expectedNonce: flow.nonce,
+          idTokenExpected: true,
+        });
+        claims = tokens.claims()!;
+        // Many providers keep profile claims out of the ID token: ask the userinfo endpoint for them.
+        if (typeof claims.email !== 'string' && tokens.access_token) {
+          const info = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
+          claims = { ...claims, email: info.email, email_verified: info.email_verified, name: info.name ?? claims.name };
+        }
+      } catch (err) {
+        throw new ApiError(400, `Sign-in failed: ${(err as Error).message}`);
+      }
+      const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : '';
+      if (!email) throw new ApiError(400, 'Sign-in failed: the identity provider did not share an e-mail address');
+      if (claims.email_verified === false) throw new ApiError(400, 'Sign-in failed: the e-mail address is not verified');
+      const { sessionSecret } = identity.signIn({
+        issuer: claims.iss,
+        subject: claims.sub,
+        email,
+        name: typeof claims.name === 'string' ? claims.name : undefined,
+      });
+      setCookie(c, SESSION_COOKIE, sessionSecret, {
+        httpOnly: true,
+        sameSite: 'Lax',
+        secure: opts.secureCookies,
+        path: '/',
+        maxAge: Math.round(opts.sessionTtlHours * 3600),
+      });
+      return c.redirect(flow.next ?? '/', 302);
+    },
+  );
+}
