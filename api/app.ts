@@ -12,6 +12,9 @@ import type { Identity } from './auth/identity.ts';
 import { authenticate } from './auth/middleware.ts';
 import { registerAccountRoutes } from './auth/routes.ts';
 import { registerOidcRoutes } from './auth/oidc.ts';
+import { createNotifications, type Notifications } from './notifications/index.ts';
+import { registerNotificationRoutes } from './notifications/routes.ts';
+import { RateLimiter } from './rate-limit/index.ts';
 
 export interface AppDeps {
   config: Config;
@@ -22,6 +25,13 @@ export interface AppDeps {
   /** The identity provider browser sign-in uses: OIDC_ISSUER, or the embedded one in dev mode. */
   idp: { issuer: string; clientId: string; clientSecret?: string; localIssuerOrigin?: () => string | undefined };
   log?: (msg: string) => void;
+}
+
+/** What community routes (comments, posts, proposals, sources) share. */
+export interface CommunityDeps extends AppDeps {
+  notifications: Notifications;
+  /** One token bucket per user for every write. */
+  writeLimiter: RateLimiter;
 }
 
 export function createApp(deps: AppDeps): OpenAPIHono {
@@ -37,6 +47,12 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     sessionTtlHours: deps.config.sessionTtlHours,
     secureCookies: deps.config.secureCookies,
   });
+  const community: CommunityDeps = {
+    ...deps,
+    notifications: createNotifications(deps.db),
+    writeLimiter: new RateLimiter({ limit: deps.config.writeRateLimitPerMinute, windowMs: 60_000 }),
+  };
+  registerNotificationRoutes(app, community.notifications);
   registerAuditRoutes(app, () => deps.audit);
   registerOpenApi(app, { title: deps.config.siteName, serverUrl: deps.config.baseUrl });
   return app;

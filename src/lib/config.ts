@@ -35,6 +35,8 @@ const EnvSchema = z.object({
   ADMIN_EMAILS: z.string().default(''),
   MODERATOR_EMAILS: z.string().default(''),
   SESSION_TTL_HOURS: z.coerce.number().min(0.01).max(24 * 365).default(24 * 30),
+  WRITE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  AUTO_REJECT_FLAG_THRESHOLD: z.coerce.number().int().min(1).default(3),
 });
 
 export interface Config {
@@ -67,6 +69,10 @@ export interface Config {
   sessionTtlHours: number;
   /** Cookies get Secure when the public origin is https. */
   secureCookies: boolean;
+  /** Writes (comments, posts, flags, …) one user may make per minute before 429. */
+  writeRateLimitPerMinute: number;
+  /** Community flags that reject a pending proposal. */
+  autoRejectFlagThreshold: number;
   audit: {
     /** A signed checkpoint after this many new events… */
     checkpointEvery: number;
@@ -118,6 +124,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     moderatorEmails: emailList(e.MODERATOR_EMAILS),
     sessionTtlHours: e.SESSION_TTL_HOURS,
     secureCookies: baseUrl.startsWith('https://'),
+    writeRateLimitPerMinute: e.WRITE_RATE_LIMIT_PER_MINUTE,
+    autoRejectFlagThreshold: e.AUTO_REJECT_FLAG_THRESHOLD,
     audit: {
       checkpointEvery: e.AUDIT_CHECKPOINT_EVERY,
       checkpointIntervalSeconds: e.AUDIT_CHECKPOINT_INTERVAL_SECONDS,
