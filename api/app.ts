@@ -15,6 +15,8 @@ import { registerOidcRoutes } from './auth/oidc.ts';
 import { createNotifications, type Notifications } from './notifications/index.ts';
 import { registerNotificationRoutes } from './notifications/routes.ts';
 import { RateLimiter } from './rate-limit/index.ts';
+import { registerCommentRoutes } from './comments/routes.ts';
+import { bodyLimit } from 'hono/body-limit';
 
 export interface AppDeps {
   config: Config;
@@ -38,6 +40,8 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   const app = new OpenAPIHono({ strict: true });
   app.onError(errorHandler(deps.log));
   app.notFound(notFoundHandler);
+  // Request bodies beyond 1 MB are refused before anything reads them (the largest, a post essay, is 100k characters).
+  app.use('*', bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.json({ detail: 'Request body too large (1 MB at most)' }, 413, { Connection: 'close' }) }));
   app.use('*', authenticate(deps.identity, { publicOrigin: new URL(deps.config.baseUrl).origin }));
   registerContentRoutes(app, deps.content);
   registerAccountRoutes(app, deps.identity, { secureCookies: deps.config.secureCookies });
@@ -53,6 +57,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     writeLimiter: new RateLimiter({ limit: deps.config.writeRateLimitPerMinute, windowMs: 60_000 }),
   };
   registerNotificationRoutes(app, community.notifications);
+  registerCommentRoutes(app, community);
   registerAuditRoutes(app, () => deps.audit);
   registerOpenApi(app, { title: deps.config.siteName, serverUrl: deps.config.baseUrl });
   return app;

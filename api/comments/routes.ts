@@ -1,0 +1,304 @@
+// Comment and reaction endpoints, including the GET-only creation path for sandboxes that cannot POST.
+// Permission rules, each checked once per route: anyone reads; signed-in people write; the author edits;
+// the author or a moderator deletes; moderators hide, unhide and see hidden comments.
+import { createHash } from 'node:crypto';
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { addRoute } from '../validation/route.ts';
+import { limitParam, offsetParam, queryBool } from '../validation/index.ts';
+import { ApiError } from '../errors/index.ts';
+import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
+import { principal, requireRole, requireUser } from '../auth/middleware.ts';
+import { enforceRate } from '../rate-limit/index.ts';
+import type { CommunityDeps } from '../app.ts';
+import type { User } from '../auth/identity.ts';
+import { ENTITY_TYPES, entityExists, type EntityType } from './entities.ts';
+import { REACTION_KINDS, createCommentStore, type CommentRow, type ReactionKind } from './store.ts';
+
+export const COMMENT_MAX = 10_000;
+export const GET_COMMENT_MAX = 1500;
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
+const E = {
+  401: json(ErrorDetail, 'Not authenticated'),
+  403: json(ErrorDetail, 'Not allowed'),
+  404: json(ErrorDetail, 'Not found'),
+  422: json(HTTPValidationError, 'Validation error'),
+  429: json(ErrorDetail, 'Too many requests'),
+};
+const Author = z.object({ id: z.string(), display_name: z.string(), handle: z.string() }).nullable();
+const CommentOut = z
+  .object({
+    comment_id: z.string(),
+    entity_type: z.enum(ENTITY_TYPES),
+    entity_id: z.string(),
+    parent_id: z.string().nullable(),
+    author: Author,
+    body: z.string(),
+    hidden: z.boolean(),
+    deleted: z.boolean(),
+    edited: z.boolean(),
+    reactions: z.record(z.string(), z.number().int()),
+    reply_count: z.number().int(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('CommentOut');
+const CommentList = z.object({ total: z.number().int(), limit: z.number().int(), offset: z.number().int(), items: z.array(CommentOut) }).openapi('CommentList');
+const CommentCreate = z
+  .strictObject({
+    entity_type: z.enum(ENTITY_TYPES),
+    entity_id: z.string().min(1).max(200),
+    body: z.string().trim().min(1).max(COMMENT_MAX),
+    parent_id: z.string().max(100).optional(),
+  })
+  .openapi('CommentCreate');
+const CommentUpdate = z.strictObject({ body: z.string().trim().min(1).max(COMMENT_MAX) }).openapi('CommentUpdate');
+const ReactionCreate = z.strictObject({ kind: z.enum(REACTION_KINDS) }).openapi('ReactionCreate');
+const ReactionOut = z
+  .object({ comment_id: z.string(), counts: z.record(z.string(), z.number().int()), mine: z.array(z.string()) })
+  .openapi('ReactionOut');
+const idParams = z.object({ comment_id: z.string().max(100) });
+
+export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
+  const { db, identity } = deps;
+  const store = createCommentStore(db, deps.audit, identity, deps.notifications);
+  const noStore = { 'Cache-Control': 'no-store' };
+  const isModerator = (c: Context) => {
+    const p = principal(c);
+    return !!p && (p.user.role === 'moderator' || p.user.role === 'admin') && (p.scopes === null || p.scopes.includes('moderate') || p.scopes.includes('admin'));
+  };
+
+  const authorOf = (c: CommentRow, cache: Map<string, User | undefined>) => {
+    if (c.deleted_at) return null;
+    if (!cache.has(c.author_id)) cache.set(c.author_id, identity.getUser(c.author_id));
+    const u = cache.get(c.author_id)!;
+    return { id: u.id, display_name: u.display_name, handle: u.handle };
+  };
+  function out(rows: CommentRow[]) {
+    const counts = store.reactionCounts(rows.map((r) => r.id));
+    const users = new Map<string, User | undefined>();
+    return rows.map((r) => ({
+      comment_id: r.id,
+      entity_type: r.entity_type,
+      entity_id: r.entity_id,
+      parent_id: r.parent_id,
+      author: authorOf(r, users),
+      body: r.deleted_at ? '' : r.body,
+      hidden: r.hidden === 1,
+      deleted: r.deleted_at !== null,
+      edited: !r.deleted_at && store.editCount(r.id) > 0,
+      reactions: counts.get(r.id)!,
+      reply_count: store.liveReplyCount(r.id),
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+    }));
+  }
+
+  /** A comment the caller may see: not gone, not hidden (unless moderator), on an entity they may see. */
+  function visible(c: Context, id: string): CommentRow {
+    const row = store.get(id);
+    const p = principal(c);
+    const viewer = { userId: p?.user.id ?? null, isModerator: isModerator(c) };
+    if (!row || (row.hidden && !viewer.isModerator) || (row.deleted_at && store.liveReplyCount(id) === 0) || !entityExists(db, deps.content(), row.entity_type, row.entity_id, viewer)) {
+      throw new ApiError(404, 'Comment not found');
+    }
+    return row;
+  }
+
+  /** The shared creation path of POST /api/comments and GET /api/comments/create. */
+  function create(c: Context, input: { entity_type: EntityType; entity_id: string; body: string; parent_id?: string }, userId: string, extra?: (row: CommentRow) => void): CommentRow {
+    if (!entityExists(db, deps.content(), input.entity_type, input.entity_id, { userId, isModerator: isModerator(c) })) {
+      throw new ApiError(404, `No ${input.entity_type} with id ${input.entity_id}`);
+    }
+    let parentId: string | null = null;
+    if (input.parent_id) {
+      const parent = store.get(input.parent_id);
+      if (!parent || parent.deleted_at || parent.hidden || parent.entity_type !== input.entity_type || parent.entity_id !== input.entity_id) {
+        throw new ApiError(404, 'The comment you reply to does not exist on this item');
+      }
+      parentId = parent.id;
+    }
+    return store.create({ entityType: input.entity_type, entityId: input.entity_id, parentId, authorId: userId, body: input.body }, extra);
+  }
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/comments',
+      tags: ['comments'],
+      summary: 'Comments on an item, oldest first',
+      request: {
+        query: z.object({
+          entity_type: z.enum(ENTITY_TYPES),
+          entity_id: z.string().min(1).max(200),
+          limit: limitParam(200, 50),
+          offset: offsetParam(),
+          include_hidden: queryBool(false, 'Include hidden comments (moderators only).'),
+        }),
+      },
+      responses: { 200: json(CommentList, 'Comments'), ...E },
+    }),
+    (c, { query }) => {
+      if (query.include_hidden && !isModerator(c)) throw new ApiError(403, 'Only moderators see hidden comments');
+      const p = principal(c);
+      if (!entityExists(db, deps.content(), query.entity_type, query.entity_id, { userId: p?.user.id ?? null, isModerator: isModerator(c) })) {
+        throw new ApiError(404, `No ${query.entity_type} with id ${query.entity_id}`);
+      }
+      const { total, rows } = store.list(query.entity_type, query.entity_id, { includeHidden: query.include_hidden, limit: query.limit, offset: query.offset });
+      return c.json({ total, limit: query.limit, offset: query.offset, items: out(rows) }, 200, noStore);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/comments',
+      tags: ['comments'],
+      summary: 'Comment on an item, or reply with parent_id; @handle mentions notify people',
+      request: { body: { content: { 'application/json': { schema: CommentCreate } }, required: true } },
+      responses: { 201: json(CommentOut, 'Created'), ...E },
+    }),
+    (c, { body }) => {
+      const p = requireUser(c);
+      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      return c.json(out([create(c, body, p.user.id)])[0], 201, noStore);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/comments/create',
+      tags: ['comments'],
+      summary: 'Create a comment with GET, for sandboxes that cannot POST (bearer token required; idempotent by key)',
+      request: {
+        query: z.object({
+          entity_type: z.enum(ENTITY_TYPES),
+          entity_id: z.string().min(1).max(200),
+          body: z.string().trim().min(1).max(GET_COMMENT_MAX),
+          idempotency_key: z.uuid(),
+          parent_id: z.string().max(100).optional(),
+        }),
+      },
+      responses: { 200: json(CommentOut, 'The comment this key created before'), 201: json(CommentOut, 'Created'), 409: json(ErrorDetail, 'Key reused for another comment'), ...E },
+    }),
+    (c, { query }) => {
+      const p = requireUser(c);
+      // A GET that writes must not ride on a browser cookie: a link or an image could trigger it.
+      if (p.via === 'session') throw new ApiError(401, 'GET /api/comments/create needs an Authorization: Bearer header', { 'WWW-Authenticate': 'Bearer' });
+      const { idempotency_key: key, ...input } = query;
+      const requestHash = createHash('sha256').update(JSON.stringify([input.entity_type, input.entity_id, input.parent_id ?? null, input.body])).digest('hex');
+      const seen = store.idempotent(p.user.id, key);
+      if (seen) {
+        if (seen.request_hash !== requestHash) throw new ApiError(409, 'This idempotency_key was already used for a different comment');
+        return c.json(out([store.get(seen.comment_id)!])[0], 200, { ...noStore, 'Idempotent-Replayed': 'true' });
+      }
+      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      const row = create(c, input, p.user.id, (r) => store.rememberIdempotent(p.user.id, key, requestHash, r.id));
+      return c.json(out([row])[0], 201, noStore);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({ method: 'get', path: '/api/comments/{comment_id}', tags: ['comments'], summary: 'One comment', request: { params: idParams }, responses: { 200: json(CommentOut, 'Comment'), ...E } }),
+    (c, { params }) => c.json(out([visible(c, params.comment_id)])[0], 200, noStore),
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'patch',
+      path: '/api/comments/{comment_id}',
+      tags: ['comments'],
+      summary: 'Edit your comment (earlier versions are kept)',
+      request: { params: idParams, body: { content: { 'application/json': { schema: CommentUpdate } }, required: true } },
+      responses: { 200: json(CommentOut, 'Edited'), ...E },
+    }),
+    (c, { params, body }) => {
+      const p = requireUser(c);
+      const row = visible(c, params.comment_id);
+      if (row.deleted_at) throw new ApiError(404, 'Comment not found');
+      if (row.author_id !== p.user.id) throw new ApiError(403, 'Only the author can edit a comment');
+      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      return c.json(out([store.edit(row.id, body.body, p.user.id)])[0], 200, noStore);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({ method: 'delete', path: '/api/comments/{comment_id}', tags: ['comments'], summary: 'Delete a comment (author or moderator)', request: { params: idParams }, responses: { 204: { description: 'Deleted' }, ...E } }),
+    (c, { params }) => {
+      const p = requireUser(c);
+      const row = visible(c, params.comment_id);
+      if (row.deleted_at) throw new ApiError(404, 'Comment not found');
+      const mod = isModerator(c);
+      if (row.author_id !== p.user.id && !mod) throw new ApiError(403, 'Only the author or a moderator can delete a comment');
+      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      store.remove(row.id, p.user.id, row.author_id !== p.user.id);
+      return c.body(null, 204);
+    },
+  );
+
+  for (const action of ['hide', 'unhide'] as const) {
+    addRoute(
+      app,
+      createRoute({
+        method: 'post',
+        path: `/api/comments/{comment_id}/${action}`,
+        tags: ['comments', 'moderation'],
+        summary: action === 'hide' ? 'Hide a comment from everyone but moderators' : 'Show a hidden comment again',
+        request: { params: idParams },
+        responses: { 200: json(CommentOut, 'Done'), ...E },
+      }),
+      (c, { params }) => {
+        const p = requireRole(c, 'moderator');
+        const row = visible(c, params.comment_id);
+        return c.json(out([store.setHidden(row.id, action === 'hide', p.user.id)])[0], 200, noStore);
+      },
+    );
+  }
+
+  const reactionOut = (commentId: string, userId: string) => ({ comment_id: commentId, counts: store.reactionCounts([commentId]).get(commentId)!, mine: store.myReactions(commentId, userId) });
+  addRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/comments/{comment_id}/react',
+      tags: ['comments'],
+      summary: `React to a comment (one per kind per person; kinds: ${REACTION_KINDS.join(', ')})`,
+      request: { params: idParams, body: { content: { 'application/json': { schema: ReactionCreate } }, required: true } },
+      responses: { 200: json(ReactionOut, 'Counts after the reaction'), ...E },
+    }),
+    (c, { params, body }) => {
+      const p = requireUser(c);
+      const row = visible(c, params.comment_id);
+      if (row.deleted_at) throw new ApiError(404, 'Comment not found');
+      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      store.react(row.id, p.user.id, body.kind);
+      return c.json(reactionOut(row.id, p.user.id), 200, noStore);
+    },
+  );
+  addRoute(
+    app,
+    createRoute({
+      method: 'delete',
+      path: '/api/comments/{comment_id}/react/{kind}',
+      tags: ['comments'],
+      summary: 'Take a reaction back',
+      request: { params: z.object({ comment_id: z.string().max(100), kind: z.enum(REACTION_KINDS) }) },
+      responses: { 200: json(ReactionOut, 'Counts after'), ...E },
+    }),
+    (c, { params }) => {
+      const p = requireUser(c);
+      const row = visible(c, params.comment_id);
+      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      store.unreact(row.id, p.user.id, params.kind as ReactionKind);
+      return c.json(reactionOut(row.id, p.user.id), 200, noStore);
+    },
+  );
+}
