@@ -16,6 +16,7 @@ import { createNotifications, type Notifications } from './notifications/index.t
 import { registerNotificationRoutes } from './notifications/routes.ts';
 import { RateLimiter } from './rate-limit/index.ts';
 import { registerCommentRoutes } from './comments/routes.ts';
+import { registerPostRoutes } from './posts/routes.ts';
 import { bodyLimit } from 'hono/body-limit';
 
 export interface AppDeps {
@@ -58,6 +59,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   };
   registerNotificationRoutes(app, community.notifications);
   registerCommentRoutes(app, community);
+  registerPostRoutes(app, { ...community, autoPublishPosts: deps.config.postsAutoPublish });
   registerAuditRoutes(app, () => deps.audit);
   registerOpenApi(app, { title: deps.config.siteName, serverUrl: deps.config.baseUrl });
   return app;

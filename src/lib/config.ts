@@ -37,6 +37,7 @@ const EnvSchema = z.object({
   SESSION_TTL_HOURS: z.coerce.number().min(0.01).max(24 * 365).default(24 * 30),
   WRITE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   AUTO_REJECT_FLAG_THRESHOLD: z.coerce.number().int().min(1).default(3),
+  POSTS_AUTO_PUBLISH: boolFromEnv.default(true),
 });
 
 export interface Config {
@@ -73,6 +74,8 @@ export interface Config {
   writeRateLimitPerMinute: number;
   /** Community flags that reject a pending proposal. */
   autoRejectFlagThreshold: number;
+  /** Submitted posts that pass the checks are published at once; otherwise they wait for a moderator. */
+  postsAutoPublish: boolean;
   audit: {
     /** A signed checkpoint after this many new events… */
     checkpointEvery: number;
@@ -126,6 +129,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secureCookies: baseUrl.startsWith('https://'),
     writeRateLimitPerMinute: e.WRITE_RATE_LIMIT_PER_MINUTE,
     autoRejectFlagThreshold: e.AUTO_REJECT_FLAG_THRESHOLD,
+    postsAutoPublish: e.POSTS_AUTO_PUBLISH,
     audit: {
       checkpointEvery: e.AUDIT_CHECKPOINT_EVERY,
       checkpointIntervalSeconds: e.AUDIT_CHECKPOINT_INTERVAL_SECONDS,

@@ -1,0 +1,423 @@
+// Post endpoints: the published list, your posts, one post by slug, edits, submission and review, the
+// post essay with ETag/If-Match so two editors never overwrite each other silently, co-admins and votes.
+// Who may do what, checked once per route: anyone reads published posts; the author and co-admins edit
+// and submit; only the author deletes and manages co-admins; moderators review; signed-in people vote.
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { addRoute } from '../validation/route.ts';
+import { limitParam, offsetParam } from '../validation/index.ts';
+import { ApiError } from '../errors/index.ts';
+import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
+import { principal, requireRole, requireUser } from '../auth/middleware.ts';
+import { enforceRate } from '../rate-limit/index.ts';
+import { publicUser, UserPublicOut } from '../auth/routes.ts';
+import { canSeePost } from '../comments/entities.ts';
+import type { CommunityDeps } from '../app.ts';
+import { createPostStore, type EssayRevision, type PostRow } from './store.ts';
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
+const E = {
+  401: json(ErrorDetail, 'Not authenticated'),
+  403: json(ErrorDetail, 'Not allowed'),
+  404: json(ErrorDetail, 'Not found'),
+  422: json(HTTPValidationError, 'Validation error'),
+  429: json(ErrorDetail, 'Too many requests'),
+};
+const Tag = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'lower-case kebab-case').max(64);
+const PostOut = z
+  .object({
+    post_id: z.string(),
+    slug: z.string(),
+    title: z.string(),
+    summary: z.string(),
+    tags: z.array(z.string()),
+    lang: z.enum(['en', 'sl']),
+    status: z.enum(['draft', 'submitted', 'published', 'rejected']),
+    author: UserPublicOut,
+    co_admins: z.array(z.string()),
+    votes: z.number().int(),
+    essay_revision: z.number().int(),
+    url: z.string(),
+    api_url: z.string(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    submitted_at: z.string().nullable(),
+    published_at: z.string().nullable(),
+  })
+  .openapi('PostOut');
+const PostList = z.object({ total: z.number().int(), limit: z.number().int(), offset: z.number().int(), items: z.array(PostOut) }).openapi('PostList');
+const PostCreate = z
+  .strictObject({
+    title: z.string().trim().min(3).max(200),
+    summary: z.string().trim().max(1000).default(''),
+    tags: z.array(Tag).max(10).default([]),
+    lang: z.enum(['en', 'sl']).default('en'),
+    body: z.string().max(100_000).optional().openapi({ description: 'The first version of the post essay (Markdown).' }),
+  })
+  .openapi('PostCreate');
+const PostUpdate = z
+  .strictObject({ title: z.string().trim().min(3).max(200).optional(), summary: z.string().trim().max(1000).optional(), tags: z.array(Tag).max(10).optional(), lang: z.enum(['en', 'sl']).optional() })
+  .openapi('PostUpdate');
+const EssayOut = z
+  .object({ post_id: z.string(), revision: z.number().int(), body: z.string(), etag: z.string(), updated_at: z.string().nullable(), updated_by: z.string().nullable() })
+  .openapi('EssayOut');
+const EssayPutBody = z.strictObject({ body: z.string().max(100_000) }).openapi('EssayPutBody');
+const AdminsOut = z.object({ post_id: z.string(), author: UserPublicOut, admins: z.array(UserPublicOut) }).openapi('AdminsOut');
+const GrantCoAdminBody = z.strictObject({ user_id: z.string().min(1).max(100) }).openapi('GrantCoAdminBody');
+const VoteOut = z.object({ post_id: z.string(), votes: z.number().int(), voted: z.boolean() }).openapi('VoteOut');
+const ReviewBody = z.strictObject({ action: z.enum(['publish', 'reject']), note: z.string().max(1000).optional() }).openapi('PostReviewBody');
+const postIdParam = z.object({ post_id: z.string().max(100) });
+
+/** Hooks for what else must know when a post becomes public or stops being so (the search live index). */
+export interface PostListener {
+  published(post: PostRow, essay: string): void;
+  removed(postId: string): void;
+}
+
+export function etagOf(postId: string, revision: number): string {
+  return `"${postId}.${revision}"`;
+}
+
+export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { posts?: PostListener; autoPublishPosts?: boolean }) {
+  const { db, identity } = deps;
+  const store = createPostStore(db, deps.audit, deps.notifications);
+  const listener = deps.posts;
+  const autoPublish = deps.autoPublishPosts ?? true;
+  const noStore = { 'Cache-Control': 'no-store' };
+
+  const out = (p: PostRow) => ({
+    post_id: p.id,
+    slug: p.slug,
+    title: p.title,
+    summary: p.summary,
+    tags: JSON.parse(p.tags) as string[],
+    lang: p.lang,
+    status: p.status,
+    author: publicUser(identity.getUser(p.author_id)!),
+    co_admins: store.coAdmins(p.id),
+    votes: store.votes(p.id),
+    essay_revision: store.essay(p.id)?.revision ?? 0,
+    url: `/posts/${p.slug}`,
+    api_url: `/api/posts/${p.slug}`,
+    created_at: p.created_at,
+    updated_at: p.updated_at,
+    submitted_at: p.submitted_at,
+    published_at: p.published_at,
+  });
+  const essayOut = (postId: string, rev: EssayRevision | undefined) => ({
+    post_id: postId,
+    revision: rev?.revision ?? 0,
+    body: rev?.body ?? '',
+    etag: etagOf(postId, rev?.revision ?? 0),
+    updated_at: rev?.created_at ?? null,
+    updated_by: rev?.author_id ?? null,
+  });
+
+  const isMod = (c: Context) => {
+    const p = principal(c);
+    return !!p && p.user.role !== 'user';
+  };
+  /** The post if the caller may see it; 404 otherwise (drafts do not leak their existence). */
+  function visible(c: Context, idOrSlug: string): PostRow {
+    const post = store.find(idOrSlug);
+    if (!post || !canSeePost(db, post, principal(c)?.user.id ?? null, isMod(c))) throw new ApiError(404, 'Post not found');
+    return post;
+  }
+  /** The post if the caller is its author or a co-admin. */
+  function editable(c: Context, postId: string): { post: PostRow; userId: string } {
+    const p = requireUser(c);
+    const post = visible(c, postId);
+    if (post.author_id !== p.user.id && !store.isCoAdmin(post.id, p.user.id)) throw new ApiError(403, 'Only the author and co-admins can change this post');
+    enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+    return { post, userId: p.user.id };
+  }
+  function authorOnly(c: Context, postId: string): { post: PostRow; userId: string } {
+    const p = requireUser(c);
+    const post = visible(c, postId);
+    if (post.author_id !== p.user.id) throw new ApiError(403, 'Only the author can do this');
+    enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+    return { post, userId: p.user.id };
+  }
+  const announce = (post: PostRow) => {
+    if (post.status === 'published') listener?.published(post, store.essay(post.id)?.body ?? '');
+  };
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/posts',
+      tags: ['posts'],
+      summary: 'Published posts',
+      request: {
+        query: z.object({
+          tag: z.string().max(64).optional(),
+          limit: limitParam(100, 20),
+          offset: offsetParam(),
+          sort: z.enum(['newest', 'oldest']).default('newest'),
+        }),
+      },
+      responses: { 200: json(PostList, 'Posts'), 422: E[422] },
+    }),
+    (c, { query }) => {
+      const { total, rows } = store.listPublished(query);
+      return c.json({ total, limit: query.limit, offset: query.offset, items: rows.map(out) }, 200, { 'Cache-Control': 'public, max-age=30' });
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/posts',
+      tags: ['posts'],
+      summary: 'Create a post (a draft)',
+      request: { body: { content: { 'application/json': { schema: PostCreate } }, required: true } },
+      responses: { 201: json(PostOut, 'Created'), ...E },
+    }),
+    (c, { body }) => {
+      const p = requireUser(c);
+      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      return c.json(out(store.create({ authorId: p.user.id, ...body })), 201, noStore);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/posts/me',
+      tags: ['posts'],
+      summary: 'Your posts (as author or co-admin), in every state',
+      request: { query: z.object({ limit: limitParam(200, 50), offset: offsetParam() }) },
+      responses: { 200: json(PostList, 'Posts'), ...E },
+    }),
+    (c, { query }) => {
+      const p = requireUser(c);
+      const { total, rows } = store.listMine(p.user.id, query.limit, query.offset);
+      return c.json({ total, limit: query.limit, offset: query.offset, items: rows.map(out) }, 200, noStore);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({ method: 'get', path: '/api/posts/{slug}', tags: ['posts'], summary: 'One post by slug (or id)', request: { params: z.object({ slug: z.string().max(200) }) }, responses: { 200: json(PostOut, 'Post'), 404: E[404] } }),
+    (c, { params }) => c.json(out(visible(c, params.slug)), 200, noStore),
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'patch',
+      path: '/api/posts/{post_id}',
+      tags: ['posts'],
+      summary: 'Change a post (author or co-admin)',
+      request: { params: postIdParam, body: { content: { 'application/json': { schema: PostUpdate } }, required: true } },
+      responses: { 200: json(PostOut, 'Updated'), ...E },
+    }),
+    (c, { params, body }) => {
+      const { post, userId } = editable(c, params.post_id);
+      const updated = store.update(post.id, body, userId);
+      announce(updated);
+      return c.json(out(updated), 200, noStore);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({ method: 'delete', path: '/api/posts/{post_id}', tags: ['posts'], summary: 'Delete a post (author only)', request: { params: postIdParam }, responses: { 204: { description: 'Deleted' }, ...E } }),
+    (c, { params }) => {
+      const { post, userId } = authorOnly(c, params.post_id);
+      store.remove(post.id, userId);
+      listener?.removed(post.id);
+      return c.body(null, 204);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/posts/{post_id}/submit',
+      tags: ['posts'],
+      summary: 'Submit a draft for publication: published at once when it passes the checks and auto-publish is on, otherwise queued for a moderator',
+      request: { params: postIdParam },
+      responses: { 202: json(PostOut, 'Accepted'), 409: json(ErrorDetail, 'Not a draft, or the checks fail'), ...E },
+    }),
+    (c, { params }) => {
+      const { post, userId } = editable(c, params.post_id);
+      if (post.status !== 'draft' && post.status !== 'rejected') throw new ApiError(409, `The post is already ${post.status}`);
+      const essay = store.essay(post.id)?.body.trim() ?? '';
+      const problems = [!essay && 'the essay is empty', essay && essay.length < 200 && 'the essay is shorter than 200 characters', post.summary.trim() === '' && 'the summary is empty'].filter(Boolean);
+      if (problems.length) throw new ApiError(409, `The post cannot be submitted yet: ${problems.join('; ')}`);
+      const submitted = store.submit(post.id, userId, autoPublish);
+      announce(submitted);
+      return c.json(out(submitted), 202, noStore);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/posts/{post_id}/review',
+      tags: ['posts', 'moderation'],
+      summary: 'Publish or reject a submitted post (moderators)',
+      request: { params: postIdParam, body: { content: { 'application/json': { schema: ReviewBody } }, required: true } },
+      responses: { 200: json(PostOut, 'Reviewed'), 409: json(ErrorDetail, 'Not submitted'), ...E },
+    }),
+    (c, { params, body }) => {
+      const p = requireRole(c, 'moderator');
+      const post = visible(c, params.post_id);
+      if (post.status !== 'submitted') throw new ApiError(409, `Only submitted posts are reviewed; this one is ${post.status}`);
+      const reviewed = store.review(post.id, body.action, p.user.id, body.note);
+      announce(reviewed);
+      return c.json(out(reviewed), 200, noStore);
+    },
+  );
+
+  // ---- the post essay ----
+  addRoute(
+    app,
+    createRoute({ method: 'get', path: '/api/posts/{post_id}/essay', tags: ['posts'], summary: 'The post essay, with its ETag', request: { params: postIdParam }, responses: { 200: json(EssayOut, 'Essay'), 404: E[404] } }),
+    (c, { params }) => {
+      const post = visible(c, params.post_id);
+      const e = essayOut(post.id, store.essay(post.id));
+      return c.json(e, 200, { ...noStore, ETag: e.etag });
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'put',
+      path: '/api/posts/{post_id}/essay',
+      tags: ['posts'],
+      summary: 'Replace the post essay; send If-Match with the ETag you read (412 when someone saved in between)',
+      request: {
+        params: postIdParam,
+        headers: z.object({ 'if-match': z.string().max(200).optional() }),
+        body: { content: { 'application/json': { schema: EssayPutBody } }, required: true },
+      },
+      responses: {
+        200: json(EssayOut, 'Saved'),
+        412: json(z.object({ detail: z.string(), current: EssayOut }), 'Someone saved a newer version: here it is'),
+        428: json(ErrorDetail, 'If-Match is required once the essay has content'),
+        ...E,
+      },
+    }),
+    (c, { params, body }) => {
+      const { post, userId } = editable(c, params.post_id);
+      const current = store.essay(post.id);
+      const ifMatch = c.req.header('if-match');
+      let expected: number | null = null;
+      if (ifMatch === undefined) {
+        // Without If-Match a second editor would silently overwrite the first: refuse once there is text.
+        if (current) throw new ApiError(428, 'Send If-Match with the ETag of the version you edited (GET the essay first)');
+      } else if (ifMatch.trim() !== '*') {
+        const tags = ifMatch.split(',').map((t) => t.trim().replace(/^W\//, ''));
+        const match = tags.find((t) => t === etagOf(post.id, current?.revision ?? 0));
+        expected = match ? (current?.revision ?? 0) : -1;
+      }
+      const saved = expected === -1 ? null : store.writeEssay(post.id, body.body, userId, expected ?? current?.revision ?? 0);
+      if (!saved) {
+        const latest = essayOut(post.id, store.essay(post.id));
+        return c.json({ detail: 'The essay changed since you read it; merge with the current version and try again', current: latest }, 412, { ...noStore, ETag: latest.etag });
+      }
+      const e = essayOut(post.id, saved);
+      if (post.status === 'published') listener?.published(store.get(post.id)!, saved.body);
+      return c.json(e, 200, { ...noStore, ETag: e.etag });
+    },
+  );
+
+  // ---- co-admins ----
+  const adminsOut = (post: PostRow) => ({
+    post_id: post.id,
+    author: publicUser(identity.getUser(post.author_id)!),
+    admins: store.coAdmins(post.id).map((id) => publicUser(identity.getUser(id)!)),
+  });
+  addRoute(
+    app,
+    createRoute({ method: 'get', path: '/api/posts/{post_id}/admins', tags: ['posts'], summary: 'The author and co-admins', request: { params: postIdParam }, responses: { 200: json(AdminsOut, 'Admins'), 404: E[404] } }),
+    (c, { params }) => c.json(adminsOut(visible(c, params.post_id)), 200, noStore),
+  );
+  addRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/posts/{post_id}/admins',
+      tags: ['posts'],
+      summary: 'Make someone a co-admin (author only)',
+      request: { params: postIdParam, body: { content: { 'application/json': { schema: GrantCoAdminBody } }, required: true } },
+      responses: { 201: json(AdminsOut, 'Granted'), 409: json(ErrorDetail, 'Already a co-admin, or the author'), ...E },
+    }),
+    (c, { params, body }) => {
+      const { post, userId } = authorOnly(c, params.post_id);
+      if (!identity.getUser(body.user_id)) throw new ApiError(404, 'User not found');
+      if (body.user_id === post.author_id) throw new ApiError(409, 'The author is already in charge of this post');
+      if (!store.grantCoAdmin(post.id, body.user_id, userId, post.title)) throw new ApiError(409, 'Already a co-admin');
+      return c.json(adminsOut(post), 201, noStore);
+    },
+  );
+  addRoute(
+    app,
+    createRoute({
+      method: 'delete',
+      path: '/api/posts/{post_id}/admins/{user_id}',
+      tags: ['posts'],
+      summary: 'Remove a co-admin (the author, or co-admins themselves)',
+      request: { params: z.object({ post_id: z.string().max(100), user_id: z.string().max(100) }) },
+      responses: { 204: { description: 'Removed' }, ...E },
+    }),
+    (c, { params }) => {
+      const p = requireUser(c);
+      const post = visible(c, params.post_id);
+      if (p.user.id !== post.author_id && p.user.id !== params.user_id) throw new ApiError(403, 'Only the author can remove other co-admins');
+      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      if (!store.revokeCoAdmin(post.id, params.user_id, p.user.id)) throw new ApiError(404, 'Not a co-admin of this post');
+      return c.body(null, 204);
+    },
+  );
+
+  // ---- votes on the essay ----
+  const voteOut = (postId: string, userId: string | null) => ({ post_id: postId, votes: store.votes(postId), voted: userId ? store.hasVoted(postId, userId) : false });
+  addRoute(
+    app,
+    createRoute({ method: 'get', path: '/api/posts/{post_id}/essay/votes', tags: ['posts'], summary: 'Votes on the essay', request: { params: postIdParam }, responses: { 200: json(VoteOut, 'Votes'), 404: E[404] } }),
+    (c, { params }) => {
+      const post = visible(c, params.post_id);
+      return c.json(voteOut(post.id, principal(c)?.user.id ?? null), 200, noStore);
+    },
+  );
+  addRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/posts/{post_id}/essay/vote',
+      tags: ['posts'],
+      summary: 'Vote for the essay (one vote per person; not your own post)',
+      request: { params: postIdParam },
+      responses: { 200: json(VoteOut, 'Votes'), 409: json(ErrorDetail, 'Not published, or your own post'), ...E },
+    }),
+    (c, { params }) => {
+      const p = requireUser(c);
+      const post = visible(c, params.post_id);
+      if (post.status !== 'published') throw new ApiError(409, 'Only published posts can be voted on');
+      if (post.author_id === p.user.id || store.isCoAdmin(post.id, p.user.id)) throw new ApiError(409, 'You cannot vote for a post you write');
+      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      store.vote(post, p.user.id, p.user.display_name);
+      return c.json(voteOut(post.id, p.user.id), 200, noStore);
+    },
+  );
+  addRoute(
+    app,
+    createRoute({ method: 'delete', path: '/api/posts/{post_id}/essay/vote', tags: ['posts'], summary: 'Take your vote back', request: { params: postIdParam }, responses: { 204: { description: 'Removed' }, ...E } }),
+    (c, { params }) => {
+      const p = requireUser(c);
+      const post = visible(c, params.post_id);
+      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      if (!store.unvote(post.id, p.user.id)) throw new ApiError(404, 'You have not voted for this post');
+      return c.body(null, 204);
+    },
+  );
+}

@@ -1,0 +1,226 @@
+// Posts in SQLite: the post, its tags, its essay with every revision, its co-admins and votes. Each write
+// is one transaction with its audit event and the notifications it causes.
+import type { Db } from '../db/index.ts';
+import type { AuditLog } from '../audit/index.ts';
+import type { Notifications } from '../notifications/index.ts';
+import { randomId } from '../auth/secrets.ts';
+
+export interface PostRow {
+  id: string;
+  slug: string;
+  author_id: string;
+  title: string;
+  summary: string;
+  tags: string;
+  lang: 'en' | 'sl';
+  status: 'draft' | 'submitted' | 'published' | 'rejected';
+  created_at: string;
+  updated_at: string;
+  submitted_at: string | null;
+  published_at: string | null;
+  deleted_at: string | null;
+}
+
+export interface EssayRevision {
+  post_id: string;
+  revision: number;
+  body: string;
+  author_id: string;
+  created_at: string;
+}
+
+export function slugify(title: string): string {
+  return (
+    title
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60)
+      .replace(/-+$/, '') || 'post'
+  );
+}
+
+export function createPostStore(db: Db, audit: AuditLog, notifications: Notifications, now: () => Date = () => new Date()) {
+  const byId = db.prepare<[string], PostRow>('SELECT * FROM posts WHERE id = ? AND deleted_at IS NULL');
+  const bySlug = db.prepare<[string], PostRow>('SELECT * FROM posts WHERE slug = ? AND deleted_at IS NULL');
+  const latest = db.prepare<[string], EssayRevision>('SELECT * FROM post_essay_revisions WHERE post_id = ? ORDER BY revision DESC LIMIT 1');
+  const iso = () => now().toISOString();
+
+  function uniqueSlug(title: string): string {
+    const base = slugify(title);
+    let slug = base;
+    for (let i = 2; db.prepare('SELECT 1 FROM posts WHERE slug = ?').get(slug); i++) slug = `${base}-${i}`;
+    return slug;
+  }
+  function setTags(postId: string, tags: string[]): void {
+    db.prepare('DELETE FROM post_tags WHERE post_id = ?').run(postId);
+    for (const t of tags) db.prepare('INSERT INTO post_tags (post_id, tag) VALUES (?, ?)').run(postId, t);
+  }
+  function addRevision(postId: string, body: string, authorId: string): EssayRevision {
+    const revision = (latest.get(postId)?.revision ?? 0) + 1;
+    db.prepare('INSERT INTO post_essay_revisions (post_id, revision, body, author_id, created_at) VALUES (?, ?, ?, ?, ?)').run(postId, revision, body, authorId, iso());
+    return latest.get(postId)!;
+  }
+
+  return {
+    get: (id: string): PostRow | undefined => byId.get(id),
+    getBySlug: (slug: string): PostRow | undefined => bySlug.get(slug),
+    /** A post by id or by slug: the spec addresses reads by slug and writes by id. */
+    find: (idOrSlug: string): PostRow | undefined => byId.get(idOrSlug) ?? bySlug.get(idOrSlug),
+
+    isCoAdmin: (postId: string, userId: string): boolean => !!db.prepare('SELECT 1 FROM post_admins WHERE post_id = ? AND user_id = ?').get(postId, userId),
+    coAdmins: (postId: string): string[] => db.prepare('SELECT user_id FROM post_admins WHERE post_id = ? ORDER BY created_at, user_id').pluck().all(postId) as string[],
+
+    create(input: { authorId: string; title: string; summary: string; tags: string[]; lang: 'en' | 'sl'; body?: string }): PostRow {
+      return db.transaction(() => {
+        const id = randomId('pst');
+        const t = iso();
+        db.prepare('INSERT INTO posts (id, slug, author_id, title, summary, tags, lang, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+          id, uniqueSlug(input.title), input.authorId, input.title, input.summary, JSON.stringify(input.tags), input.lang, t, t,
+        );
+        setTags(id, input.tags);
+        if (input.body) addRevision(id, input.body, input.authorId);
+        audit.append({ kind: 'post.create', subjectType: 'post', subjectId: id, actor: { userId: input.authorId }, data: { status: 'draft' } });
+        return byId.get(id)!;
+      }).immediate();
+    },
+
+    update(id: string, patch: { title?: string; summary?: string; tags?: string[]; lang?: 'en' | 'sl' }, userId: string): PostRow {
+      return db.transaction(() => {
+        const fields: Record<string, unknown> = {};
+        if (patch.title !== undefined) fields.title = patch.title;
+        if (patch.summary !== undefined) fields.summary = patch.summary;
+        if (patch.lang !== undefined) fields.lang = patch.lang;
+        if (patch.tags !== undefined) {
+          fields.tags = JSON.stringify(patch.tags);
+          setTags(id, patch.tags);
+        }
+        const keys = Object.keys(fields);
+        if (keys.length) {
+          db.prepare(`UPDATE posts SET ${keys.map((k) => `${k} = @${k}`).join(', ')}, updated_at = @t WHERE id = @id`).run({ ...fields, t: iso(), id });
+          audit.append({ kind: 'post.update', subjectType: 'post', subjectId: id, actor: { userId }, data: { fields: keys.sort() } });
+        }
+        return byId.get(id)!;
+      }).immediate();
+    },
+
+    remove(id: string, userId: string): void {
+      db.transaction(() => {
+        db.prepare('UPDATE posts SET deleted_at = ?, updated_at = ? WHERE id = ?').run(iso(), iso(), id);
+        audit.append({ kind: 'post.delete', subjectType: 'post', subjectId: id, actor: { userId } });
+      }).immediate();
+    },
+
+    /** draft → submitted, and on to published when the auto-publish rule applies. */
+    submit(id: string, userId: string, autoPublish: boolean): PostRow {
+      return db.transaction(() => {
+        const t = iso();
+        db.prepare("UPDATE posts SET status = 'submitted', submitted_at = ?, updated_at = ? WHERE id = ?").run(t, t, id);
+        audit.append({ kind: 'post.submit', subjectType: 'post', subjectId: id, actor: { userId } });
+        if (autoPublish) {
+          db.prepare("UPDATE posts SET status = 'published', published_at = ?, updated_at = ? WHERE id = ?").run(t, t, id);
+          audit.append({ kind: 'post.publish', subjectType: 'post', subjectId: id, actor: 'system', data: { rule: 'auto_publish' } });
+        }
+        return byId.get(id)!;
+      }).immediate();
+    },
+
+    /** A moderator publishes or rejects a submitted post; the author hears about it. */
+    review(id: string, action: 'publish' | 'reject', moderatorId: string, note: string | undefined): PostRow {
+      return db.transaction(() => {
+        const t = iso();
+        const post = byId.get(id)!;
+        if (action === 'publish') db.prepare("UPDATE posts SET status = 'published', published_at = ?, updated_at = ? WHERE id = ?").run(t, t, id);
+        else db.prepare("UPDATE posts SET status = 'rejected', updated_at = ? WHERE id = ?").run(t, id);
+        audit.append({ kind: `post.${action}`, subjectType: 'post', subjectId: id, actor: { userId: moderatorId } });
+        notifications.notify({
+          userId: post.author_id,
+          kind: 'system',
+          title: action === 'publish' ? `Your post “${post.title}” is published` : `Your post “${post.title}” was not published`,
+          body: note ?? '',
+          link: `/api/posts/${post.slug}`,
+          actorId: moderatorId,
+          subjectType: 'post',
+          subjectId: id,
+        });
+        return byId.get(id)!;
+      }).immediate();
+    },
+
+    essay: (postId: string): EssayRevision | undefined => latest.get(postId),
+    revisions: (postId: string): number => db.prepare('SELECT COUNT(*) FROM post_essay_revisions WHERE post_id = ?').pluck().get(postId) as number,
+
+    /** Writes a new essay revision if `expectedRevision` is still the current one; otherwise returns null. */
+    writeEssay(postId: string, body: string, userId: string, expectedRevision: number | null): EssayRevision | null {
+      return db.transaction(() => {
+        const current = latest.get(postId)?.revision ?? 0;
+        if (expectedRevision !== null && expectedRevision !== current) return null;
+        const rev = addRevision(postId, body, userId);
+        db.prepare('UPDATE posts SET updated_at = ? WHERE id = ?').run(iso(), postId);
+        audit.append({ kind: 'post.essay_update', subjectType: 'post', subjectId: postId, actor: { userId }, data: { revision: rev.revision } });
+        return rev;
+      }).immediate();
+    },
+
+    grantCoAdmin(postId: string, userId: string, grantedBy: string, postTitle: string): boolean {
+      return db.transaction(() => {
+        const r = db.prepare('INSERT OR IGNORE INTO post_admins (post_id, user_id, granted_by, created_at) VALUES (?, ?, ?, ?)').run(postId, userId, grantedBy, iso());
+        if (r.changes === 0) return false;
+        audit.append({ kind: 'post.co_admin_grant', subjectType: 'post', subjectId: postId, actor: { userId: grantedBy }, data: { co_admin: userId } });
+        notifications.notify({ userId, kind: 'co_admin', title: `You can now edit “${postTitle}”`, link: `/api/posts/${postId}`, actorId: grantedBy, subjectType: 'post', subjectId: postId });
+        return true;
+      }).immediate();
+    },
+
+    revokeCoAdmin(postId: string, userId: string, actorId: string): boolean {
+      return db.transaction(() => {
+        const r = db.prepare('DELETE FROM post_admins WHERE post_id = ? AND user_id = ?').run(postId, userId);
+        if (r.changes === 0) return false;
+        audit.append({ kind: 'post.co_admin_revoke', subjectType: 'post', subjectId: postId, actor: { userId: actorId }, data: { co_admin: userId } });
+        return true;
+      }).immediate();
+    },
+
+    votes: (postId: string): number => db.prepare('SELECT COUNT(*) FROM post_votes WHERE post_id = ?').pluck().get(postId) as number,
+    hasVoted: (postId: string, userId: string): boolean => !!db.prepare('SELECT 1 FROM post_votes WHERE post_id = ? AND user_id = ?').get(postId, userId),
+
+    vote(post: PostRow, userId: string, voterName: string): void {
+      db.transaction(() => {
+        const r = db.prepare('INSERT OR IGNORE INTO post_votes (post_id, user_id, created_at) VALUES (?, ?, ?)').run(post.id, userId, iso());
+        if (r.changes === 0) return;
+        audit.append({ kind: 'post.vote', subjectType: 'post', subjectId: post.id, actor: { userId } });
+        notifications.notify({ userId: post.author_id, kind: 'vote', title: `${voterName} voted for “${post.title}”`, link: `/api/posts/${post.slug}`, actorId: userId, subjectType: 'post', subjectId: post.id });
+      }).immediate();
+    },
+
+    unvote(postId: string, userId: string): boolean {
+      return db.transaction(() => {
+        const r = db.prepare('DELETE FROM post_votes WHERE post_id = ? AND user_id = ?').run(postId, userId);
+        if (r.changes > 0) audit.append({ kind: 'post.unvote', subjectType: 'post', subjectId: postId, actor: { userId } });
+        return r.changes > 0;
+      }).immediate();
+    },
+
+    listPublished(q: { tag?: string; sort: 'newest' | 'oldest'; limit: number; offset: number }) {
+      const where = ["status = 'published'", 'deleted_at IS NULL'];
+      if (q.tag) where.push('id IN (SELECT post_id FROM post_tags WHERE tag = @tag)');
+      const sql = `FROM posts WHERE ${where.join(' AND ')}`;
+      const total = db.prepare(`SELECT COUNT(*) ${sql}`).pluck().get({ tag: q.tag }) as number;
+      const rows = db
+        .prepare(`SELECT * ${sql} ORDER BY published_at ${q.sort === 'newest' ? 'DESC' : 'ASC'}, id LIMIT @limit OFFSET @offset`)
+        .all({ tag: q.tag, limit: q.limit, offset: q.offset }) as PostRow[];
+      return { total, rows };
+    },
+
+    listMine(userId: string, limit: number, offset: number) {
+      const sql = 'FROM posts WHERE deleted_at IS NULL AND (author_id = @u OR id IN (SELECT post_id FROM post_admins WHERE user_id = @u))';
+      const total = db.prepare(`SELECT COUNT(*) ${sql}`).pluck().get({ u: userId }) as number;
+      const rows = db.prepare(`SELECT * ${sql} ORDER BY updated_at DESC, id LIMIT @limit OFFSET @offset`).all({ u: userId, limit, offset }) as PostRow[];
+      return { total, rows };
+    },
+  };
+}
+
+export type PostStore = ReturnType<typeof createPostStore>;
