@@ -4,10 +4,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runBuildBench } from './build.ts';
 import { runAuditBench } from './audit.ts';
+import { runWritesBench } from './writes.ts';
 
 const SUITES: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
   build: runBuildBench,
   audit: runAuditBench,
+  writes: runWritesBench,
 };
 
 const [suite = 'build', ...args] = process.argv.slice(2);
