@@ -33,6 +33,11 @@ interface BuildMeta {
   pipeline: { last_run_at: string | null; last_status: string };
 }
 
+/** Query parameters that carry secrets (device codes, authorization codes, tokens) never reach the log. */
+export function redactUrl(url: string): string {
+  return url.replace(/([?&](?:device_code|code|token|refresh_token|code_verifier|client_secret|state)=)[^&]*/gi, '$1[redacted]');
+}
+
 export function readBuildMeta(distDir: string): BuildMeta | null {
   try {
     return JSON.parse(fs.readFileSync(path.join(distDir, 'build-meta.json'), 'utf8')) as BuildMeta;
@@ -60,8 +65,8 @@ export function loadContentState(config: Config, log: (m: string) => void = cons
 
 export async function startServer(config: Config = loadConfig(), opts: { log?: (m: string) => void } = {}): Promise<RunningServer> {
   const log = opts.log ?? ((m: string) => console.log(m));
-  const content = loadContentState(config, log);
-  const staticSite = loadStaticSite(path.join(config.distDir, 'client'));
+  let content = loadContentState(config, log);
+  let staticSite = loadStaticSite(path.join(config.distDir, 'client'));
   if (staticSite.fileCount === 0) log(`server: no prerendered files in ${config.distDir}; every read goes through the dynamic routes`);
   const db = openDatabase(path.join(config.dataDir, 'kb.sqlite'));
   const audit = createAuditLog(db, {
@@ -88,11 +93,28 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   const honoListener = getRequestListener(app.fetch);
   const serveStatic = createStaticHandler(() => staticSite);
   const server = http.createServer((req, res) => {
-    if (config.logRequests) res.on('finish', () => log(`${req.method} ${req.url} ${res.statusCode}`));
+    if (config.logRequests) res.on('finish', () => log(`${req.method} ${redactUrl(req.url ?? '')} ${res.statusCode}`));
     if (embeddedIdp?.handle(req, res)) return;
     if (!serveStatic(req, res)) void honoListener(req, res);
   });
   server.keepAliveTimeout = 65_000;
+  // The pipeline's rebuild-site swaps in a new dist/ and with it a new build-meta.json: reload both the
+  // files and the snapshot, so the server never answers from a stale build. A broken build keeps the old.
+  const metaFile = path.join(config.distDir, 'build-meta.json');
+  const onBuild = (cur: fs.Stats, prev: fs.Stats) => {
+    if (cur.mtimeMs === prev.mtimeMs || cur.mtimeMs === 0) return;
+    try {
+      const nextContent = loadContentState(config, log);
+      const nextSite = loadStaticSite(path.join(config.distDir, 'client'));
+      content = nextContent;
+      staticSite = nextSite;
+      running.staticSite = nextSite;
+      log(`server: reloaded a new build (${nextSite.fileCount} files)`);
+    } catch (err) {
+      log(`server: a new build could not be loaded, keeping the previous one: ${(err as Error).message.split('\n')[0]}`);
+    }
+  };
+  fs.watchFile(metaFile, { interval: 1000 }, onBuild);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -100,7 +122,7 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
   localUrl = url;
-  return {
+  const running: RunningServer = {
     url,
     server,
     staticSite,
@@ -108,6 +130,7 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
     audit,
     identity,
     close: async () => {
+      fs.unwatchFile(metaFile, onBuild);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
@@ -117,6 +140,7 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
       db.close();
     },
   };
+  return running;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

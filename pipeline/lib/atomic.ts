@@ -1,0 +1,38 @@
+// Crash-safe file writes: write a temporary file beside the target, flush it, rename over the target.
+// A reader (the build, the server) sees the old file or the new one, never half of one.
+import fs from 'node:fs';
+import path from 'node:path';
+
+export function writeFileAtomic(file: string, data: string | Buffer, opts: { mode?: number } = {}): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+  const fd = fs.openSync(tmp, 'w', opts.mode ?? 0o644);
+  try {
+    if (typeof data === 'string') fs.writeSync(fd, data);
+    else fs.writeSync(fd, data);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+}
+
+/** Writes only when the file does not exist yet (never overwrites an editor's file). Returns whether it wrote. */
+export function createFileAtomic(file: string, data: string): boolean {
+  if (fs.existsSync(file)) return false;
+  writeFileAtomic(file, data);
+  return true;
+}
+
+/** Removes temp files a killed run may have left (they never replaced anything). */
+export function sweepTempFiles(dir: string): number {
+  if (!fs.existsSync(dir)) return 0;
+  let n = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile() && /^\..+\.\d+\.[a-z0-9]+\.tmp$/.test(e.name)) {
+      fs.rmSync(path.join(e.parentPath, e.name), { force: true });
+      n++;
+    }
+  }
+  return n;
+}

@@ -1,0 +1,15 @@
+// The context every job runs with, from the same configuration the server reads.
+import { loadConfig } from '../../src/lib/config.ts';
+import type { JobContext } from './types.ts';
+
+export function jobContext(options: Record<string, string> = {}, env: Record<string, string | undefined> = process.env): JobContext {
+  const config = loadConfig(env);
+  return {
+    config,
+    contentDir: config.contentDir,
+    dataDir: config.dataDir,
+    options,
+    log: (line) => console.log(line),
+    now: () => (env.PIPELINE_NOW ? new Date(env.PIPELINE_NOW) : new Date()),
+  };
+}

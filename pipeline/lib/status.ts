@@ -1,0 +1,38 @@
+// var/pipeline/status.json: the last run of every job (start, end, outcome, counts, error). It feeds
+// `freshness.pipeline_status` of /api/latest and `npm run pipeline -- status`.
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomic } from './atomic.ts';
+
+export interface JobRun {
+  started_at: string;
+  finished_at: string | null;
+  status: 'running' | 'ok' | 'failed';
+  counts: Record<string, number>;
+  error: string | null;
+  duration_ms: number | null;
+}
+
+export interface StatusFile {
+  jobs: Record<string, JobRun>;
+}
+
+export function statusPath(dataDir: string): string {
+  return path.join(dataDir, 'pipeline', 'status.json');
+}
+
+export function readStatus(dataDir: string): StatusFile {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(statusPath(dataDir), 'utf8')) as StatusFile;
+    return parsed && typeof parsed.jobs === 'object' ? parsed : { jobs: {} };
+  } catch {
+    return { jobs: {} };
+  }
+}
+
+/** Read-modify-write of one job's entry; jobs hold their own lock, so two writers of one entry never race. */
+export function recordRun(dataDir: string, job: string, run: JobRun): void {
+  const status = readStatus(dataDir);
+  status.jobs[job] = run;
+  writeFileAtomic(statusPath(dataDir), JSON.stringify(status, null, 2) + '\n');
+}

@@ -1,0 +1,49 @@
+// summarise: videos still without a summary get one — from the configured OpenAI-compatible LLM when
+// there is one, otherwise extractively (TextRank over the transcript or description, in the video's
+// language) — and keyword tags from the existing tag vocabulary when they have none.
+import path from 'node:path';
+import { loadSnapshot } from '../../src/lib/content/load.ts';
+import type { JobContext, JobResult } from './types.ts';
+import { keywordTags, textRank } from './textrank.ts';
+import { updateFrontMatter } from './video-files.ts';
+import { progress } from './progress.ts';
+
+export interface Summariser {
+  name: string;
+  summarise(input: { title: string; text: string; lang: 'en' | 'sl'; vocabulary: string[] }): Promise<{ summary: string; tags: string[] }>;
+}
+
+export const extractiveSummariser: Summariser = {
+  name: 'textrank',
+  async summarise({ title, text, lang, vocabulary }) {
+    const source = text.trim() || title;
+    const summary = textRank(source, lang, 3).join(' ') || title;
+    return { summary, tags: keywordTags(`${title}. ${source}`, vocabulary) };
+  },
+};
+
+export async function summariseVideos(ctx: JobContext, summariser: Summariser = extractiveSummariser): Promise<JobResult> {
+  const snap = loadSnapshot(ctx.contentDir);
+  const vocabulary = [...new Set(snap.videos.flatMap((v) => v.tags))].sort();
+  const todo = snap.videos.filter((v) => v.summary === '');
+  const errors: string[] = [];
+  let done = 0;
+  const bar = progress(`summarise (${summariser.name})`, todo.length);
+  for (const v of todo) {
+    try {
+      const r = await summariser.summarise({ title: v.title, text: v.transcript, lang: v.language, vocabulary });
+      if (!r.summary.trim()) throw new Error('empty summary');
+      updateFrontMatter(path.join(ctx.contentDir, 'videos', `${v.video_id}.md`), {
+        summary: r.summary.trim(),
+        ...(v.tags.length === 0 ? { tags: r.tags } : {}),
+      });
+      done++;
+    } catch (err) {
+      errors.push(`video ${v.video_id}: ${(err as Error).message}`);
+    }
+    bar.tick();
+  }
+  bar.done();
+  ctx.log(`summarise: ${done} of ${todo.length} videos summarised with ${summariser.name}`);
+  return { counts: { summarised: done, waiting: todo.length - done }, changed: done > 0, errors };
+}
