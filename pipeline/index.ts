@@ -68,6 +68,11 @@ async function daemon(): Promise<void> {
   });
   await bree.start();
   console.log(`pipeline: scheduler running (${Object.keys(JOBS).join(', ')}); Ctrl-C to stop`);
+  // PIPELINE_RUN_ON_START=ingest-videos,build-digest runs those at once (their follow-ups chain as usual).
+  for (const job of (process.env.PIPELINE_RUN_ON_START ?? '').split(',').map((j) => j.trim()).filter(Boolean)) {
+    if (!JOBS[job]) console.error(`pipeline: PIPELINE_RUN_ON_START names an unknown job "${job}"`);
+    else await bree.run(job);
+  }
   const stop = async () => {
     await bree.stop();
     process.exit(0);

@@ -32,7 +32,7 @@ export interface SiteContext {
   pipeline: PipelineSummary;
 }
 
-/** The newest finished job run recorded in DATA_DIR/pipeline/status.json; "never" when nothing ran. */
+/** The newest finished job run recorded in DATA_DIR/pipeline/status.json; "never" when none finished. */
 export function readPipelineSummary(dataDir: string): PipelineSummary {
   const file = path.join(dataDir, 'pipeline', 'status.json');
   let raw: unknown;
@@ -45,7 +45,8 @@ export function readPipelineSummary(dataDir: string): PipelineSummary {
   if (!parsed.success) return { last_run_at: null, last_status: 'unknown' };
   let best: PipelineSummary = { last_run_at: null, last_status: 'never' };
   for (const run of Object.values(parsed.data.jobs)) {
-    const at = run.finished_at ?? run.started_at;
+    if (!run.finished_at) continue; // still running (or killed): not a completed run
+    const at = run.finished_at;
     if (best.last_run_at === null || at > best.last_run_at) best = { last_run_at: at, last_status: run.status };
   }
   return best;
