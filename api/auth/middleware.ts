@@ -59,12 +59,24 @@ export function hasInvalidToken(c: Context): boolean {
   return c.get('authError' as never) === 'invalid_token';
 }
 
-/** The signed-in caller, by any credential; 401 otherwise. */
+/**
+ * The signed-in caller, by any credential; 401 otherwise. OAuth access tokens act within their scope:
+ * `read` for GET and HEAD, `write` for every other method (403 insufficient_scope).
+ */
 export function requireUser(c: Context): Principal {
   const p = principal(c);
   if (hasInvalidToken(c)) throw new ApiError(401, 'Invalid or expired token', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
   if (!p) throw new ApiError(401, 'Not authenticated', { 'WWW-Authenticate': 'Bearer' });
+  requireScope(c, SAFE_METHODS.has(c.req.method) ? 'read' : 'write');
   return p;
+}
+
+/** An OAuth caller's token must carry `scope` (sessions and API keys act with the user's full rights). */
+export function requireScope(c: Context, scope: 'read' | 'write'): void {
+  const p = principal(c);
+  if (p?.scopes && !p.scopes.includes(scope)) {
+    throw new ApiError(403, `This access token lacks the ${scope} scope`, { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` });
+  }
 }
 
 /** The caller signed in with a browser session (account pages); 401 otherwise. */

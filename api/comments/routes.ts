@@ -8,7 +8,7 @@ import { addRoute } from '../validation/route.ts';
 import { limitParam, offsetParam, queryBool } from '../validation/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
-import { principal, requireRole, requireUser } from '../auth/middleware.ts';
+import { principal, requireRole, requireScope, requireUser } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
 import type { CommunityDeps } from '../app.ts';
 import type { User } from '../auth/identity.ts';
@@ -188,6 +188,7 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
     }),
     (c, { query }) => {
       const p = requireUser(c);
+      requireScope(c, 'write'); // a GET that writes: an OAuth token needs `write`, as for POST
       // A GET that writes must not ride on a browser cookie: a link or an image could trigger it.
       if (p.via === 'session') throw new ApiError(401, 'GET /api/comments/create needs an Authorization: Bearer header', { 'WWW-Authenticate': 'Bearer' });
       const { idempotency_key: key, ...input } = query;

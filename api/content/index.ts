@@ -175,10 +175,13 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
     createRoute({ method: 'get', path: '/.well-known/oauth-authorization-server', tags: ['discovery'], summary: 'OAuth 2.0 authorization server metadata (RFC 8414)', responses: ok('Metadata') }),
     (c) => json(oauthAuthorizationServer(state().site)),
   );
-  get(
-    createRoute({ method: 'get', path: '/.well-known/oauth-protected-resource', tags: ['discovery'], summary: 'OAuth 2.0 protected resource metadata for /mcp (RFC 9728)', responses: ok('Metadata') }),
-    (c) => json(oauthProtectedResource(state().site)),
-  );
+  // The spec's address, and the one RFC 9728 §3.1 derives from the resource {BASE_URL}/mcp.
+  for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
+    get(
+      createRoute({ method: 'get', path, tags: ['discovery'], summary: 'OAuth 2.0 protected resource metadata for /mcp (RFC 9728)', responses: ok('Metadata') }),
+      (c) => json(oauthProtectedResource(state().site)),
+    );
+  }
   get(
     createRoute({ method: 'get', path: '/agent-login.sh', tags: ['discovery'], summary: 'Shell login script', responses: ok('POSIX sh script', 'text/x-shellscript') }),
     (c) => read('shell', agentLoginScript(state().site)),

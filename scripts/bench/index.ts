@@ -4,11 +4,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runBuildBench } from './build.ts';
 import { runAuditBench } from './audit.ts';
+import { runAuthBench } from './auth.ts';
 import { runWritesBench } from './writes.ts';
 
 const SUITES: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
   build: runBuildBench,
   audit: runAuditBench,
+  auth: runAuthBench,
   writes: runWritesBench,
 };
 

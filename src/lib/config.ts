@@ -2,6 +2,7 @@
 // rather than reading process.env, so tests can build one per server they start.
 import path from 'node:path';
 import { z } from 'zod';
+import ipaddr from 'ipaddr.js';
 
 const boolFromEnv = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
@@ -28,7 +29,7 @@ const EnvSchema = z.object({
   EMBEDDING_MODEL_DIR: z.string().optional(),
   EMBEDDING_ALLOW_DOWNLOAD: boolFromEnv.default(false),
   EMBEDDING_DTYPE: z.enum(['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4']).default('fp32'),
-  EMBEDDING_DIMENSIONS: z.coerce.number().int().min(16).max(1024).default(192),
+  EMBEDDING_DIMENSIONS: z.coerce.number().int().min(16).max(1024).default(128),
   AUDIT_CHECKPOINT_EVERY: z.coerce.number().int().min(1).default(100),
   AUDIT_CHECKPOINT_INTERVAL_SECONDS: z.coerce.number().min(0.1).default(60),
   AUDIT_SIGNING_KEY_FILE: z.string().optional(),
@@ -37,7 +38,19 @@ const EnvSchema = z.object({
   SESSION_TTL_HOURS: z.coerce.number().min(0.01).max(24 * 365).default(24 * 30),
   WRITE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   AUTO_REJECT_FLAG_THRESHOLD: z.coerce.number().int().min(1).default(3),
+  SOURCES_ALLOW_PRIVATE_CIDRS: z
+    .string()
+    .default('')
+    .refine((v) => cidrList(v).every((c) => ipaddr.isValidCIDR(c)), 'a comma-separated list of CIDRs, e.g. 127.0.0.2/32,fd00::/8'),
+  SOURCE_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  SOURCE_MAX_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(2 * 1024 * 1024),
+  LLM_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  LLM_MODEL: z.string().min(1).optional(),
+  LLM_API_KEY: z.string().optional(),
+  LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   POSTS_AUTO_PUBLISH: boolFromEnv.default(true),
+  DEVICE_CODE_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(600),
+  DEVICE_POLL_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(60).default(5),
 });
 
 export interface Config {
@@ -72,8 +85,14 @@ export interface Config {
   secureCookies: boolean;
   /** Writes (comments, posts, flags, …) one user may make per minute before 429. */
   writeRateLimitPerMinute: number;
+  /** Device flow (RFC 8628): how long a device code lives, and the polling interval it starts with. */
+  device: { codeTtlSeconds: number; pollIntervalSeconds: number };
   /** Community flags that reject a pending proposal. */
   autoRejectFlagThreshold: number;
+  /** POST /api/sources fetches pages: time and size limits, and CIDRs exempt from the SSRF guard (tests, intranets). */
+  sources: { allowPrivateCidrs: string[]; fetchTimeoutMs: number; maxBytes: number };
+  /** An OpenAI-compatible chat-completions endpoint; null: drafts are written extractively. */
+  llm: { baseUrl: string; model: string; apiKey?: string; timeoutMs: number } | null;
   /** Submitted posts that pass the checks are published at once; otherwise they wait for a moderator. */
   postsAutoPublish: boolean;
   audit: {
@@ -89,6 +108,7 @@ export interface Config {
 export class ConfigError extends Error {}
 
 const emailList = (s: string) => s.split(/[\s,]+/).map((x) => x.trim().toLowerCase()).filter(Boolean);
+const cidrList = (s: string) => s.split(/[\s,]+/).map((x) => x.trim()).filter(Boolean);
 
 /** Reads and validates configuration from an environment (process.env by default). */
 export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
@@ -100,6 +120,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   if (e.OIDC_ISSUER && !e.OIDC_CLIENT_ID) throw new ConfigError('invalid configuration:\n  OIDC_CLIENT_ID: required when OIDC_ISSUER is set');
+  if (e.LLM_BASE_URL && !e.LLM_MODEL) throw new ConfigError('invalid configuration:\n  LLM_MODEL: required when LLM_BASE_URL is set');
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
     port: e.PORT,
@@ -128,7 +149,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionTtlHours: e.SESSION_TTL_HOURS,
     secureCookies: baseUrl.startsWith('https://'),
     writeRateLimitPerMinute: e.WRITE_RATE_LIMIT_PER_MINUTE,
+    device: { codeTtlSeconds: e.DEVICE_CODE_TTL_SECONDS, pollIntervalSeconds: e.DEVICE_POLL_INTERVAL_SECONDS },
     autoRejectFlagThreshold: e.AUTO_REJECT_FLAG_THRESHOLD,
+    sources: { allowPrivateCidrs: cidrList(e.SOURCES_ALLOW_PRIVATE_CIDRS), fetchTimeoutMs: e.SOURCE_FETCH_TIMEOUT_MS, maxBytes: e.SOURCE_MAX_BYTES },
+    llm: e.LLM_BASE_URL ? { baseUrl: e.LLM_BASE_URL.replace(/\/+$/, ''), model: e.LLM_MODEL!, apiKey: e.LLM_API_KEY, timeoutMs: e.LLM_TIMEOUT_MS } : null,
     postsAutoPublish: e.POSTS_AUTO_PUBLISH,
     audit: {
       checkpointEvery: e.AUDIT_CHECKPOINT_EVERY,

@@ -52,6 +52,7 @@ export function* prerenderedResources(snap: Snapshot, site: SiteContext): Genera
   yield json('/.well-known/mcp.json', mcpCard(site));
   yield json('/.well-known/oauth-authorization-server', oauthAuthorizationServer(site));
   yield json('/.well-known/oauth-protected-resource', oauthProtectedResource(site));
+  yield json('/.well-known/oauth-protected-resource/mcp', oauthProtectedResource(site));
   yield { path: '/agent-login.sh', type: 'shell', body: agentLoginScript(site) };
   yield json('/api/config', publicConfig(site));
   yield json('/api/health', health());

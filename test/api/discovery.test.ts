@@ -1,5 +1,5 @@
 // Discovery documents, the agent reference and the OpenAPI document.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -74,14 +74,21 @@ describe('discovery documents', () => {
     expect(mcp).toMatchObject({ endpoint: `${BASE}/mcp`, transport: 'streamable-http' });
   });
 
-  it('/agent-login.sh is a POSIX shell script that says where to sign in', async () => {
+  it('/agent-login.sh is a POSIX sh device-flow client for this server (KB_SERVER overrides it)', async () => {
     const script = await (await get('/agent-login.sh', 'text/x-shellscript; charset=utf-8')).text();
     expect(script.startsWith('#!/bin/sh\n')).toBe(true);
+    expect(script).toContain(`DEFAULT_SERVER='${BASE}'`);
+    expect(script).toContain('/api/oauth/device');
+    const code = script.split('\n').filter((l) => !/^\s*#/.test(l)).join('\n');
+    expect(code).not.toMatch(/\bjq\b|\[\[ |\bfunction\b|\blocal\b|\bwget\b/); // curl and POSIX sh only
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kb-sh-')), 'agent-login.sh');
     fs.writeFileSync(file, script);
     execFileSync('sh', ['-n', file]); // parses as POSIX sh
-    const out = execFileSync('sh', [file], { encoding: 'utf8' });
-    expect(out).toContain(`${BASE}/api/auth/idp/login`);
+    // The whole sign-in is run against a live server in test/api/device/agent-login.test.ts; here only
+    // the override and the failure path: an unreachable server is a clear message and exit status 1.
+    const run = spawnSync('sh', [file], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: os.tmpdir(), KB_SERVER: 'http://127.0.0.1:1' } });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('agent-login: cannot reach http://127.0.0.1:1');
   });
 
   it('/api/latest and its alias /api/brief are the same briefing', async () => {

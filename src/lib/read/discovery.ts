@@ -6,8 +6,14 @@ import { LANGUAGES } from '../content/schema.ts';
 import type { SiteContext } from '../site.ts';
 import { skillUrl } from './skills.ts';
 
-/** OAuth scopes the authorization server understands; moderator and admin powers are flagged at consent. */
+/**
+ * OAuth scopes the authorization server grants: `read` (always granted: MCP and GET endpoints that need a
+ * user), `write` (every other method), `moderate` and `admin` (the role's powers, granted only to people
+ * who hold the role; the consent page warns about them).
+ */
 export const OAUTH_SCOPES = ['read', 'write', 'moderate', 'admin'] as const;
+/** The scopes the MCP resource uses (RFC 9728 scopes_supported): its tools only read. */
+export const MCP_SCOPES = ['read'] as const;
 export const API_VERSION = '3.0';
 
 export function apiReference(snap: Snapshot, site: SiteContext): string {
@@ -63,8 +69,9 @@ ${snap.personas.length} personas. Languages: ${LANGUAGES.join(', ')}.
   Tokens are bound to the resource ${site.baseUrl}/mcp; refresh tokens rotate on every use.
 - Device flow: \`POST /api/oauth/device\` with \`{"client_name","client_host"}\`, show the person the
   \`user_code\` and \`verification_uri_complete\`, poll \`POST /api/oauth/token\` with
-  \`{"grant_type":"device_code","device_code"}\` every \`interval\` seconds. GET aliases exist for sandboxes
-  that cannot POST. Or run \`curl -fsS ${site.baseUrl}/agent-login.sh | sh\`.
+  \`{"grant_type":"device_code","device_code"}\` every \`interval\` seconds (\`slow_down\` adds 5 s). The key is
+  a bearer API key for 90 days. GET aliases exist for sandboxes that cannot POST; their key lives one hour.
+  Or run \`curl -fsS ${site.baseUrl}/agent-login.sh | sh\`.
 - API keys: created by a signed-in person at /api/account/api-keys; they start with \`${site.keyPrefix}\`.
 - Send \`Authorization: Bearer <token or key>\`. Check it with \`GET /api/auth/me\`.
 
@@ -229,6 +236,7 @@ export function oauthAuthorizationServer(site: SiteContext) {
     token_endpoint_auth_methods_supported: ['none', 'client_secret_basic'],
     revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic'],
     scopes_supported: [...OAUTH_SCOPES],
+    authorization_response_iss_parameter_supported: true,
     service_documentation: `${b}/api`,
   };
 }
@@ -241,7 +249,7 @@ export function oauthProtectedResource(site: SiteContext) {
     resource_name: `${site.siteName} MCP`,
     authorization_servers: [b],
     bearer_methods_supported: ['header'],
-    scopes_supported: [...OAUTH_SCOPES],
+    scopes_supported: [...MCP_SCOPES],
     resource_documentation: `${b}/api`,
   };
 }
@@ -265,18 +273,145 @@ export function health() {
   return { status: 'ok' };
 }
 
+/** A value as one single-quoted sh word. */
+const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ');
+
+/** The folder under ~/.config for the credential file: the site name as a slug. */
+export function credentialsFolder(site: SiteContext): string {
+  return site.siteName.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'kb';
+}
+
 /**
- * The shell login script. Until the device flow lands it says where and how to sign in; it needs only sh.
+ * /agent-login.sh: a POSIX sh client of the device flow (curl only) that signs in to the server it was
+ * downloaded from and writes the credential file {server, api_key, user_email, issued_at} with mode 0600.
+ * Site values enter the script only as single-quoted words (or comments), so no site name can inject code.
  */
 export function agentLoginScript(site: SiteContext): string {
+  const slug = credentialsFolder(site);
   return `#!/bin/sh
-# Sign in to ${site.siteName} from a shell.
-# Usage: curl -fsS ${site.baseUrl}/agent-login.sh | sh
-set -eu
-SERVER="\${KB_SERVER:-${site.baseUrl}}"
-echo "To write to ${site.siteName} (comments, posts), sign in:"
-echo "  people:  open \$SERVER/api/auth/idp/login in a browser"
-echo "  agents:  start the device flow at \$SERVER/api/oauth/device (see \$SERVER/SKILL.md)"
-echo "Reading needs no sign-in: curl \$SERVER/api/latest"
+# agent-login.sh: sign in to ${oneLine(site.siteName)} from a shell with the device flow
+# (RFC 8628) and save an API key for your agents. Needs only a POSIX sh and curl.
+#
+#   curl -fsS ${oneLine(site.baseUrl)}/agent-login.sh | sh
+#
+# It shows a code and a link; you approve in a browser where you are signed in; it saves
+# {server, api_key, user_email, issued_at} as JSON in a file only you can read (mode 0600).
+#
+# Environment:
+#   KB_SERVER       server to sign in to (default: the one this script came from)
+#   KB_CREDENTIALS  credential file (default: \${XDG_CONFIG_HOME:-~/.config}/${slug}/credentials.json)
+#   KB_CLIENT_NAME  the name the approval page shows for this program (default: agent-login.sh)
+# Exit status: 0 signed in, 1 error, 2 the request was denied, 3 the code expired.
+set -u
+umask 077
+
+SITE_NAME=${shQuote(site.siteName)}
+DEFAULT_SERVER=${shQuote(site.baseUrl)}
+KEY_PREFIX=${shQuote(site.keyPrefix)}
+SERVER=\${KB_SERVER:-$DEFAULT_SERVER}
+SERVER=\${SERVER%/}
+CREDENTIALS=\${KB_CREDENTIALS:-\${XDG_CONFIG_HOME:-\${HOME:-.}/.config}/${slug}/credentials.json}
+
+say() { printf '%s\\n' "$*"; }
+fail() {
+  status=$1
+  shift
+  printf 'agent-login: %s\\n' "$*" >&2
+  exit "$status"
+}
+
+# One string or number field of the server's answer (flat JSON; no jq needed).
+json_string() { printf '%s' "$1" | tr -d '\\r\\n' | sed -n 's/.*"'"$2"'"[[:space:]]*:[[:space:]]*"\\([^"]*\\)".*/\\1/p'; }
+json_number() { printf '%s' "$1" | tr -d '\\r\\n' | sed -n 's/.*"'"$2"'"[[:space:]]*:[[:space:]]*\\([0-9][0-9]*\\).*/\\1/p'; }
+# What we send is printable and has no quote or backslash, so it needs no JSON escaping.
+json_safe() { printf '%s' "$1" | tr -d '"\\\\\\000-\\037\\177' | cut -c1-100; }
+json_escape() { printf '%s' "$1" | sed 's/\\\\/\\\\\\\\/g; s/"/\\\\"/g'; }
+
+# POST the JSON on stdin: the device code never appears in the process list.
+post_json() {
+  curl -sS --max-time 30 -X POST -H 'Content-Type: application/json' -H 'Accept: application/json' \\
+    --data-binary @- "$SERVER$1"
+}
+
+command -v curl >/dev/null 2>&1 || fail 1 'curl is needed (https://curl.se)'
+case $SERVER in
+  https://* | http://localhost | http://localhost[:/]* | http://127.0.0.1 | http://127.0.0.1[:/]* | http://\\[::1\\]*) ;;
+  http://*) say "Warning: $SERVER is not https; the key will cross the network unencrypted." >&2 ;;
+  *) fail 1 "KB_SERVER must be an http(s) URL, not: $SERVER" ;;
+esac
+
+name=$(json_safe "\${KB_CLIENT_NAME:-agent-login.sh}")
+host=$(json_safe "$(uname -n 2>/dev/null)")
+[ -n "$name" ] || name=agent-login.sh
+[ -n "$host" ] || host=unknown
+
+answer=$(printf '{"client_name":"%s","client_host":"%s"}' "$name" "$host" | post_json /api/oauth/device) ||
+  fail 1 "cannot reach $SERVER"
+device_code=$(json_string "$answer" device_code)
+user_code=$(json_string "$answer" user_code)
+verification_uri=$(json_string "$answer" verification_uri)
+verification_uri_complete=$(json_string "$answer" verification_uri_complete)
+interval=$(json_number "$answer" interval)
+expires_in=$(json_number "$answer" expires_in)
+[ -n "$device_code" ] && [ -n "$user_code" ] || fail 1 "$SERVER did not start a sign-in: $answer"
+[ -n "$interval" ] && [ "$interval" -ge 1 ] || interval=5
+[ -n "$expires_in" ] || expires_in=600
+
+say "To sign in to $SITE_NAME, open this link in a browser and approve:"
+say ""
+say "    $verification_uri_complete"
+say ""
+say "or go to $verification_uri and enter the code $user_code"
+say "Approve only if the page shows the same code. Waiting (the code expires in $((expires_in / 60)) min)..."
+
+waited=0
+while :; do
+  sleep "$interval"
+  waited=$((waited + interval))
+  if ! answer=$(printf '{"grant_type":"urn:ietf:params:oauth:grant-type:device_code","device_code":"%s"}' "$device_code" |
+    post_json /api/oauth/token); then
+    [ "$waited" -lt "$expires_in" ] || fail 1 "cannot reach $SERVER"
+    continue # a network hiccup: try again at the next interval
+  fi
+  api_key=$(json_string "$answer" access_token)
+  [ -n "$api_key" ] && break
+  case $(json_string "$answer" error) in
+    authorization_pending) ;;
+    slow_down)
+      next=$(json_number "$answer" interval)
+      interval=\${next:-$((interval + 5))}
+      ;;
+    access_denied) fail 2 'the request was denied; nothing was saved.' ;;
+    expired_token) fail 3 'the code expired before it was approved; run this script again.' ;;
+    *) fail 1 "unexpected answer from $SERVER/api/oauth/token: $answer" ;;
+  esac
+  [ "$waited" -le $((expires_in + 60)) ] || fail 3 'no approval arrived in time; run this script again.'
+done
+
+case $api_key in
+  "$KEY_PREFIX"*) ;;
+  *) fail 1 'the server answered with something that is not an API key; nothing was saved.' ;;
+esac
+user_email=$(json_string "$answer" user_email)
+issued_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+
+# Created empty with mode 0600 (umask 077, refusing to reuse an existing file), then filled and moved
+# into place, so the key is never readable by others, not even for a moment.
+dir=$(dirname "$CREDENTIALS")
+mkdir -p "$dir" || fail 1 "cannot create $dir"
+tmp="$CREDENTIALS.tmp.$$"
+(set -C && : >"$tmp") 2>/dev/null || fail 1 "cannot create $tmp"
+chmod 600 "$tmp" || fail 1 "cannot restrict $tmp to mode 0600"
+if ! printf '{"server":"%s","api_key":"%s","user_email":"%s","issued_at":"%s"}\\n' \\
+  "$(json_escape "$SERVER")" "$api_key" "$(json_escape "$user_email")" "$issued_at" >"$tmp" ||
+  ! mv -f "$tmp" "$CREDENTIALS"; then
+  rm -f "$tmp"
+  fail 1 "cannot write $CREDENTIALS"
+fi
+
+say ""
+say "Signed in\${user_email:+ as $user_email}. The API key is saved in $CREDENTIALS (readable only by you)."
+say "Send it as: Authorization: Bearer <api_key>   (check with $SERVER/api/auth/me)"
 `;
 }

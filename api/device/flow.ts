@@ -1,0 +1,166 @@
+// The device authorization grant's state machine over the device_requests table:
+//   pending ──approve──► approved ──token poll──► consumed (one API key, once)
+//      └─────deny─────► denied
+// and a request is expired once expires_at has passed, whatever its status. Every transition is one
+// BEGIN IMMEDIATE transaction with its audit event; only the SHA-256 of a device_code is stored.
+import type { Db } from '../db/index.ts';
+import type { AuditLog } from '../audit/index.ts';
+import type { Identity, User } from '../auth/identity.ts';
+import { hashSecret, randomSecret } from '../auth/secrets.ts';
+import { formatUserCode, generateUserCode } from './user-code.ts';
+
+export type DeviceStatus = 'pending' | 'approved' | 'denied' | 'consumed';
+
+export interface DeviceRequest {
+  device_code_hash: Buffer;
+  user_code: string;
+  client_name: string;
+  client_host: string;
+  status: DeviceStatus;
+  user_id: string | null;
+  api_key_id: string | null;
+  sandbox: number;
+  interval: number;
+  created_at: string;
+  expires_at: string;
+  last_poll_at: string | null;
+  decided_at: string | null;
+}
+
+export interface DeviceFlowOptions {
+  codeTtlSeconds: number;
+  pollIntervalSeconds: number;
+  now?: () => Date;
+}
+
+/** Lifetime of the API key a device receives: one hour when any step went through a GET alias. */
+export const SANDBOX_KEY_TTL_SECONDS = 3600;
+/** …and 90 days on the standard (POST) path: long enough for an agent, short enough to age out. */
+export const STANDARD_KEY_TTL_SECONDS = 90 * 86_400;
+/** The key lifetime a person is told about when approving (redeeming through a GET alias can shorten it). */
+export const keyLifetime = (row: Pick<DeviceRequest, 'sandbox'>) => (row.sandbox ? SANDBOX_KEY_TTL_SECONDS : STANDARD_KEY_TTL_SECONDS);
+/** RFC 8628 §3.5: each slow_down adds five seconds to the interval. */
+export const SLOW_DOWN_STEP_SECONDS = 5;
+/** Decided and expired rows are kept this long after expiry (support questions), then purged. */
+const PURGE_AFTER_MS = 7 * 86_400_000;
+
+/** An RFC 8628 / RFC 6749 token-endpoint error, answered as 400 {error, error_description}. */
+export class DeviceGrantError extends Error {
+  readonly error: 'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token' | 'invalid_grant' | 'unsupported_grant_type';
+  readonly interval?: number;
+  constructor(error: DeviceGrantError['error'], description: string, interval?: number) {
+    super(description);
+    this.error = error;
+    this.interval = interval;
+  }
+}
+
+export interface IssuedToken {
+  secret: string;
+  keyId: string;
+  expiresIn: number;
+  sandbox: boolean;
+  user: User;
+}
+
+/** The public, non-secret name of a request in the audit log: a prefix of its device_code's hash. */
+export const requestId = (row: Pick<DeviceRequest, 'device_code_hash'>) => `devreq_${row.device_code_hash.toString('hex').slice(0, 16)}`;
+
+export function createDeviceFlow(db: Db, audit: AuditLog, identity: Identity, opts: DeviceFlowOptions) {
+  const now = opts.now ?? (() => new Date());
+  const iso = (d: Date) => d.toISOString();
+  const byUserCode = db.prepare<[string], DeviceRequest>('SELECT * FROM device_requests WHERE user_code = ?');
+  const byHash = db.prepare<[Buffer], DeviceRequest>('SELECT * FROM device_requests WHERE device_code_hash = ?');
+
+  const isExpired = (row: DeviceRequest, t: Date) => row.expires_at <= iso(t);
+
+  return {
+    /** Starts a request. The device_code is returned here and never again. */
+    start(input: { clientName: string; clientHost: string; sandbox: boolean }) {
+      return db.transaction(() => {
+        const t = now();
+        db.prepare('DELETE FROM device_requests WHERE expires_at < ?').run(iso(new Date(t.getTime() - PURGE_AFTER_MS)));
+        // 1.7e10 codes against a few live ones: a collision is rare, and retried inside the write lock.
+        let userCode = generateUserCode();
+        for (let i = 0; byUserCode.get(userCode) && i < 10; i++) userCode = generateUserCode();
+        const deviceCode = randomSecret('', 32);
+        const hash = hashSecret(deviceCode);
+        db.prepare(
+          `INSERT INTO device_requests (device_code_hash, user_code, client_name, client_host, status, sandbox, interval, created_at, expires_at)
+           VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
+        ).run(hash, userCode, input.clientName, input.clientHost, input.sandbox ? 1 : 0, opts.pollIntervalSeconds, iso(t), iso(new Date(t.getTime() + opts.codeTtlSeconds * 1000)));
+        // client_name and client_host are the device's own words (a host name can name a person): not in the public log.
+        audit.append({ kind: 'device.request', subjectType: 'device_request', subjectId: requestId({ device_code_hash: hash }), actor: 'system', data: { sandbox: input.sandbox } });
+        return { deviceCode, userCode: formatUserCode(userCode), expiresIn: opts.codeTtlSeconds, interval: opts.pollIntervalSeconds };
+      }).immediate();
+    },
+
+    /** The request behind a canonical user code, and whether a person may still decide it. */
+    lookup(canonicalUserCode: string): { row: DeviceRequest; decidable: boolean } | null {
+      const row = byUserCode.get(canonicalUserCode);
+      if (!row) return null;
+      return { row, decidable: row.status === 'pending' && !isExpired(row, now()) };
+    },
+
+    /**
+     * A signed-in person approves or denies. The approver becomes the owner of the key the device will
+     * receive. `unknown` and `gone` (expired or already decided) leave everything as it was.
+     */
+    decide(canonicalUserCode: string, userId: string, approve: boolean): { outcome: 'unknown' } | { outcome: 'gone' | 'decided'; row: DeviceRequest } {
+      return db.transaction(() => {
+        const row = byUserCode.get(canonicalUserCode);
+        if (!row) return { outcome: 'unknown' as const };
+        const t = now();
+        if (row.status !== 'pending' || isExpired(row, t)) return { outcome: 'gone' as const, row };
+        const status: DeviceStatus = approve ? 'approved' : 'denied';
+        db.prepare("UPDATE device_requests SET status = ?, user_id = ?, decided_at = ? WHERE device_code_hash = ? AND status = 'pending'").run(
+          status, userId, iso(t), row.device_code_hash,
+        );
+        audit.append({ kind: approve ? 'device.approve' : 'device.deny', subjectType: 'device_request', subjectId: requestId(row), actor: { userId } });
+        return { outcome: 'decided' as const, row: byHash.get(row.device_code_hash)! };
+      }).immediate();
+    },
+
+    /**
+     * One poll of the token endpoint (RFC 8628 §3.4/3.5). On an approved request it mints the API key and
+     * marks the request consumed in the same transaction, so two polls can never mint two keys. Poll
+     * bookkeeping (last_poll_at, a raised interval) is committed even when the answer is an error, which
+     * is why errors are returned rather than thrown inside the transaction.
+     */
+    redeem(deviceCode: string, viaGet: boolean): IssuedToken {
+      const result = db.transaction((): IssuedToken | DeviceGrantError => {
+        const row = byHash.get(hashSecret(deviceCode));
+        if (!row) return new DeviceGrantError('invalid_grant', 'Unknown device_code');
+        const t = now();
+        // A replay is refused, not punished by revoking the key: GET-alias clients and proxies may repeat a GET.
+        if (row.status === 'consumed') return new DeviceGrantError('invalid_grant', 'This device_code was already exchanged for a key');
+        if (row.status === 'denied') return new DeviceGrantError('access_denied', 'The person denied this sign-in request');
+        if (isExpired(row, t)) return new DeviceGrantError('expired_token', 'The device_code expired; start a new request');
+        if (row.status === 'pending') {
+          const tooSoon = row.last_poll_at !== null && t.getTime() - Date.parse(row.last_poll_at) < row.interval * 1000;
+          const interval = tooSoon ? row.interval + SLOW_DOWN_STEP_SECONDS : row.interval;
+          db.prepare('UPDATE device_requests SET last_poll_at = ?, interval = ? WHERE device_code_hash = ?').run(iso(t), interval, row.device_code_hash);
+          return tooSoon
+            ? new DeviceGrantError('slow_down', `Polling faster than every ${row.interval} s; wait ${interval} s between polls from now on`, interval)
+            : new DeviceGrantError('authorization_pending', 'Waiting for the person to approve the request');
+        }
+        // Approved: the key belongs to the person who approved.
+        const user = identity.getUser(row.user_id!);
+        if (!user) return new DeviceGrantError('access_denied', 'The approving account no longer exists');
+        const sandbox = row.sandbox === 1 || viaGet;
+        const expiresIn = sandbox ? SANDBOX_KEY_TTL_SECONDS : STANDARD_KEY_TTL_SECONDS;
+        const name = `Device: ${row.client_name} on ${row.client_host}`.slice(0, 100);
+        const { key, secret } = identity.createApiKey(user.id, { name, expiresAt: iso(new Date(t.getTime() + expiresIn * 1000)), source: 'device' }, 'system');
+        db.prepare("UPDATE device_requests SET status = 'consumed', api_key_id = ?, last_poll_at = ? WHERE device_code_hash = ? AND status = 'approved'").run(
+          key.id, iso(t), row.device_code_hash,
+        );
+        audit.append({ kind: 'device.token', subjectType: 'device_request', subjectId: requestId(row), actor: 'system', data: { api_key_id: key.id, sandbox } });
+        return { secret, keyId: key.id, expiresIn, sandbox, user };
+      }).immediate();
+      if (result instanceof DeviceGrantError) throw result;
+      return result;
+    },
+  };
+}
+
+export type DeviceFlow = ReturnType<typeof createDeviceFlow>;

@@ -1,0 +1,43 @@
+// The device authorization grant (RFC 8628, the spec's "legacy flow") for agents and shells: a device
+// asks for codes, a signed-in person approves at /device, the device polls and receives a bearer API key
+// owned by that person. /agent-login.sh (src/lib/read/discovery.ts) is its shell client.
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Config } from '../../src/lib/config.ts';
+import type { AuditLog } from '../audit/index.ts';
+import type { Identity } from '../auth/identity.ts';
+import type { Db } from '../db/index.ts';
+import { RateLimiter, clientAddress } from '../rate-limit/index.ts';
+import { codeAccess } from './access.ts';
+import { createDeviceFlow, type DeviceFlow } from './flow.ts';
+import { GuessGuard } from './guess-guard.ts';
+import { registerDevicePage } from './page.ts';
+import { registerDeviceApiRoutes } from './routes.ts';
+
+export interface DeviceDeps {
+  config: Config;
+  db: Db;
+  audit: AuditLog;
+  identity: Identity;
+  /** A clock for tests; the real one otherwise. */
+  now?: () => Date;
+}
+
+/** Unknown user codes one client (address, and person when signed in) may try per window. */
+export const GUESS_LIMIT = { limit: 10, windowMs: 10 * 60_000 };
+/** Device requests one address may start: a burst of 60, refilled over ten minutes (a login needs one). */
+export const START_LIMIT = { limit: 60, windowMs: 10 * 60_000 };
+
+/**
+ * @example registerDeviceRoutes(app, { config, db, audit, identity })
+ */
+export function registerDeviceRoutes(app: OpenAPIHono, deps: DeviceDeps): DeviceFlow {
+  const flow = createDeviceFlow(deps.db, deps.audit, deps.identity, {
+    codeTtlSeconds: deps.config.device.codeTtlSeconds,
+    pollIntervalSeconds: deps.config.device.pollIntervalSeconds,
+    now: deps.now,
+  });
+  const codes = codeAccess(flow, new GuessGuard(GUESS_LIMIT), clientAddress);
+  registerDeviceApiRoutes(app, flow, codes, { baseUrl: deps.config.baseUrl, startLimiter: new RateLimiter(START_LIMIT), clientAddress });
+  registerDevicePage(app, codes, { siteName: deps.config.siteName });
+  return flow;
+}

@@ -1,0 +1,179 @@
+// The approval page for people, /device: type or check the code, sign in if needed, then Approve or Deny
+// with a plain same-origin form post (no script; the browser's Origin header satisfies the CSRF check of
+// api/auth/middleware.ts). Server-rendered HTML; everything the device reported is escaped.
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { ApiError } from '../errors/index.ts';
+import { principal } from '../auth/middleware.ts';
+import type { Principal } from '../auth/identity.ts';
+import type { CodeAccess } from './access.ts';
+import { keyLifetime, type DeviceRequest } from './flow.ts';
+import { formatUserCode, USER_CODE_MAX_INPUT } from './user-code.ts';
+
+const PAGE_HEADERS = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Cache-Control': 'no-store',
+  // No framing (clickjacking an Approve button), no scripts, forms only to ourselves.
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  // Not no-referrer: under it browsers send `Origin: null` on form posts, which the CSRF check refuses.
+  'Referrer-Policy': 'same-origin',
+};
+
+export const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+
+const STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1a1a1a;background:#fafafa}
+main{max-width:34rem;margin:3rem auto;padding:0 1rem}
+.code{font:700 2rem/1.2 ui-monospace,monospace;letter-spacing:.15em}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}
+button,input{font:inherit;padding:.5rem 1rem}.actions{display:flex;gap:1rem;margin-top:1.5rem}
+.note{background:#fff7e0;border-left:4px solid #c90;padding:.5rem 1rem}
+[role=alert]{background:#fde8e8;border-left:4px solid #c00;padding:.5rem 1rem}
+[role=status]{background:#e6f4ea;border-left:4px solid #188038;padding:.5rem 1rem}`;
+
+function layout(siteName: string, title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${escapeHtml(title)} · ${escapeHtml(siteName)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+<h1>${escapeHtml(title)}</h1>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+function codeForm(value = ''): string {
+  return `<form method="get" action="/device">
+<p><label for="user_code">Code shown on your device</label><br>
+<input id="user_code" name="user_code" value="${escapeHtml(value)}" maxlength="${USER_CODE_MAX_INPUT}" autocomplete="off" autocapitalize="characters" spellcheck="false" required></p>
+<p><button type="submit">Continue</button></p>
+</form>`;
+}
+
+const duration = (seconds: number) => (seconds % 86_400 === 0 ? `${seconds / 86_400} days` : seconds % 3600 === 0 ? `${seconds / 3600} hour${seconds === 3600 ? '' : 's'}` : `${seconds} seconds`);
+
+function requestDetails(row: DeviceRequest): string {
+  return `<p>Check that your device shows this code:</p>
+<p class="code" aria-label="Code ${escapeHtml(formatUserCode(row.user_code).split('').join(' '))}">${escapeHtml(formatUserCode(row.user_code))}</p>
+<dl>
+<dt>Program</dt><dd>${escapeHtml(row.client_name)}</dd>
+<dt>Machine</dt><dd>${escapeHtml(row.client_host)}</dd>
+<dt>Expires</dt><dd><time datetime="${escapeHtml(row.expires_at)}">${escapeHtml(row.expires_at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))}</time></dd>
+</dl>
+<p><small>The program and machine names are what the device reported about itself.</small></p>`;
+}
+
+function approvalForm(row: DeviceRequest, p: Principal): string {
+  const code = formatUserCode(row.user_code);
+  const powers = p.user.role === 'user' ? '' : ` It carries your <strong>${p.user.role}</strong> powers.`;
+  const email = row.sandbox ? '' : ' The device also learns your e-mail address, to label its credential file.';
+  return `${requestDetails(row)}
+<p class="note">Approving gives this device an API key that acts as you, <strong>${escapeHtml(p.user.display_name)}</strong>
+(@${escapeHtml(p.user.handle)}), for ${duration(keyLifetime(row))}.${powers}${email} You can revoke it any time under API keys in your account.
+Approve only if you started this sign-in yourself.</p>
+<form method="post" action="/device">
+<input type="hidden" name="user_code" value="${escapeHtml(code)}">
+<div class="actions">
+<button type="submit" name="action" value="approve">Approve</button>
+<button type="submit" name="action" value="deny">Deny</button>
+</div>
+</form>`;
+}
+
+export function signInUrl(userCode: string): string {
+  return `/api/auth/idp/login?next=${encodeURIComponent(`/device?user_code=${userCode}`)}&next_user_code=${encodeURIComponent(userCode)}`;
+}
+
+function signInPrompt(row: DeviceRequest): string {
+  const code = formatUserCode(row.user_code);
+  return `${requestDetails(row)}
+<p>Sign in to approve or deny this request.</p>
+<p><a href="${escapeHtml(signInUrl(code))}">Sign in to continue</a></p>`;
+}
+
+export function registerDevicePage(app: OpenAPIHono, codes: CodeAccess, opts: { siteName: string }) {
+  const page = (c: Context, status: 200 | 401 | 404 | 410 | 422 | 429, title: string, body: string, extra: Record<string, string> = {}) =>
+    c.body(layout(opts.siteName, title, body), status, { ...PAGE_HEADERS, ...extra });
+  // A person gets the same 404/410/429 as the API, as a page with the code form to try again.
+  const problem = (c: Context, err: unknown, typed: string) => {
+    if (!(err instanceof ApiError) || ![404, 410, 429].includes(err.status)) throw err;
+    const title = err.status === 429 ? 'Too many attempts' : err.status === 410 ? 'Request no longer open' : 'Unknown code';
+    return page(c, err.status as 404 | 410 | 429, title, `<p role="alert">${escapeHtml(err.message)}</p>\n${err.status === 429 ? '' : codeForm(typed)}`, err.headers);
+  };
+  const session = (c: Context) => {
+    const p = principal(c);
+    return p?.via === 'session' ? p : null;
+  };
+
+  app.openAPIRegistry.registerPath(
+    createRoute({
+      method: 'get',
+      path: '/device',
+      tags: ['device'],
+      summary: 'Approval page for people (HTML): enter or check the code, sign in, approve or deny',
+      request: { query: z.object({ user_code: z.string().max(USER_CODE_MAX_INPUT).optional() }) },
+      responses: { 200: { description: 'HTML page', content: { 'text/html': { schema: z.string() } } } },
+    }),
+  );
+  app.get('/device', (c) => {
+    const typed = c.req.query('user_code')?.trim() ?? '';
+    if (!typed) return page(c, 200, 'Sign in a device', `<p>Enter the code your device or agent shows you.</p>\n${codeForm()}`);
+    if (typed.length > USER_CODE_MAX_INPUT) return page(c, 422, 'Unknown code', `<p role="alert">A code has at most ${USER_CODE_MAX_INPUT} characters.</p>\n${codeForm()}`);
+    let row: DeviceRequest;
+    try {
+      row = codes.find(c, typed);
+    } catch (err) {
+      return problem(c, err, typed);
+    }
+    const p = session(c);
+    if (!p) return page(c, 200, 'Sign in a device', signInPrompt(row));
+    return page(c, 200, 'Approve this device?', approvalForm(row, p));
+  });
+
+  app.openAPIRegistry.registerPath(
+    createRoute({
+      method: 'post',
+      path: '/device',
+      tags: ['device'],
+      summary: 'The approval page\'s form post (HTML; browser session and same-origin Origin header)',
+      request: {
+        body: {
+          content: { 'application/x-www-form-urlencoded': { schema: z.object({ user_code: z.string().max(USER_CODE_MAX_INPUT), action: z.enum(['approve', 'deny']) }) } },
+        },
+      },
+      responses: { 200: { description: 'Outcome page', content: { 'text/html': { schema: z.string() } } } },
+    }),
+  );
+  app.post('/device', async (c) => {
+    const form = await c.req.parseBody();
+    const typed = typeof form.user_code === 'string' ? form.user_code.trim() : '';
+    const action = form.action;
+    if (!typed || typed.length > USER_CODE_MAX_INPUT || (action !== 'approve' && action !== 'deny')) {
+      return page(c, 422, 'Something is missing', `<p role="alert">Choose Approve or Deny for a code of at most ${USER_CODE_MAX_INPUT} characters.</p>\n${codeForm()}`);
+    }
+    const p = session(c);
+    if (!p) {
+      return page(c, 401, 'Sign in first', `<p>Sign in to approve or deny this request.</p>\n<p><a href="${escapeHtml(signInUrl(typed))}">Sign in to continue</a></p>`);
+    }
+    let row: DeviceRequest;
+    try {
+      row = codes.decide(c, typed, p.user.id, action === 'approve');
+    } catch (err) {
+      return problem(c, err, typed);
+    }
+    return row.status === 'approved'
+      ? page(c, 200, 'Device approved', `<p role="status">You approved <strong>${escapeHtml(row.client_name)}</strong> on <strong>${escapeHtml(row.client_host)}</strong>. It is now finishing its sign-in; you can close this page.</p>`)
+      : page(c, 200, 'Request denied', `<p role="status">You denied the request from <strong>${escapeHtml(row.client_name)}</strong> on <strong>${escapeHtml(row.client_host)}</strong>. It gets no access.</p>`);
+  });
+}

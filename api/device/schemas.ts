@@ -1,0 +1,96 @@
+// Request and response schemas of the device flow; the same zod schemas validate requests (422 on
+// failure) and document them in /openapi.json under the spec's names.
+import { z } from '@hono/zod-openapi';
+import { USER_CODE_MAX_INPUT } from './user-code.ts';
+
+// Control, format (bidi overrides, zero-width) and line/paragraph separators could disguise what the
+// approval page shows, so names and hosts are printable text only.
+const PRINTABLE = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u;
+const printable = (max: number, description: string) =>
+  z.string().trim().min(1).max(max).regex(PRINTABLE, 'printable characters only').openapi({ description });
+
+export const CLIENT_NAME_MAX = 100;
+export const CLIENT_HOST_MAX = 255;
+const clientName = () => printable(CLIENT_NAME_MAX, 'The client program, as the approval page shows it, e.g. "agent-login.sh".');
+const clientHost = () => printable(CLIENT_HOST_MAX, 'The machine it runs on, as the approval page shows it.');
+
+/** POST /api/oauth/device. Unknown fields (an RFC 8628 client's client_id, scope) are ignored. */
+export const DeviceAuthRequest = z.object({ client_name: clientName(), client_host: clientHost() }).openapi('DeviceAuthRequest');
+
+/** GET /api/oauth/device: the same fields, optional; absent or empty means "not said". */
+const optionalPrintable = (max: number, description: string) =>
+  z.string().trim().max(max).regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u, 'printable characters only').optional().openapi({ description });
+export const DeviceAuthQuery = z.object({
+  client_name: optionalPrintable(CLIENT_NAME_MAX, 'As in DeviceAuthRequest.'),
+  client_host: optionalPrintable(CLIENT_HOST_MAX, 'As in DeviceAuthRequest.'),
+});
+
+export const DeviceAuthResponse = z
+  .object({
+    device_code: z.string().openapi({ description: 'Secret; poll the token endpoint with it. Shown once.' }),
+    user_code: z.string().openapi({ example: 'BCDF-GHJK', description: 'What the person checks on the approval page.' }),
+    verification_uri: z.string().openapi({ description: 'The approval page, where the code can be typed in.' }),
+    verification_uri_complete: z.string().openapi({ description: 'The approval page with the code filled in.' }),
+    expires_in: z.number().int().openapi({ description: 'Seconds until device_code and user_code expire.' }),
+    interval: z.number().int().openapi({ description: 'Seconds to wait between polls.' }),
+  })
+  .openapi('DeviceAuthResponse');
+
+export const DEVICE_GRANT_TYPES = ['device_code', 'urn:ietf:params:oauth:grant-type:device_code'] as const;
+
+/** POST /api/oauth/token. grant_type is checked by the handler so a wrong one is the RFC's 400, not a 422. */
+export const TokenRequest = z
+  .object({
+    grant_type: z.string().min(1).max(200).openapi({ description: `${DEVICE_GRANT_TYPES.join(' or ')}`, example: 'device_code' }),
+    device_code: z.string().min(1).max(200),
+  })
+  .openapi('TokenRequest');
+
+export const TokenResponse = z
+  .object({
+    access_token: z.string().openapi({ description: 'A bearer API key with the service prefix. Shown once.' }),
+    token_type: z.literal('Bearer'),
+    expires_in: z.number().int().openapi({ description: '3600 when any step used a GET alias; 7776000 (90 days) otherwise.' }),
+    key_id: z.string().openapi({ description: 'The key in the owner\'s account (/api/account/api-keys), to revoke it.' }),
+    user_email: z.string().optional().openapi({ description: 'The approving person\'s e-mail, for the credential file; POST path only.' }),
+  })
+  .openapi('DeviceTokenResponse');
+
+export const TokenError = z
+  .object({
+    error: z.enum(['authorization_pending', 'slow_down', 'access_denied', 'expired_token', 'invalid_grant', 'unsupported_grant_type']),
+    error_description: z.string(),
+    interval: z.number().int().optional().openapi({ description: 'With slow_down: the new polling interval in seconds.' }),
+  })
+  .openapi('DeviceTokenError');
+
+const userCode = () => z.string().min(1).max(USER_CODE_MAX_INPUT).openapi({ example: 'BCDF-GHJK', description: 'Case, dashes and spaces do not matter.' });
+
+export const LookupQuery = z.object({ user_code: userCode() });
+
+export const DeviceLookupOut = z
+  .object({
+    user_code: z.string(),
+    client_name: z.string(),
+    client_host: z.string(),
+    status: z.literal('pending'),
+    sandbox: z.boolean().openapi({ description: 'Started through the GET alias: the key will live one hour.' }),
+    key_expires_in: z.number().int().openapi({ description: 'Lifetime in seconds of the key an approval gives the device.' }),
+    created_at: z.string(),
+    expires_at: z.string(),
+    viewer: z.object({
+      signed_in: z.boolean(),
+      role: z.enum(['user', 'moderator', 'admin']).nullable(),
+      can_approve: z.boolean().openapi({ description: 'Approving needs a browser session (not an API key or token).' }),
+    }),
+  })
+  .openapi('DeviceLookupOut');
+
+/** POST /api/device/approve: one endpoint for both decisions, named by `action`. */
+export const DeviceApproveRequest = z
+  .strictObject({ user_code: userCode(), action: z.enum(['approve', 'deny']) })
+  .openapi('DeviceApproveRequest');
+
+export const DeviceApproveOut = z
+  .object({ user_code: z.string(), status: z.enum(['approved', 'denied']), client_name: z.string(), client_host: z.string(), decided_at: z.string() })
+  .openapi('DeviceApproveOut');

@@ -1,0 +1,46 @@
+// check_client: who is asking.
+// - authorization: client_id must name a registered client, else an error page (nothing to redirect to)
+// - token and revocation endpoints: confidential clients authenticate with HTTP Basic and their secret,
+//   compared as SHA-256 in constant time; public clients send client_id and nothing else; one method per
+//   request; a client may use a grant type only if it registered it
+import { timingSafeEqual } from 'node:crypto';
+import type { Context } from 'hono';
+import { hashSecret } from '../auth/secrets.ts';
+import { InvalidClient, NonRedirectableError, UnauthorizedClient } from './errors.ts';
+import { basicCredentials } from './form.ts';
+import type { Client, OAuthStore } from './store.ts';
+
+export function checkAuthorizeClient(store: OAuthStore, clientId: string): Client {
+  if (clientId === '') throw new NonRedirectableError('invalid_request', 'client_id is required');
+  const client = store.getClient(clientId);
+  if (!client) throw new NonRedirectableError('invalid_client', 'unknown client_id; register the client first');
+  return client;
+}
+
+export function authenticateClient(c: Context, params: Map<string, string>, store: OAuthStore): Client {
+  const basic = basicCredentials(c);
+  if (params.has('client_secret') || params.has('client_assertion')) {
+    throw new InvalidClient('only client_secret_basic (HTTP Basic) and none are supported');
+  }
+  if (basic) {
+    const bodyId = params.get('client_id');
+    if (bodyId !== undefined && bodyId !== basic.clientId) throw new InvalidClient('client_id differs from the Basic credentials');
+    const client = store.getClient(basic.clientId);
+    // Hash first, compare in constant time; an unknown client takes the same path.
+    const presented = hashSecret(basic.secret);
+    const stored = client?.secret_hash ?? hashSecret('\0no client');
+    const match = timingSafeEqual(presented, stored);
+    if (!client || client.token_endpoint_auth_method !== 'client_secret_basic' || !match) throw new InvalidClient('client authentication failed');
+    return client;
+  }
+  const clientId = params.get('client_id');
+  if (!clientId) throw new InvalidClient('client authentication failed: send client_id, or HTTP Basic for confidential clients');
+  const client = store.getClient(clientId);
+  if (!client) throw new InvalidClient('client authentication failed: unknown client_id');
+  if (client.token_endpoint_auth_method !== 'none') throw new InvalidClient('this client is confidential: authenticate with HTTP Basic');
+  return client;
+}
+
+export function checkGrantType(client: Client, grantType: string): void {
+  if (!client.metadata.grant_types.includes(grantType)) throw new UnauthorizedClient(`this client did not register the ${grantType} grant type`);
+}

@@ -1,0 +1,34 @@
+// What every step of the authorization server works with, built once in registerOAuthRoutes.
+import type { Db } from '../db/index.ts';
+import type { AuditLog } from '../audit/index.ts';
+import type { Identity } from '../auth/identity.ts';
+import type { OAuthStore } from './store.ts';
+
+/** Lifetimes in seconds. Codes are short (RFC 6749 §4.1.2 recommends at most 10 minutes). */
+export interface Lifetimes {
+  code: number;
+  accessToken: number;
+  refreshToken: number;
+  consent: number;
+}
+
+export const LIFETIMES: Lifetimes = { code: 60, accessToken: 3600, refreshToken: 30 * 86_400, consent: 600 };
+
+export interface OAuthContext {
+  db: Db;
+  audit: AuditLog;
+  identity: Identity;
+  store: OAuthStore;
+  /** The issuer identifier: the public origin (RFC 8414 §2). */
+  issuer: string;
+  /** The one protected resource tokens are bound to: {BASE_URL}/mcp. */
+  resource: string;
+  lifetimes: Lifetimes;
+  siteName: string;
+  /** HMAC key binding consent forms to the session that saw them. */
+  consentKey: Buffer;
+  now: () => Date;
+}
+
+export const iso = (d: Date): string => d.toISOString();
+export const plusSeconds = (d: Date, s: number): Date => new Date(d.getTime() + s * 1000);

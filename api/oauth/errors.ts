@@ -1,0 +1,99 @@
+// Typed protocol errors. Every step throws one of these; `oauthErrorResponse` is the one place that turns
+// them into the RFC 6749 §5.2 (token, revoke), RFC 7591 §3.2.2 (register) error body, and the authorize
+// endpoint turns them into a redirect or an error page.
+
+export class OAuthError extends Error {
+  readonly error: string;
+  readonly status: 400 | 401 | 403 | 500;
+  constructor(error: string, description: string, status: 400 | 401 | 403 | 500 = 400) {
+    super(description);
+    this.error = error;
+    this.status = status;
+  }
+}
+
+export class InvalidRequest extends OAuthError {
+  constructor(description: string) {
+    super('invalid_request', description);
+  }
+}
+
+/** Client authentication failed. Always 401 with a Basic challenge (RFC 6749 §5.2). */
+export class InvalidClient extends OAuthError {
+  constructor(description: string) {
+    super('invalid_client', description, 401);
+  }
+}
+
+export class InvalidGrant extends OAuthError {
+  constructor(description: string) {
+    super('invalid_grant', description);
+  }
+}
+
+export class UnauthorizedClient extends OAuthError {
+  constructor(description: string) {
+    super('unauthorized_client', description);
+  }
+}
+
+export class UnsupportedGrantType extends OAuthError {
+  constructor(description: string) {
+    super('unsupported_grant_type', description);
+  }
+}
+
+export class UnsupportedResponseType extends OAuthError {
+  constructor(description: string) {
+    super('unsupported_response_type', description);
+  }
+}
+
+export class InvalidScope extends OAuthError {
+  constructor(description: string) {
+    super('invalid_scope', description);
+  }
+}
+
+/** RFC 8707 §2: the requested resource is not one this server issues tokens for. */
+export class InvalidTarget extends OAuthError {
+  constructor(description: string) {
+    super('invalid_target', description);
+  }
+}
+
+export class AccessDenied extends OAuthError {
+  constructor(description: string) {
+    super('access_denied', description, 403);
+  }
+}
+
+/** RFC 7591 §3.2.2 */
+export class InvalidRedirectUri extends OAuthError {
+  constructor(description: string) {
+    super('invalid_redirect_uri', description);
+  }
+}
+
+/** RFC 7591 §3.2.2 */
+export class InvalidClientMetadata extends OAuthError {
+  constructor(description: string) {
+    super('invalid_client_metadata', description);
+  }
+}
+
+/**
+ * An authorization request error that must not be sent to the redirect_uri (unknown client, unregistered
+ * redirect_uri): the person sees it as a page instead (RFC 6749 §4.1.2.1).
+ */
+export class NonRedirectableError extends OAuthError {}
+
+/** Headers every OAuth JSON answer carries: tokens and errors are never cached (RFC 6749 §5.1). */
+export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
+
+/** The RFC error body and status for a protocol error. */
+export function oauthErrorResponse(err: OAuthError, realm: string): Response {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', ...NO_STORE };
+  if (err instanceof InvalidClient) headers['WWW-Authenticate'] = `Basic realm="${realm}"`;
+  return new Response(JSON.stringify({ error: err.error, error_description: err.message }), { status: err.status, headers });
+}

@@ -1,0 +1,39 @@
+// Token issuance: an opaque access token bound to the grant's resource (the audience) and, for clients
+// registered for it, a refresh token. Both are random 256-bit values with a readable prefix (so a leaked
+// one is recognisable); only their SHA-256 is stored.
+import { hashSecret, randomSecret } from '../auth/secrets.ts';
+import { iso, plusSeconds, type OAuthContext } from './context.ts';
+import type { Client, Grant } from './store.ts';
+
+export const ACCESS_TOKEN_PREFIX = 'oat_';
+export const REFRESH_TOKEN_PREFIX = 'ort_';
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token?: string;
+  scope: string;
+}
+
+/** Issues an access token and, when the client may refresh, a refresh token. Call inside a transaction. */
+export function issueTokens(ctx: OAuthContext, client: Client, grant: Grant, scope: string): TokenResponse {
+  const t = ctx.now();
+  const access = randomSecret(ACCESS_TOKEN_PREFIX, 32);
+  ctx.store.insertToken(
+    hashSecret(access),
+    { grant_id: grant.id, kind: 'access', scope, resource: grant.resource, expires_at: iso(plusSeconds(t, ctx.lifetimes.accessToken)) },
+    iso(t),
+  );
+  const out: TokenResponse = { access_token: access, token_type: 'Bearer', expires_in: ctx.lifetimes.accessToken, scope };
+  if (client.metadata.grant_types.includes('refresh_token')) {
+    const refresh = randomSecret(REFRESH_TOKEN_PREFIX, 32);
+    ctx.store.insertToken(
+      hashSecret(refresh),
+      { grant_id: grant.id, kind: 'refresh', scope: grant.scope, resource: grant.resource, expires_at: iso(plusSeconds(t, ctx.lifetimes.refreshToken)) },
+      iso(t),
+    );
+    out.refresh_token = refresh;
+  }
+  return out;
+}

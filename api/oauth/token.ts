@@ -1,0 +1,56 @@
+// POST /api/oauth/v2/token: form-encoded (RFC 6749 §3.2), the client authenticated (check_client), then
+// the grant type's own handler. Answers the token response or the §5.2 error, never cached.
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { authenticateClient, checkGrantType } from './check_client.ts';
+import type { OAuthContext } from './context.ts';
+import { oauthEndpoint, oauthJson } from './endpoint.ts';
+import { InvalidRequest, UnsupportedGrantType } from './errors.ts';
+import { readForm } from './form.ts';
+import { authorizationCodeGrant } from './grants/authorization_code.ts';
+import { refreshTokenGrant } from './grants/refresh_token.ts';
+import { OAuthErrorBody } from './schemas.ts';
+
+const TokenForm = z.object({
+  grant_type: z.enum(['authorization_code', 'refresh_token']),
+  code: z.string().optional(),
+  redirect_uri: z.string().optional(),
+  code_verifier: z.string().optional(),
+  refresh_token: z.string().optional(),
+  scope: z.string().optional(),
+  resource: z.string().optional(),
+  client_id: z.string().optional().openapi({ description: 'Public clients; confidential clients use HTTP Basic' }),
+});
+const TokenOut = z
+  .object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int(), refresh_token: z.string().optional(), scope: z.string() })
+  .openapi('OAuthTokenResponse');
+
+export function registerTokenEndpoint(app: OpenAPIHono, ctx: OAuthContext): void {
+  oauthEndpoint(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/oauth/v2/token',
+      tags: ['oauth'],
+      summary: 'Token endpoint: authorization_code (PKCE S256) and refresh_token (rotating) grants',
+      request: { body: { content: { 'application/x-www-form-urlencoded': { schema: TokenForm } }, required: true } },
+      responses: {
+        200: { description: 'Token response (RFC 6749 §5.1)', content: { 'application/json': { schema: TokenOut } } },
+        400: { description: 'Error (RFC 6749 §5.2)', content: { 'application/json': { schema: OAuthErrorBody } } },
+        401: { description: 'Client authentication failed', content: { 'application/json': { schema: OAuthErrorBody } } },
+      },
+    }),
+    ctx.issuer,
+    async (c) => {
+      const params = await readForm(c);
+      const client = authenticateClient(c, params, ctx.store);
+      const grantType = params.get('grant_type');
+      if (!grantType) throw new InvalidRequest('grant_type is required');
+      if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
+        throw new UnsupportedGrantType('supported grant types: authorization_code, refresh_token');
+      }
+      checkGrantType(client, grantType);
+      const tokens = grantType === 'authorization_code' ? authorizationCodeGrant(ctx, client, params) : refreshTokenGrant(ctx, client, params);
+      return oauthJson(tokens);
+    },
+  );
+}
