@@ -17,6 +17,12 @@ export interface BuildMeta {
   files: number;
 }
 
+/**
+ * Builds in one process count up: Astro imports its prerender bundle from the output folder, and Node
+ * caches modules by path, so a second build into the same folder would render from the first bundle.
+ */
+let buildCount = 0;
+
 /** rename, or copy and delete when the two folders are on different disks. */
 function moveDir(from: string, to: string): void {
   fs.rmSync(to, { recursive: true, force: true });
@@ -38,7 +44,7 @@ export async function buildSite(env: Record<string, string | undefined> = proces
   const site = siteContext(config);
   // Astro imports its prerender bundle from the output folder, so the build must happen inside the project
   // (where node_modules resolves); it is then moved to DIST_DIR in one rename where the disk allows.
-  const staging = path.join(root, 'node_modules', '.cache', `kb-build-${process.pid}`);
+  const staging = path.join(root, 'node_modules', '.cache', `kb-build-${process.pid}-${++buildCount}`);
   fs.rmSync(staging, { recursive: true, force: true });
   const saved = { ...process.env };
   Object.assign(process.env, env, { DIST_DIR: staging, KB_GENERATED_AT: site.generatedAt, ASTRO_TELEMETRY_DISABLED: '1' });

@@ -6,6 +6,7 @@ import { loadSnapshot } from './content/load.ts';
 import type { Snapshot } from './content/model.ts';
 import { siteContext, type SiteContext } from './site.ts';
 
+// Per build: scripts/build.ts renders every build from a fresh bundle (a new module instance).
 let cached: { snapshot: Snapshot; site: SiteContext } | undefined;
 
 export function buildInputs(): { snapshot: Snapshot; site: SiteContext } {
