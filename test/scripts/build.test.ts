@@ -1,0 +1,33 @@
+// npm run build: a second build in the same process renders the new content, not the first bundle's.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildSite } from '../../scripts/build.ts';
+import { generateCorpus } from '../../scripts/gen-corpus.ts';
+
+describe('buildSite', () => {
+  it('builds again from changed content in the same process, and swaps the folder whole', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-build-'));
+    try {
+      generateCorpus({ dir: path.join(dir, 'content'), videos: 12, seed: 1 });
+      const env = { ...process.env, CONTENT_DIR: path.join(dir, 'content'), DIST_DIR: path.join(dir, 'dist'), DATA_DIR: path.join(dir, 'var'), BASE_URL: 'http://kb.test' };
+      const first = await buildSite(env);
+      const removed = fs.readdirSync(path.join(dir, 'content', 'videos')).filter((f) => f.endsWith('.md'));
+      const gone = removed.find((f) => !fs.readFileSync(path.join(dir, 'content', 'digests', fs.readdirSync(path.join(dir, 'content', 'digests'))[0]), 'utf8').includes(f.replace('.md', '')))!;
+      fs.rmSync(path.join(dir, 'content', 'knowledge'), { recursive: true });
+      fs.rmSync(path.join(dir, 'content', 'essays'), { recursive: true });
+      fs.rmSync(path.join(dir, 'content', 'digests'), { recursive: true });
+      fs.rmSync(path.join(dir, 'content', 'videos', gone));
+      const second = await buildSite(env);
+      expect(second.files).toBeLessThan(first.files);
+      expect(second.content_hash).not.toBe(first.content_hash);
+      const videos = JSON.parse(fs.readFileSync(path.join(dir, 'dist', 'client', 'api', 'videos', 'index.json'), 'utf8'));
+      expect(videos.total).toBe(11);
+      expect(fs.existsSync(path.join(dir, 'dist', 'client', 'api', 'videos', gone.replace('.md', '')))).toBe(false);
+      expect(fs.readdirSync(dir).filter((f) => f.startsWith('dist.'))).toEqual([]); // no staging leftovers
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
