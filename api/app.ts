@@ -19,6 +19,8 @@ import { createNotifications, type Notifications } from './notifications/index.t
 import { registerNotificationRoutes } from './notifications/routes.ts';
 import { RateLimiter } from './rate-limit/index.ts';
 import { registerCommentRoutes } from './comments/routes.ts';
+import { registerProposalRoutes } from './proposals/index.ts';
+import { registerSourceRoutes } from './sources/index.ts';
 import { registerPostRoutes } from './posts/routes.ts';
 import { bodyLimit } from 'hono/body-limit';
 
@@ -62,6 +64,8 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   };
   registerNotificationRoutes(app, community.notifications);
   registerCommentRoutes(app, community);
+  registerProposalRoutes(app, community);
+  registerSourceRoutes(app, community);
   registerPostRoutes(app, { ...community, autoPublishPosts: deps.config.postsAutoPublish });
   registerDeviceRoutes(app, deps);
   registerOAuthRoutes(app, deps);

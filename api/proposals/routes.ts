@@ -1,0 +1,212 @@
+// Proposal endpoints. Permission rules, one check per route: anyone reads; signed-in people propose and
+// flag (once each, rate-limited); moderators decide (accept, reject, apply, supersede).
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import fs from 'node:fs';
+import path from 'node:path';
+import { addRoute } from '../validation/route.ts';
+import { limitParam, offsetParam } from '../validation/index.ts';
+import { ApiError } from '../errors/index.ts';
+import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
+import { requireRole, requireUser } from '../auth/middleware.ts';
+import { enforceRate } from '../rate-limit/index.ts';
+import type { CommunityDeps } from '../app.ts';
+import type { Snapshot } from '../../src/lib/content/model.ts';
+import {
+  PROPOSAL_KINDS,
+  ProposalCreate,
+  ProposalDecisionIn,
+  ProposalFlagIn,
+  ProposalFlagOut,
+  PublicProposal,
+  PublicProposalList,
+} from './schemas.ts';
+import { createProposal, decideProposal, flagProposal, flagsOf, getProposal, listProposals, type ProposalDeps, type ProposalRow } from './store.ts';
+import { planApply } from './apply.ts';
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
+const E = {
+  401: json(ErrorDetail, 'Not authenticated'),
+  404: json(ErrorDetail, 'Not found'),
+  422: json(HTTPValidationError, 'Validation error'),
+  429: json(ErrorDetail, 'Too many requests'),
+};
+const noStore = { 'Cache-Control': 'no-store' };
+const idParams = z.object({ proposal_id: z.string().min(1).max(100) });
+
+/** The public form of proposals: evidence carries the community flags (reasons and times, never who). */
+export function publicProposals(rows: ProposalRow[], flags: ReturnType<typeof flagsOf>, threshold: number): z.infer<typeof PublicProposal>[] {
+  return rows.map((r) => {
+    const f = flags.get(r.id) ?? [];
+    return {
+      proposal_id: r.id,
+      kind: r.kind,
+      status: r.status,
+      title: r.title,
+      target: r.target_type && r.target_id ? { type: r.target_type, id: r.target_id } : null,
+      payload: JSON.parse(r.payload) as Record<string, unknown>,
+      confidence: r.confidence,
+      evidence: { ...(JSON.parse(r.evidence) as Record<string, unknown>), community_flags: { count: f.length, threshold, flags: f.map((x) => ({ reason: x.reason, created_at: x.created_at })) } },
+      source: r.source,
+      created_by: r.created_by,
+      decided_by: r.decided_by,
+      decision_note: r.decision_note,
+      superseded_by: r.superseded_by,
+      created_at: r.created_at,
+      decided_at: r.decided_at,
+      applied_at: r.applied_at,
+      applied: r.apply_result ? (JSON.parse(r.apply_result) as z.infer<typeof PublicProposal>['applied']) : null,
+    };
+  });
+}
+
+/** The targets a user proposal names must exist: 404 otherwise (as for comments on unknown items). */
+function checkTargets(body: ProposalCreate, snapshot: Snapshot, deps: CommunityDeps): void {
+  const s = snapshot;
+  const has: Record<string, (id: string) => boolean> = {
+    video: (id) => s.videosById.has(id),
+    essay: (id) => s.essaysBySlug.has(id),
+    digest: (id) => s.digestsByDate.has(id),
+    knowledge: (id) => s.conceptsBySlug.has(id),
+  };
+  const need = (type: string, id: string) => {
+    if (!has[type](id)) throw new ApiError(404, `No ${type} with id ${id}`);
+  };
+  switch (body.kind) {
+    case 'link_add':
+      need('knowledge', body.payload.concept);
+      if (body.payload.link.type !== 'web_page') need(body.payload.link.type, body.payload.link.id);
+      break;
+    case 'tag_correction':
+      need(body.payload.target.type, body.payload.target.id);
+      break;
+    case 'concept_stub': {
+      const slug = body.payload.slug;
+      if (s.conceptsBySlug.has(slug) || fs.existsSync(path.join(deps.config.contentDir, 'knowledge', `${slug}.md`))) throw new ApiError(409, `A concept ${slug} already exists`);
+      for (const src of body.payload.sources) if (src.type !== 'web_page') need(src.type, src.id);
+      break;
+    }
+    case 'essay_promotion': {
+      const post = deps.db.prepare("SELECT 1 FROM posts WHERE id = ? AND status = 'published' AND deleted_at IS NULL").get(body.payload.post_id);
+      if (!post) throw new ApiError(404, `No published post ${body.payload.post_id}`);
+      break;
+    }
+  }
+}
+
+export function registerProposalRoutes(app: OpenAPIHono, deps: CommunityDeps): void {
+  const store: ProposalDeps = { db: deps.db, audit: deps.audit, notifications: deps.notifications, autoRejectFlagThreshold: deps.config.autoRejectFlagThreshold };
+  const threshold = deps.config.autoRejectFlagThreshold;
+  const one = (row: ProposalRow) => publicProposals([row], flagsOf(deps.db, [row.id]), threshold)[0];
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/proposals',
+      tags: ['proposals'],
+      summary: 'Proposals against the knowledge canon; pending ones by confidence, highest first, then newest',
+      request: {
+        query: z.object({
+          status: z.enum(['pending', 'decided', 'all']).default('pending').openapi({ description: 'pending; decided = accepted, rejected, applied, superseded; all' }),
+          kind: z.union([z.enum(PROPOSAL_KINDS), z.literal('')]).optional().openapi({ type: 'string', enum: [...PROPOSAL_KINDS], description: 'Only this kind; empty or absent: every kind' }),
+          limit: limitParam(100, 20),
+          offset: offsetParam(),
+        }),
+      },
+      responses: { 200: json(PublicProposalList, 'Proposals'), 422: E[422] },
+    }),
+    (c, { query }) => {
+      const { total, rows } = listProposals(deps.db, { ...query, kind: query.kind || undefined });
+      const items = publicProposals(rows, flagsOf(deps.db, rows.map((r) => r.id)), threshold);
+      return c.json({ total, limit: query.limit, offset: query.offset, items }, 200, noStore);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/proposals/{proposal_id}',
+      tags: ['proposals'],
+      summary: 'One proposal',
+      request: { params: idParams },
+      responses: { 200: json(PublicProposal, 'The proposal'), 404: E[404], 422: E[422] },
+    }),
+    (c, { params }) => {
+      const row = getProposal(deps.db, params.proposal_id);
+      if (!row) throw new ApiError(404, 'Proposal not found');
+      return c.json(one(row), 200, noStore);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/proposals',
+      tags: ['proposals'],
+      summary: 'Propose a change to the canon (link_add, tag_correction, concept_stub, essay_promotion)',
+      description: 'Signed in. The payload schema depends on kind. User proposals start pending with confidence 0.5.',
+      request: { body: { content: { 'application/json': { schema: ProposalCreate } }, required: true } },
+      responses: { 201: json(PublicProposal, 'Created'), ...E, 409: json(ErrorDetail, 'The concept already exists') },
+    }),
+    (c, { body }) => {
+      const p = requireUser(c);
+      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      checkTargets(body, deps.content().snapshot, deps);
+      const row = createProposal(deps.db, deps.audit, { kind: body.kind, title: body.title, payload: body.payload, evidence: body.evidence, source: 'user', createdBy: p.user.id });
+      return c.json(one(row), 201, noStore);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/proposals/{proposal_id}/flag',
+      tags: ['proposals'],
+      summary: 'Flag a pending proposal (once per user); enough flags reject it with decided_by null',
+      request: { params: idParams, body: { content: { 'application/json': { schema: ProposalFlagIn.optional() } }, required: false } },
+      responses: {
+        200: json(ProposalFlagOut, 'Flagged'),
+        ...E,
+        409: json(ErrorDetail, 'Already flagged by this user, or the proposal is no longer pending'),
+      },
+    }),
+    (c, { params, body }) => {
+      const p = requireUser(c);
+      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      const reason = (body as { reason?: string } | undefined)?.reason || null;
+      return c.json(flagProposal(store, params.proposal_id, p.user.id, reason), 200, noStore);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/proposals/{proposal_id}/decision',
+      tags: ['proposals'],
+      summary: 'Decide a proposal (moderators): accept, reject, apply or supersede',
+      description:
+        'Transitions: accept pending→accepted; reject pending|accepted→rejected; apply accepted→applied; supersede pending|accepted→superseded (superseded_by required). rejected, applied and superseded are final; other moves are 409. Applying a concept_stub publishes its concept file (draft: false); applying the other kinds records the change for an editor commit and reports content_changed: false. The author is notified.',
+      request: { params: idParams, body: { content: { 'application/json': { schema: ProposalDecisionIn } }, required: true } },
+      responses: {
+        200: json(PublicProposal, 'The proposal after the decision'),
+        ...E,
+        403: json(ErrorDetail, 'Not a moderator'),
+        409: json(ErrorDetail, 'Transition not allowed from the current status'),
+      },
+    }),
+    (c, { params, body }) => {
+      const p = requireRole(c, 'moderator');
+      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      const row = decideProposal(
+        store,
+        { proposalId: params.proposal_id, moderatorId: p.user.id, action: body.action, note: body.note, supersededBy: body.superseded_by },
+        (r) => planApply(r.kind, JSON.parse(r.payload), { contentDir: deps.config.contentDir, snapshot: deps.content().snapshot }),
+      );
+      return c.json(one(row), 200, noStore);
+    },
+  );
+}

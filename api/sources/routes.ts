@@ -1,0 +1,285 @@
+// Source endpoints. Anyone lists; signed-in people add a page or a text (rate-limited, fetched under the
+// SSRF guard) and ask for a draft concept on a topic (written to content/knowledge with draft: true and
+// filed as a concept_stub proposal for moderators).
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { addRoute, RequestValidationError } from '../validation/route.ts';
+import { limitParam, offsetParam } from '../validation/index.ts';
+import { ApiError } from '../errors/index.ts';
+import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
+import { requireUser } from '../auth/middleware.ts';
+import { enforceRate } from '../rate-limit/index.ts';
+import type { CommunityDeps } from '../app.ts';
+import { createLlmClient } from '../llm/client.ts';
+import { createProposal, flagsOf } from '../proposals/store.ts';
+import { publicProposals } from '../proposals/routes.ts';
+import { PublicProposal } from '../proposals/schemas.ts';
+import { SOURCE_TYPES, listSources, type SourceType } from './list.ts';
+import { createSourceStore, type SourceRow } from './store.ts';
+import { SourceRefused, checkUrl } from './guard.ts';
+import { SourceFetchFailed, fetchPublicPage } from './fetch-page.ts';
+import { extractHtml, extractPlainText, tidy } from './extract.ts';
+import { canonicalUrl, pageCanonicalUrl } from './canonical-url.ts';
+import { wordMatchSearch, type SearchSources } from './word-search.ts';
+import { citable, draftConcept, slugify } from './knowledge.ts';
+import { conceptFileProblems, renderConceptFile, writeFileAtomic } from './concept-file.ts';
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
+const E = {
+  401: json(ErrorDetail, 'Not authenticated'),
+  409: json(ErrorDetail, 'Duplicate'),
+  422: json(HTTPValidationError, 'Validation error'),
+  429: json(ErrorDetail, 'Too many requests'),
+};
+const noStore = { 'Cache-Control': 'no-store' };
+
+export const MAX_PASTED_TEXT = 100_000;
+
+const SourceItem = z
+  .object({
+    type: z.enum(SOURCE_TYPES),
+    id: z.string(),
+    title: z.string(),
+    url: z.string().nullable(),
+    date: z.string().describe('YYYY-MM-DD'),
+    excerpt: z.string(),
+  })
+  .catchall(z.unknown())
+  .openapi('SourceItem');
+const SourceListResponse = z
+  .object({ total: z.number().int(), limit: z.number().int(), offset: z.number().int(), items: z.array(SourceItem) })
+  .openapi('SourceListResponse');
+
+/** `type=video,essay`: a comma-separated subset of the source types; anything else is a 422. */
+const TypeList = z
+  .string()
+  .max(200)
+  .transform((v, ctx) => {
+    const parts = v.split(',').map((s) => s.trim()).filter(Boolean);
+    const unknown = parts.filter((p) => !(SOURCE_TYPES as readonly string[]).includes(p));
+    if (unknown.length) {
+      ctx.addIssue({ code: 'custom', message: `Unknown source type ${unknown.map((u) => `'${u}'`).join(', ')}; expected a comma-separated subset of ${SOURCE_TYPES.join(', ')}`, params: { type: 'enum' } });
+      return z.NEVER;
+    }
+    return [...new Set(parts)] as SourceType[];
+  })
+  .optional()
+  .openapi({ type: 'string', description: `Comma-separated subset of ${SOURCE_TYPES.join(', ')}; all when absent`, example: 'video,web_page' });
+
+const AddSourceRequest = z
+  .strictObject({
+    url: z.string().trim().min(1).max(2048).optional().openapi({ description: 'An http(s) page to fetch' }),
+    title: z.string().trim().min(1).max(300).optional(),
+    text: z.string().trim().min(1).max(MAX_PASTED_TEXT).optional().openapi({ description: 'Pasted text (with title, instead of url)' }),
+  })
+  .superRefine((b, ctx) => {
+    if (b.url !== undefined) {
+      if (b.text !== undefined) ctx.addIssue({ code: 'custom', path: ['text'], message: 'give either url or title and text, not both' });
+      let u: URL | null = null;
+      try {
+        u = new URL(b.url);
+      } catch {
+        ctx.addIssue({ code: 'custom', path: ['url'], message: 'Input should be a valid URL', params: { type: 'url_parsing' } });
+      }
+      if (u && u.protocol !== 'http:' && u.protocol !== 'https:') ctx.addIssue({ code: 'custom', path: ['url'], message: `URL scheme should be 'http' or 'https'`, params: { type: 'url_scheme' } });
+    } else {
+      if (b.title === undefined) ctx.addIssue({ code: 'custom', path: ['title'], message: 'Field required (with text, or give url)', params: { type: 'missing' } });
+      if (b.text === undefined) ctx.addIssue({ code: 'custom', path: ['text'], message: 'Field required (with title, or give url)', params: { type: 'missing' } });
+    }
+  })
+  .openapi('AddSourceRequest', { description: '{url} (optionally with a title to use instead of the page\'s) or {title, text}' });
+
+const AddSourceResponse = SourceItem.extend({ text_length: z.number().int() }).openapi('AddSourceResponse');
+
+const AddKnowledgeRequest = z.strictObject({ topic: z.string().trim().min(2).max(200) }).openapi('AddKnowledgeRequest');
+const AddKnowledgeResponse = z
+  .object({
+    slug: z.string(),
+    file: z.string().describe('content/-relative path of the draft'),
+    ai_generated: z.literal(true),
+    generator: z.string().describe('extractive, or llm:<model>'),
+    draft: z.object({ title: z.string(), summary: z.string(), tags: z.array(z.string()), draft: z.literal(true), sources: z.array(z.record(z.string(), z.unknown())), related: z.array(z.string()), body: z.string(), markdown: z.string() }),
+    proposal: PublicProposal,
+    warnings: z.array(z.string()),
+  })
+  .openapi('AddKnowledgeResponse');
+
+function sourceOut(r: SourceRow) {
+  return {
+    type: 'web_page' as const,
+    id: r.id,
+    title: r.title,
+    url: r.url,
+    date: r.created_at.slice(0, 10),
+    excerpt: r.text.replace(/\s+/g, ' ').slice(0, 280),
+    canonical_url: r.canonical_url,
+    origin: r.type === 'text' ? 'pasted_text' : 'fetched',
+    created_at: r.created_at,
+    text_length: r.text.length,
+  };
+}
+
+/**
+ * @param opts.search the search knowledge drafts are written from; the word-matching stand-in until the
+ *   search service is wired here.
+ */
+export function registerSourceRoutes(app: OpenAPIHono, deps: CommunityDeps, opts: { search?: SearchSources } = {}): void {
+  const store = createSourceStore(deps.db, deps.audit);
+  const search = opts.search ?? wordMatchSearch(() => deps.content().snapshot, deps.db);
+  const llm = deps.config.llm ? createLlmClient(deps.config.llm) : null;
+  const knowledgeDir = path.join(deps.config.contentDir, 'knowledge');
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/sources',
+      tags: ['sources'],
+      summary: 'Everything citable, newest first: videos, essays, digests, added web pages, published posts, top-level comments',
+      description: 'Knowledge concepts, drafts, hidden or deleted comments and replies are never listed.',
+      request: { query: z.object({ type: TypeList, limit: limitParam(100, 20), offset: offsetParam() }) },
+      responses: { 200: json(SourceListResponse, 'Sources'), 422: E[422] },
+    }),
+    (c, { query }) => c.json(listSources(deps.db, deps.content().snapshot, { types: query.type ?? [], limit: query.limit, offset: query.offset }), 200, noStore),
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/sources',
+      tags: ['sources'],
+      summary: 'Add a web page (fetched by the server) or a pasted text as a source',
+      description:
+        'Pages are fetched under an SSRF guard: http(s) only; every address the host resolves to must be public unicast (no loopback, private, link-local, unique-local, multicast, CGNAT, reserved…), and the connection goes to the address that was checked; at most 5 redirects, each checked again; size and time limits; HTML or plain text only. A page whose canonical URL (rel=canonical on the same site, else the normalised URL) is already a source, or a text already pasted, is 409. 400: the guard refused the URL; 502: the page could not be used; 504: it did not arrive in time.',
+      request: { body: { content: { 'application/json': { schema: AddSourceRequest } }, required: true } },
+      responses: {
+        200: json(AddSourceResponse, 'Added'),
+        400: json(ErrorDetail, 'The SSRF guard refused the URL'),
+        ...E,
+        502: json(ErrorDetail, 'The page could not be fetched or used'),
+        504: json(ErrorDetail, 'The page did not arrive in time'),
+      },
+    }),
+    async (c, { body }) => {
+      const p = requireUser(c);
+      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      if (body.url === undefined) {
+        const row = store.add({ type: 'text', url: null, canonicalUrl: null, title: body.title!, text: tidy(body.text!), addedBy: p.user.id });
+        return c.json(sourceOut(row), 200, noStore);
+      }
+      let page;
+      try {
+        checkUrl(new URL(body.url));
+        // A page already added under this very address is refused before any network use.
+        store.assertNewUrl(canonicalUrl(body.url));
+        page = await fetchPublicPage(body.url, {
+          allowCidrs: deps.config.sources.allowPrivateCidrs,
+          timeoutMs: deps.config.sources.fetchTimeoutMs,
+          maxBytes: deps.config.sources.maxBytes,
+        });
+      } catch (err) {
+        if (err instanceof SourceRefused) throw new ApiError(400, err.message);
+        if (err instanceof SourceFetchFailed) throw new ApiError(err.timeout ? 504 : 502, err.message);
+        throw err;
+      }
+      const extracted = page.contentType.startsWith('text/plain') ? extractPlainText(page.body, page.url) : extractHtml(page.body, page.url);
+      if (!extracted.text) throw new ApiError(502, 'The page has no readable text');
+      const row = store.add({
+        type: 'web_page',
+        url: page.url,
+        canonicalUrl: pageCanonicalUrl(page.url, extracted.canonical),
+        title: body.title ?? extracted.title,
+        text: extracted.text,
+        addedBy: p.user.id,
+      });
+      return c.json(sourceOut(row), 200, noStore);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/sources/knowledge',
+      tags: ['sources'],
+      summary: 'Draft a knowledge concept on a topic from the sources found, and propose it (AI-generated content)',
+      description:
+        'Finds sources for the topic, writes content/knowledge/<slug>.md with draft: true (by the configured LLM, else extractively: the best-matching sentences, each cited) and files a concept_stub proposal. 404: no sources mention the topic; 409: the concept or a proposal for it exists.',
+      request: { body: { content: { 'application/json': { schema: AddKnowledgeRequest } }, required: true } },
+      responses: { 200: json(AddKnowledgeResponse, 'The draft and its proposal'), ...E, 404: json(ErrorDetail, 'No sources found') },
+    }),
+    async (c, { body }) => {
+      const p = requireUser(c);
+      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      const slug = slugify(body.topic);
+      if (!slug) throw new RequestValidationError([{ type: 'value_error', loc: ['body', 'topic'], msg: 'Value error, the topic needs letters or digits', input: body.topic }]);
+      const snapshot = deps.content().snapshot;
+      const file = path.join(knowledgeDir, `${slug}.md`);
+      if (snapshot.conceptsBySlug.has(slug) || fs.existsSync(file)) throw new ApiError(409, `A concept ${slug} already exists`);
+      const open = deps.db
+        .prepare("SELECT id FROM proposals WHERE kind = 'concept_stub' AND target_type = 'knowledge' AND target_id = ? AND status IN ('pending', 'accepted')")
+        .pluck()
+        .get(slug) as string | undefined;
+      if (open) throw new ApiError(409, `Proposal ${open} for the concept ${slug} is already open`);
+      const hits = (await search(body.topic, 20)).filter(citable);
+      if (hits.length === 0) throw new ApiError(404, `No sources mention “${body.topic}”; add some with POST /api/sources first`);
+      const draft = await draftConcept(body.topic, slug, hits, { llm, snapshot });
+      const markdown = renderConceptFile(draft.front, draft.body);
+      const problems = conceptFileProblems(markdown, slug, snapshot, knowledgeDir);
+      if (problems.length) throw new Error(`generated concept ${slug} would not load: ${problems.join('; ')}`);
+      try {
+        writeFileAtomic(file, markdown, { exclusive: true });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ApiError(409, `A concept ${slug} already exists`);
+        throw err;
+      }
+      let proposal;
+      try {
+        proposal = deps.db.transaction(() => {
+          deps.audit.append({
+            kind: 'knowledge.draft',
+            subjectType: 'knowledge',
+            subjectId: slug,
+            actor: { userId: p.user.id },
+            data: { file: `knowledge/${slug}.md`, generator: draft.generator, sources: draft.cited.length },
+          });
+          return createProposal(deps.db, deps.audit, {
+            kind: 'concept_stub',
+            title: `New concept: ${draft.front.title}`,
+            payload: { slug, title: draft.front.title, summary: draft.front.summary, tags: draft.front.tags, sources: draft.front.sources, file: `knowledge/${slug}.md` },
+            evidence: {
+              topic: body.topic,
+              generator: draft.generator,
+              ai_generated: true,
+              found_sources: draft.cited.map((h) => ({ type: h.type, id: h.id, title: h.title, score: Math.round(h.score * 100) / 100 })),
+            },
+            // More independent sources, more confidence that the concept is real: 0.45 for one, 0.8 for eight.
+            confidence: Math.min(0.8, 0.4 + 0.05 * draft.cited.length),
+            source: 'user',
+            createdBy: p.user.id,
+          });
+        }).immediate();
+      } catch (err) {
+        // The proposal did not commit: take the draft back out of content/ so nothing is half-done.
+        fs.rmSync(file, { force: true });
+        throw err;
+      }
+      const out = publicProposals([proposal], flagsOf(deps.db, [proposal.id]), deps.config.autoRejectFlagThreshold)[0];
+      return c.json(
+        {
+          slug,
+          file: `knowledge/${slug}.md`,
+          ai_generated: true as const,
+          generator: draft.generator,
+          draft: { ...draft.front, draft: true as const, body: draft.body, markdown },
+          proposal: out,
+          warnings: draft.warnings,
+        },
+        200,
+        noStore,
+      );
+    },
+  );
+}
