@@ -22,6 +22,7 @@ import { registerCommentRoutes } from './comments/routes.ts';
 import { registerProposalRoutes } from './proposals/index.ts';
 import { registerSourceRoutes } from './sources/index.ts';
 import { registerPostRoutes } from './posts/routes.ts';
+import { registerPersonalKnowledgeRoutes } from './personal-knowledge/index.ts';
 import { bodyLimit } from 'hono/body-limit';
 
 export interface AppDeps {
@@ -67,6 +68,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   registerProposalRoutes(app, community);
   registerSourceRoutes(app, community);
   registerPostRoutes(app, { ...community, autoPublishPosts: deps.config.postsAutoPublish });
+  registerPersonalKnowledgeRoutes(app, community);
   registerDeviceRoutes(app, deps);
   registerOAuthRoutes(app, deps);
   registerMcp(app, deps);

@@ -49,8 +49,28 @@ const EnvSchema = z.object({
   LLM_API_KEY: z.string().optional(),
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   POSTS_AUTO_PUBLISH: boolFromEnv.default(true),
+  CHAT_ALLOW_ANONYMOUS: boolFromEnv.default(false),
+  CHAT_TOKEN_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  CHAT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+  CHAT_ANON_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(5),
   DEVICE_CODE_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(600),
   DEVICE_POLL_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(60).default(5),
+  // Personal knowledge: the git host people connect their notes to (none: an embedded store per person).
+  VCS_AUTHORIZE_URL: z.url().optional(),
+  VCS_TOKEN_URL: z.url().optional(),
+  VCS_CLIENT_ID: z.string().optional(),
+  VCS_CLIENT_SECRET: z.string().optional(),
+  VCS_TOKEN_AUTH_METHOD: z.enum(['client_secret_post', 'client_secret_basic', 'none']).optional(),
+  VCS_SCOPES: z.string().default(''),
+  VCS_REPO_URL_TEMPLATE: z.string().optional(),
+  VCS_USERINFO_URL: z.url().optional(),
+  VCS_REVOKE_URL: z.url().optional(),
+  VCS_ISSUER: z.url().optional(),
+  VCS_HOST_NAME: z.string().optional(),
+  VCS_GIT_USERNAME: z.string().min(1).default('oauth2'),
+  VCS_BRANCH: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/).default('main'),
+  VCS_PULL_INTERVAL_SECONDS: z.coerce.number().min(0).max(3600).default(5),
+  VCS_TIMEOUT_SECONDS: z.coerce.number().min(1).max(600).default(30),
 });
 
 export interface Config {
@@ -87,6 +107,8 @@ export interface Config {
   writeRateLimitPerMinute: number;
   /** Device flow (RFC 8628): how long a device code lives, and the polling interval it starts with. */
   device: { codeTtlSeconds: number; pollIntervalSeconds: number };
+  /** Personal knowledge: the git host (null: an embedded bare repository per person plays the host). */
+  vcs: VcsConfig;
   /** Community flags that reject a pending proposal. */
   autoRejectFlagThreshold: number;
   /** POST /api/sources fetches pages: time and size limits, and CIDRs exempt from the SSRF guard (tests, intranets). */
@@ -95,6 +117,8 @@ export interface Config {
   llm: { baseUrl: string; model: string; apiKey?: string; timeoutMs: number } | null;
   /** Submitted posts that pass the checks are published at once; otherwise they wait for a moderator. */
   postsAutoPublish: boolean;
+  /** Chat: anonymous callers (off by default, with a tighter limit), chat token lifetime, answers per minute. */
+  chat: { allowAnonymous: boolean; tokenTtlSeconds: number; rateLimitPerMinute: number; anonymousRateLimitPerMinute: number };
   audit: {
     /** A signed checkpoint after this many new events… */
     checkpointEvery: number;
@@ -103,6 +127,31 @@ export interface Config {
     /** Ed25519 PKCS#8 PEM; default DATA_DIR/keys/audit-ed25519.pem, created on first start. */
     signingKeyFile?: string;
   };
+}
+
+export interface VcsHostConfig {
+  authorizeUrl: string;
+  tokenUrl: string;
+  clientId: string;
+  clientSecret?: string;
+  tokenAuthMethod: 'client_secret_post' | 'client_secret_basic' | 'none';
+  scopes: string;
+  /** Clone URL with {login} (the host account), {handle} or {user_id}, e.g. https://github.com/{login}/notes.git */
+  repoUrlTemplate: string;
+  userinfoUrl?: string;
+  revokeUrl?: string;
+  /** Expected `iss` of authorization responses (RFC 9207); default the authorize URL's origin. */
+  issuer: string;
+  hostName: string;
+  gitUsername: string;
+}
+
+export interface VcsConfig {
+  host: VcsHostConfig | null;
+  /** Branch of a new, empty repository. */
+  branch: string;
+  pullIntervalSeconds: number;
+  timeoutSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -150,14 +199,58 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secureCookies: baseUrl.startsWith('https://'),
     writeRateLimitPerMinute: e.WRITE_RATE_LIMIT_PER_MINUTE,
     device: { codeTtlSeconds: e.DEVICE_CODE_TTL_SECONDS, pollIntervalSeconds: e.DEVICE_POLL_INTERVAL_SECONDS },
+    vcs: vcsConfig(e),
     autoRejectFlagThreshold: e.AUTO_REJECT_FLAG_THRESHOLD,
     sources: { allowPrivateCidrs: cidrList(e.SOURCES_ALLOW_PRIVATE_CIDRS), fetchTimeoutMs: e.SOURCE_FETCH_TIMEOUT_MS, maxBytes: e.SOURCE_MAX_BYTES },
     llm: e.LLM_BASE_URL ? { baseUrl: e.LLM_BASE_URL.replace(/\/+$/, ''), model: e.LLM_MODEL!, apiKey: e.LLM_API_KEY, timeoutMs: e.LLM_TIMEOUT_MS } : null,
     postsAutoPublish: e.POSTS_AUTO_PUBLISH,
+    chat: {
+      allowAnonymous: e.CHAT_ALLOW_ANONYMOUS,
+      tokenTtlSeconds: e.CHAT_TOKEN_TTL_SECONDS,
+      rateLimitPerMinute: e.CHAT_RATE_LIMIT_PER_MINUTE,
+      anonymousRateLimitPerMinute: e.CHAT_ANON_RATE_LIMIT_PER_MINUTE,
+    },
     audit: {
       checkpointEvery: e.AUDIT_CHECKPOINT_EVERY,
       checkpointIntervalSeconds: e.AUDIT_CHECKPOINT_INTERVAL_SECONDS,
       signingKeyFile: e.AUDIT_SIGNING_KEY_FILE ? path.resolve(cwd, e.AUDIT_SIGNING_KEY_FILE) : undefined,
+    },
+  };
+}
+
+const isLoopback = (u: URL) => ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname);
+
+/** The VCS_* settings: all four of authorize, token, client id and repository, or none (embedded store). */
+function vcsConfig(e: z.infer<typeof EnvSchema>): VcsConfig {
+  const base = { branch: e.VCS_BRANCH, pullIntervalSeconds: e.VCS_PULL_INTERVAL_SECONDS, timeoutSeconds: e.VCS_TIMEOUT_SECONDS };
+  const required = { VCS_AUTHORIZE_URL: e.VCS_AUTHORIZE_URL, VCS_TOKEN_URL: e.VCS_TOKEN_URL, VCS_CLIENT_ID: e.VCS_CLIENT_ID, VCS_REPO_URL_TEMPLATE: e.VCS_REPO_URL_TEMPLATE };
+  const missing = Object.entries(required).filter(([, v]) => !v).map(([k]) => k);
+  if (missing.length === 4) return { host: null, ...base };
+  const fail = (msg: string) => new ConfigError(`invalid configuration:\n  ${msg}`);
+  if (missing.length > 0) throw fail(`${missing.join(', ')}: required when any of ${Object.keys(required).join(', ')} is set`);
+  const template = e.VCS_REPO_URL_TEMPLATE!;
+  if (!URL.canParse(template.replace(/\{(login|handle|user_id)\}/g, 'x'))) throw fail('VCS_REPO_URL_TEMPLATE: expected an http(s) clone URL, e.g. https://github.com/{login}/notes.git');
+  if (template.includes('{login}') && !e.VCS_USERINFO_URL) throw fail('VCS_USERINFO_URL: required when VCS_REPO_URL_TEMPLATE uses {login}');
+  const urls = [e.VCS_AUTHORIZE_URL, e.VCS_TOKEN_URL, e.VCS_USERINFO_URL, e.VCS_REVOKE_URL, template.replace(/\{(login|handle|user_id)\}/g, 'x')].filter((u): u is string => !!u);
+  for (const u of urls.map((x) => new URL(x))) {
+    // Tokens travel to these URLs: plain http only on this machine (tests, a host on localhost).
+    if (u.protocol !== 'https:' && !(u.protocol === 'http:' && isLoopback(u))) throw fail(`VCS_*: ${u.origin} must be https (http only on loopback)`);
+  }
+  return {
+    ...base,
+    host: {
+      authorizeUrl: e.VCS_AUTHORIZE_URL!,
+      tokenUrl: e.VCS_TOKEN_URL!,
+      clientId: e.VCS_CLIENT_ID!,
+      clientSecret: e.VCS_CLIENT_SECRET,
+      tokenAuthMethod: e.VCS_TOKEN_AUTH_METHOD ?? (e.VCS_CLIENT_SECRET ? 'client_secret_post' : 'none'),
+      scopes: e.VCS_SCOPES.trim(),
+      repoUrlTemplate: template,
+      userinfoUrl: e.VCS_USERINFO_URL,
+      revokeUrl: e.VCS_REVOKE_URL,
+      issuer: e.VCS_ISSUER ?? new URL(e.VCS_AUTHORIZE_URL!).origin,
+      hostName: e.VCS_HOST_NAME ?? new URL(template.replace(/\{(login|handle|user_id)\}/g, 'x')).host,
+      gitUsername: e.VCS_GIT_USERNAME,
     },
   };
 }
