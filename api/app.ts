@@ -24,6 +24,10 @@ import { registerSourceRoutes } from './sources/index.ts';
 import { registerPostRoutes } from './posts/routes.ts';
 import { registerPersonalKnowledgeRoutes } from './personal-knowledge/index.ts';
 import { bodyLimit } from 'hono/body-limit';
+import { registerSearchRoutes } from './search/index.ts';
+import { searchPostListener } from './search/posts.ts';
+import { registerChatRoutes } from './chat/routes.ts';
+import type { SearchService } from '../src/lib/search/index.ts';
 
 export interface AppDeps {
   config: Config;
@@ -31,6 +35,8 @@ export interface AppDeps {
   db: Db;
   audit: AuditLog;
   identity: Identity;
+  /** The search service over the current snapshot (swapped with it when a new build is loaded). */
+  search: () => SearchService;
   /** The identity provider browser sign-in uses: OIDC_ISSUER, or the embedded one in dev mode. */
   idp: { issuer: string; clientId: string; clientSecret?: string; localIssuerOrigin?: () => string | undefined };
   log?: (msg: string) => void;
@@ -50,7 +56,9 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   // Request bodies beyond 1 MB are refused before anything reads them (the largest, a post essay, is 100k characters).
   app.use('*', bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.json({ detail: 'Request body too large (1 MB at most)' }, 413, { Connection: 'close' }) }));
   app.use('*', authenticate(deps.identity, { publicOrigin: new URL(deps.config.baseUrl).origin }));
-  registerContentRoutes(app, deps.content);
+  const operators: { detail: () => Record<string, unknown> } = { detail: () => ({}) };
+  registerContentRoutes(app, deps.content, { healthDetail: () => operators.detail() });
+  registerSearchRoutes(app, { content: deps.content, search: deps.search });
   registerAccountRoutes(app, deps.identity, { secureCookies: deps.config.secureCookies });
   registerOidcRoutes(app, deps.db, deps.identity, {
     ...deps.idp,
@@ -67,11 +75,16 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   registerCommentRoutes(app, community);
   registerProposalRoutes(app, community);
   registerSourceRoutes(app, community);
-  registerPostRoutes(app, { ...community, autoPublishPosts: deps.config.postsAutoPublish });
+  registerPostRoutes(app, { ...community, autoPublishPosts: deps.config.postsAutoPublish, posts: searchPostListener(deps.search, deps.log) });
   registerPersonalKnowledgeRoutes(app, community);
   registerDeviceRoutes(app, deps);
   registerOAuthRoutes(app, deps);
   registerMcp(app, deps);
+  const chat = registerChatRoutes(app, deps);
+  operators.detail = () => {
+    const s = deps.search();
+    return { llm: chat.health, search: { items: s.manifest.items, embedder: s.manifest.embedder.name, built_at: s.manifest.built_at } };
+  };
   registerAuditRoutes(app, () => deps.audit);
   registerOpenApi(app, { title: deps.config.siteName, serverUrl: deps.config.baseUrl });
   return app;

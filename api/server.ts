@@ -15,6 +15,10 @@ import { openDatabase, type Db } from './db/index.ts';
 import { auditOrigin, createAuditLog, type AuditLog } from './audit/index.ts';
 import { createIdentity, type Identity } from './auth/identity.ts';
 import { createEmbeddedIdp } from './auth/embedded-idp/index.ts';
+import { openSearch, type SearchService } from '../src/lib/search/index.ts';
+import { syncPublishedPosts } from './search/posts.ts';
+import { createPostStore } from './posts/store.ts';
+import { createNotifications } from './notifications/index.ts';
 
 export interface RunningServer {
   url: string;
@@ -23,6 +27,7 @@ export interface RunningServer {
   db: Db;
   audit: AuditLog;
   identity: Identity;
+  search(): SearchService;
   close(): Promise<void>;
 }
 
@@ -89,7 +94,12 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   const idp = config.oidc
     ? { issuer: config.oidc.issuer, clientId: config.oidc.clientId!, clientSecret: config.oidc.clientSecret }
     : { issuer: embeddedIdp!.issuer, clientId: embeddedIdp!.clientId, clientSecret: embeddedIdp!.clientSecret, localIssuerOrigin: () => localUrl };
-  const app = createApp({ config, content: () => content, db, audit, identity, idp, log: (m) => console.error(m) });
+  // Search opens (building its index when missing or stale) before the server listens, so the first
+  // request can search; published posts join its live index.
+  const posts = createPostStore(db, audit, createNotifications(db));
+  let search = await openSearch(config, content.snapshot, log);
+  await syncPublishedPosts(search, posts);
+  const app = createApp({ config, content: () => content, db, audit, identity, idp, search: () => search, log: (m) => console.error(m) });
   const honoListener = getRequestListener(app.fetch);
   const serveStatic = createStaticHandler(() => staticSite);
   const server = http.createServer((req, res) => {
@@ -103,16 +113,21 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   const metaFile = path.join(config.distDir, 'build-meta.json');
   const onBuild = (cur: fs.Stats, prev: fs.Stats) => {
     if (cur.mtimeMs === prev.mtimeMs || cur.mtimeMs === 0) return;
-    try {
-      const nextContent = loadContentState(config, log);
-      const nextSite = loadStaticSite(path.join(config.distDir, 'client'));
-      content = nextContent;
-      staticSite = nextSite;
-      running.staticSite = nextSite;
-      log(`server: reloaded a new build (${nextSite.fileCount} files)`);
-    } catch (err) {
-      log(`server: a new build could not be loaded, keeping the previous one: ${(err as Error).message.split('\n')[0]}`);
-    }
+    void (async () => {
+      try {
+        const nextContent = loadContentState(config, log);
+        const nextSite = loadStaticSite(path.join(config.distDir, 'client'));
+        const nextSearch = await openSearch(config, nextContent.snapshot, log);
+        await syncPublishedPosts(nextSearch, posts);
+        content = nextContent;
+        staticSite = nextSite;
+        search = nextSearch;
+        running.staticSite = nextSite;
+        log(`server: reloaded a new build (${nextSite.fileCount} files)`);
+      } catch (err) {
+        log(`server: a new build could not be loaded, keeping the previous one: ${(err as Error).message.split('\n')[0]}`);
+      }
+    })();
   };
   fs.watchFile(metaFile, { interval: 1000 }, onBuild);
   await new Promise<void>((resolve, reject) => {
@@ -129,6 +144,7 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
     db,
     audit,
     identity,
+    search: () => search,
     close: async () => {
       fs.unwatchFile(metaFile, onBuild);
       await new Promise<void>((resolve) => {

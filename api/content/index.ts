@@ -33,6 +33,7 @@ import {
 } from '../../src/lib/read/discovery.ts';
 import { dateString, limitParam, offsetParam, queryBool } from '../validation/index.ts';
 import { addRoute, type Input } from '../validation/route.ts';
+import { requireRole } from '../auth/middleware.ts';
 import { notFound } from '../errors/index.ts';
 import { etagFor, etagMatches, prefersJson, readHeaders } from '../static/index.ts';
 import { ErrorResponses, JsonObject, NotFoundResponse, ValidationErrorResponse } from '../openapi/schemas.ts';
@@ -104,7 +105,11 @@ const ok = (description: string, mediaType = 'application/json') => ({
 const withErrors = (description: string, mediaType?: string) => ({ ...ok(description, mediaType), ...ErrorResponses });
 
 /** Registers every content read. `state` returns the current snapshot (it is swapped when dist/ is rebuilt). */
-export function registerContentRoutes(app: OpenAPIHono, state: () => ContentState) {
+/**
+ * @param opts.healthDetail what operators see at /api/health?detail=true (admins only): component
+ *   states and counters. Without `detail` the probe is the prerendered {"status":"ok"}.
+ */
+export function registerContentRoutes(app: OpenAPIHono, state: () => ContentState, opts: { healthDetail?: () => Record<string, unknown> } = {}) {
   const get = <R extends RouteConfig>(route: R, handler: (c: Context, input: Input<R['request']>) => Read) =>
     addRoute(app, route, (c, input) => {
       const current = state();
@@ -190,9 +195,21 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
     createRoute({ method: 'get', path: '/api/config', tags: ['agent'], summary: 'Public client configuration (includes dev_mode)', responses: ok('Configuration') }),
     (c) => json(publicConfig(state().site)),
   );
-  get(
-    createRoute({ method: 'get', path: '/api/health', tags: ['agent'], summary: 'Liveness probe', responses: ok('{"status":"ok"}') }),
-    (c) => json(health()),
+  addRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/health',
+      tags: ['agent'],
+      summary: 'Liveness probe; detail=true (admins) adds component states and failure counters for operators',
+      request: { query: z.object({ detail: queryBool(false, 'Component states and counters (admins only).') }) },
+      responses: { ...ok('{"status":"ok"}, or the detail view'), ...ErrorResponses },
+    }),
+    (c, { query }) => {
+      if (!query.detail) return send(c, encode(c.req.path, json(health())));
+      requireRole(c, 'admin');
+      return c.json({ ...health(), ...(opts.healthDetail?.() ?? {}) }, 200, { 'Cache-Control': 'no-store' });
+    },
   );
   get(
     createRoute({ method: 'get', path: '/api/skills', tags: ['agent'], summary: 'Installable skills', responses: ok('Skills') }),

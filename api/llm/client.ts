@@ -7,7 +7,16 @@ export interface ChatMessage {
   content: string;
 }
 
-export class LlmError extends Error {}
+/** What went wrong, for operators' counters: no answer in time, an HTTP error, no connection, or garbage. */
+export type LlmFailure = 'timeout' | 'http' | 'unreachable' | 'malformed';
+
+export class LlmError extends Error {
+  readonly failure: LlmFailure;
+  constructor(message: string, failure: LlmFailure = 'malformed') {
+    super(message);
+    this.failure = failure;
+  }
+}
 
 export interface LlmOptions {
   baseUrl: string;
@@ -16,9 +25,22 @@ export interface LlmOptions {
   timeoutMs: number;
 }
 
+export interface CompletionOptions {
+  temperature?: number;
+  maxTokens?: number;
+  topP?: number;
+  stop?: string[];
+}
+
 export interface LlmClient {
   model: string;
-  complete(messages: ChatMessage[], opts?: { temperature?: number; maxTokens?: number }): Promise<string>;
+  complete(messages: ChatMessage[], opts?: CompletionOptions): Promise<string>;
+  /**
+   * Streams the answer's text as it comes (server-sent events, `stream: true`). Ends with LlmError on a
+   * timeout (no first byte within timeoutMs, or silence for idleMs between chunks), an HTTP error or a
+   * malformed or cut stream; never waits forever.
+   */
+  stream(messages: ChatMessage[], opts?: CompletionOptions & { idleMs?: number; signal?: AbortSignal }): AsyncGenerator<string, void, void>;
 }
 
 /**
@@ -36,18 +58,18 @@ export function createLlmClient(opts: LlmOptions): LlmClient {
         res = await fetch(endpoint, {
           method: 'POST',
           headers: { 'Content-Type': 'application/json', ...(opts.apiKey ? { Authorization: `Bearer ${opts.apiKey}` } : {}) },
-          body: JSON.stringify({ model: opts.model, messages, temperature: o.temperature ?? 0.2, ...(o.maxTokens ? { max_tokens: o.maxTokens } : {}) }),
+          body: JSON.stringify(requestBody(opts.model, messages, o, false)),
           signal: AbortSignal.timeout(opts.timeoutMs),
         });
       } catch (err) {
         const e = err as Error;
-        if (e.name === 'TimeoutError' || e.name === 'AbortError') throw new LlmError(`the language model did not answer within ${opts.timeoutMs} ms`);
-        throw new LlmError(`the language model endpoint is unreachable: ${(e.cause as Error | undefined)?.message ?? e.message}`);
+        if (e.name === 'TimeoutError' || e.name === 'AbortError') throw new LlmError(`the language model did not answer within ${opts.timeoutMs} ms`, 'timeout');
+        throw new LlmError(`the language model endpoint is unreachable: ${(e.cause as Error | undefined)?.message ?? e.message}`, 'unreachable');
       }
       const text = await res.text().catch(() => '');
       if (!res.ok) {
         // The body of an error may echo the request; only its first line goes into the message.
-        throw new LlmError(`the language model endpoint answered HTTP ${res.status}: ${text.split('\n')[0].slice(0, 200)}`);
+        throw new LlmError(`the language model endpoint answered HTTP ${res.status}: ${text.split('\n')[0].slice(0, 200)}`, 'http');
       }
       let body: { choices?: { message?: { content?: unknown } }[] };
       try {
@@ -59,5 +81,97 @@ export function createLlmClient(opts: LlmOptions): LlmClient {
       if (typeof content !== 'string' || !content.trim()) throw new LlmError('the language model answered without a message');
       return content;
     },
+
+    async *stream(messages, o = {}) {
+      const idleMs = o.idleMs ?? Math.min(opts.timeoutMs, 30_000);
+      const controller = new AbortController();
+      const abort = () => controller.abort();
+      o.signal?.addEventListener('abort', abort, { once: true });
+      // One deadline for the first byte, then one for each silence between chunks.
+      let timer: NodeJS.Timeout | undefined;
+      let timedOut = () => false;
+      const arm = (ms: number) => {
+        clearTimeout(timer);
+        let fired = false;
+        timer = setTimeout(() => {
+          fired = true;
+          controller.abort();
+        }, ms);
+        timedOut = () => fired;
+      };
+      arm(opts.timeoutMs);
+      try {
+        let res: Response;
+        try {
+          res = await fetch(endpoint, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', ...(opts.apiKey ? { Authorization: `Bearer ${opts.apiKey}` } : {}) },
+            body: JSON.stringify(requestBody(opts.model, messages, o, true)),
+            signal: controller.signal,
+          });
+        } catch (err) {
+          if (timedOut()) throw new LlmError(`the language model did not answer within ${opts.timeoutMs} ms`, 'timeout');
+          throw new LlmError(`the language model endpoint is unreachable: ${((err as Error).cause as Error | undefined)?.message ?? (err as Error).message}`, 'unreachable');
+        }
+        if (!res.ok || !res.body) {
+          const text = await res.text().catch(() => '');
+          throw new LlmError(`the language model endpoint answered HTTP ${res.status}: ${text.split('\n')[0].slice(0, 200)}`, 'http');
+        }
+        const decoder = new TextDecoder();
+        let buffer = '';
+        let done = false;
+        const reader = res.body.getReader();
+        arm(idleMs);
+        while (!done) {
+          let chunk: ReadableStreamReadResult<Uint8Array>;
+          try {
+            chunk = await reader.read();
+          } catch {
+            if (timedOut()) throw new LlmError(`the language model stream went silent for ${idleMs} ms`, 'timeout');
+            throw new LlmError('the language model stream broke off', 'malformed');
+          }
+          if (chunk.done) break;
+          arm(idleMs);
+          buffer += decoder.decode(chunk.value, { stream: true });
+          let nl: number;
+          while ((nl = buffer.indexOf('\n')) >= 0) {
+            const line = buffer.slice(0, nl).replace(/\r$/, '');
+            buffer = buffer.slice(nl + 1);
+            if (!line.startsWith('data:')) continue;
+            const data = line.slice(5).trim();
+            if (data === '[DONE]') {
+              done = true;
+              break;
+            }
+            let event: { choices?: { delta?: { content?: unknown }; finish_reason?: unknown }[] };
+            try {
+              event = JSON.parse(data);
+            } catch {
+              throw new LlmError('the language model sent a malformed stream event', 'malformed');
+            }
+            const delta = event.choices?.[0]?.delta?.content;
+            if (typeof delta === 'string' && delta) yield delta;
+            if (event.choices?.[0]?.finish_reason) done = true;
+          }
+        }
+        if (!done) throw new LlmError('the language model stream ended before it finished', 'malformed');
+        await reader.cancel().catch(() => {});
+      } finally {
+        clearTimeout(timer);
+        o.signal?.removeEventListener('abort', abort);
+      }
+    },
+  };
+}
+
+function requestBody(model: string, messages: ChatMessage[], o: CompletionOptions, stream: boolean) {
+  return {
+    model,
+    messages,
+    temperature: o.temperature ?? 0.2,
+    ...(o.maxTokens ? { max_tokens: o.maxTokens } : {}),
+    ...(o.topP !== undefined ? { top_p: o.topP } : {}),
+    ...(o.stop?.length ? { stop: o.stop } : {}),
+    ...(stream ? { stream: true } : {}),
   };
 }

@@ -20,7 +20,7 @@ const INSTRUCTIONS =
 /**
  * @example registerMcp(app, deps) // in createApp
  */
-export function registerMcp(app: OpenAPIHono, deps: Pick<AppDeps, 'config' | 'db' | 'identity' | 'content'>): void {
+export function registerMcp(app: OpenAPIHono, deps: Pick<AppDeps, 'config' | 'db' | 'identity' | 'content' | 'search'>): void {
   const resource = mcpResource(deps.config.baseUrl);
   const auth: McpAuthOptions = {
     verify: accessTokenVerifier(deps.db, deps.identity, resource),
@@ -31,7 +31,7 @@ export function registerMcp(app: OpenAPIHono, deps: Pick<AppDeps, 'config' | 'db
 
   function createServer(): McpServer {
     const server = new McpServer({ name: deps.config.siteName, version: API_VERSION }, { instructions: INSTRUCTIONS });
-    registerTools(server, deps.content);
+    registerTools(server, deps.content, deps.search);
     registerResources(server, deps.content);
     return server;
   }

@@ -12,6 +12,7 @@ import { getConcept } from '../../src/lib/read/knowledge.ts';
 import { getPersona } from '../../src/lib/read/personas.ts';
 import { briefing } from '../../src/lib/read/latest.ts';
 import { SEARCH_TYPES, searchContent } from './search.ts';
+import type { SearchService } from '../../src/lib/search/index.ts';
 
 const ITEM_TYPES = ['video', 'essay', 'digest', 'knowledge', 'persona'] as const;
 const RECENT_TYPES = ['video', 'essay', 'digest'] as const;
@@ -53,12 +54,12 @@ function recent(state: ContentState, type: (typeof RECENT_TYPES)[number] | undef
   return items.slice(0, limit).map((i) => ({ type: i.type, ...(i.item as object) }));
 }
 
-export function registerTools(server: McpServer, state: () => ContentState): void {
+export function registerTools(server: McpServer, state: () => ContentState, search: () => SearchService): void {
   server.registerTool(
     'search',
     {
       title: 'Search the knowledge base',
-      description: 'Find videos, essays, daily digests and knowledge concepts whose title or summary contains every word of the query.',
+      description: 'Find videos, essays, daily digests and knowledge concepts (hybrid keyword and semantic search, English and Slovenian).',
       inputSchema: {
         query: z.string().min(1).max(500).describe('Words to look for'),
         types: z.array(z.enum(SEARCH_TYPES)).optional().describe('Only these kinds of item'),
@@ -66,9 +67,9 @@ export function registerTools(server: McpServer, state: () => ContentState): voi
       },
       annotations: READ_ONLY,
     },
-    ({ query, types, limit }) => {
-      const { snapshot, site } = state();
-      return result({ query, hits: searchContent(snapshot, site.baseUrl, query, { types, limit }) });
+    async ({ query, types, limit }) => {
+      const { site } = state();
+      return result({ query, hits: await searchContent(search(), site.baseUrl, query, { types, limit }) });
     },
   );
 

@@ -9,7 +9,7 @@ import type { Video } from '../../src/lib/content/model.ts';
 import { parseDigest } from '../../src/lib/content/markdown.ts';
 import type { JobContext, JobResult } from './types.ts';
 import { writeFileAtomic } from './atomic.ts';
-import { sentences } from './textrank.ts';
+import { sentences } from '../../src/lib/text/words.ts';
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 export const longDate = (d: string) => {

@@ -4,6 +4,9 @@ import { ingestVideos } from './ingest.ts';
 import { summariseVideos } from './summarise.ts';
 import { buildDigest } from './digest.ts';
 import { rebuildSite } from './site.ts';
+import { buildKnowledge } from './knowledge.ts';
+import { buildIndex } from './search-index.ts';
+import { llmSummariser } from './llm-summariser.ts';
 
 export interface JobSpec {
   run: (ctx: JobContext) => Promise<JobResult>;
@@ -14,15 +17,24 @@ export interface JobSpec {
 
 export const JOBS: Record<string, JobSpec> = {
   'ingest-videos': { run: ingestVideos, cron: '0 * * * *', description: 'new videos from channel feeds and the inbox' },
-  summarise: { run: (ctx) => summariseVideos(ctx), cron: null, description: 'summaries and tags for new videos (after ingest)' },
+  summarise: {
+    run: (ctx) => summariseVideos(ctx, ctx.config.llm ? llmSummariser(ctx.config.llm) : undefined),
+    cron: null,
+    description: 'summaries and tags for new videos (after ingest)',
+  },
   'build-digest': { run: buildDigest, cron: '0 5 * * *', description: "the day's digest, for the previous day" },
+  'build-knowledge': { run: buildKnowledge, cron: '30 2 * * *', description: 'draft concepts and proposals derived from the sources' },
+  'build-index': { run: buildIndex, cron: '0 3 * * *', description: 'the search index and embeddings' },
   'rebuild-site': { run: rebuildSite, cron: null, description: 'the static site (after any job that changed content)' },
 };
 
-/** What runs when a job finishes: summarise after ingest; the site after anything that changed content. */
+/**
+ * What runs when a job finishes: summarise after ingest brought videos; after anything that changed
+ * content, the search index and the site (the site last, so a reader never finds what search cannot).
+ */
 export function followUps(job: string, result: JobResult): string[] {
-  const next: string[] = [];
-  if (job === 'ingest-videos' && result.counts.added > 0) next.push('summarise');
-  if (result.changed && job !== 'rebuild-site' && !next.includes('summarise')) next.push('rebuild-site');
-  return next;
+  if (job === 'ingest-videos' && result.counts.added > 0) return ['summarise'];
+  if (job === 'build-index') return ['rebuild-site'];
+  if (result.changed && job !== 'rebuild-site') return ['build-index'];
+  return [];
 }

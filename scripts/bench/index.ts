@@ -6,12 +6,16 @@ import { runBuildBench } from './build.ts';
 import { runAuditBench } from './audit.ts';
 import { runAuthBench } from './auth.ts';
 import { runWritesBench } from './writes.ts';
+import { runSearchBench } from './search.ts';
+import { runPipelineBench } from './pipeline.ts';
 
 const SUITES: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
   build: runBuildBench,
   audit: runAuditBench,
   auth: runAuthBench,
   writes: runWritesBench,
+  search: runSearchBench,
+  pipeline: runPipelineBench,
 };
 
 const [suite = 'build', ...args] = process.argv.slice(2);

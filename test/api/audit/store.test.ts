@@ -104,6 +104,8 @@ describe('appending audit events', () => {
         const { openDatabase } = await import(workerData.dbModule);
         const { createAuditLog } = await import(workerData.auditModule);
         const db = openDatabase(workerData.file);
+        // 64 writers queue for one write lock on a loaded 2-core machine: wait as long as it takes.
+        db.pragma('busy_timeout = 120000');
         const audit = createAuditLog(db, { dataDir: workerData.dir, origin: 'kb.test/audit', checkpointEvery: 25, checkpointIntervalSeconds: 3600 });
         for (let i = 0; i < workerData.count; i++) {
           db.transaction(() => audit.append({ kind: 'test.concurrent', subjectType: 'worker', subjectId: String(workerData.id), actor: 'system', data: { i } })).immediate();

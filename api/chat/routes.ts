@@ -1,0 +1,239 @@
+// Chat with the knowledge base. POST /api/chat/auth trades the caller's identity for a short-lived chat
+// token bound to them, a persona, a language and a mode. POST /api/chat/completions (OpenAI-compatible)
+// retrieves passages by hybrid search and answers in the persona's voice with [n] citations and a sources
+// list: through LLM_BASE_URL when configured (streamed as server-sent events on request), extractively
+// otherwise. Failures of the model end the answer with a clear error, never a hanging connection.
+import { randomUUID } from 'node:crypto';
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { getCookie } from 'hono/cookie';
+import { addRoute } from '../validation/route.ts';
+import { ApiError } from '../errors/index.ts';
+import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
+import { principal, hasInvalidToken, SESSION_COOKIE } from '../auth/middleware.ts';
+import { RateLimiter, clientAddress, enforceRate } from '../rate-limit/index.ts';
+import { createLlmClient, LlmError, type ChatMessage, type LlmClient } from '../llm/client.ts';
+import type { AppDeps } from '../app.ts';
+import { parseModelfile, type Modelfile } from '../../src/lib/personas/modelfile.ts';
+import { chatTokenKey, issueChatToken, verifyChatToken, ChatTokenError, type ChatClaims } from './token.ts';
+import { retrieve, type Passage } from './retrieve.ts';
+import { buildPrompt, citedNumbers, extractiveAnswer } from './answer.ts';
+import { createLlmHealth } from './health.ts';
+
+export const MAX_MESSAGES = 20;
+export const MAX_MESSAGE_CHARS = 4000;
+export const MAX_INPUT_CHARS = 12_000;
+export const MAX_OUTPUT_TOKENS = 1024;
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
+const Lang = z.enum(['en', 'sl']);
+const AuthRequest = z
+  .strictObject({ persona_id: z.string().min(1).max(100), lang: Lang.default('en'), mode: z.string().min(1).max(40).default('chat') })
+  .openapi('AuthRequest');
+const AuthResponse = z
+  .object({ token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int(), expires_at: z.string(), persona_id: z.string(), lang: Lang, mode: z.string(), anonymous: z.boolean() })
+  .openapi('ChatAuthResponse');
+const ChatRequest = z
+  .object({
+    messages: z
+      .array(z.strictObject({ role: z.enum(['system', 'user', 'assistant']), content: z.string().min(1).max(MAX_MESSAGE_CHARS) }))
+      .min(1)
+      .max(MAX_MESSAGES)
+      .refine((m) => m[m.length - 1].role === 'user', { message: 'the last message must be the user’s question' }),
+    persona_id: z.string().max(100).optional(),
+    lang: Lang.optional(),
+    mode: z.string().max(40).optional(),
+    stream: z.boolean().default(false),
+    max_tokens: z.number().int().min(1).max(MAX_OUTPUT_TOKENS).optional(),
+    model: z.string().max(200).optional().openapi({ description: 'Ignored: the persona decides (OpenAI compatibility).' }),
+    temperature: z.number().min(0).max(2).optional().openapi({ description: 'Ignored: the persona decides.' }),
+  })
+  .openapi('ChatRequest');
+const Source = z.object({ n: z.number().int(), type: z.string(), id: z.string(), title: z.string(), url: z.string(), cited: z.boolean() });
+const ChatResponse = z
+  .object({
+    id: z.string(),
+    object: z.literal('chat.completion'),
+    created: z.number().int(),
+    model: z.string(),
+    mode: z.enum(['llm', 'extractive']),
+    persona_id: z.string(),
+    lang: Lang,
+    choices: z.array(z.object({ index: z.number().int(), message: z.object({ role: z.literal('assistant'), content: z.string() }), finish_reason: z.string() })),
+    sources: z.array(Source),
+  })
+  .openapi('ChatCompletion');
+
+export function registerChatRoutes(app: OpenAPIHono, deps: AppDeps) {
+  const { config } = deps;
+  const key = chatTokenKey(config.dataDir);
+  const llm: LlmClient | null = config.llm ? createLlmClient(config.llm) : null;
+  const health = createLlmHealth(config.llm?.model ?? null);
+  const userLimiter = new RateLimiter({ limit: config.chat.rateLimitPerMinute, windowMs: 60_000 });
+  const anonLimiter = new RateLimiter({ limit: config.chat.anonymousRateLimitPerMinute, windowMs: 60_000 });
+  const noStore = { 'Cache-Control': 'no-store' };
+
+  function persona(id: string, mode: string, lang: string): Modelfile {
+    const p = deps.content().snapshot.personasById.get(id);
+    if (!p) throw new ApiError(404, `No persona ${id}`);
+    const text = p.modelfiles.get(`${mode}/${lang}`);
+    if (text === undefined) throw new ApiError(404, `Persona ${id} has no ${mode} mode in ${lang}; it has ${[...p.modelfiles.keys()].join(', ')}`);
+    return parseModelfile(text);
+  }
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/chat/auth',
+      tags: ['chat'],
+      summary: 'Trade your identity (session, API key or OAuth token) for a short-lived chat token bound to you, a persona, a language and a mode',
+      request: { body: { content: { 'application/json': { schema: AuthRequest } }, required: true } },
+      responses: { 200: json(AuthResponse, 'A chat token'), 401: json(ErrorDetail, 'Not signed in'), 404: json(ErrorDetail, 'Unknown persona, mode or language'), 422: json(HTTPValidationError, 'Validation error') },
+    }),
+    (c, { body }) => {
+      persona(body.persona_id, body.mode, body.lang);
+      const p = principal(c);
+      if (hasInvalidToken(c)) throw new ApiError(401, 'Invalid or expired token', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+      if (!p && !config.chat.allowAnonymous) throw new ApiError(401, 'Sign in to chat (anonymous chat is off)', { 'WWW-Authenticate': 'Bearer' });
+      const ttl = config.chat.tokenTtlSeconds;
+      const exp = Math.floor(Date.now() / 1000) + ttl;
+      const token = issueChatToken(key, { sub: p?.user.id ?? null, persona: body.persona_id, lang: body.lang, mode: body.mode, exp, ...(p ? {} : { anon: clientAddress(c) }) });
+      return c.json(
+        { token, token_type: 'Bearer' as const, expires_in: ttl, expires_at: new Date(exp * 1000).toISOString(), persona_id: body.persona_id, lang: body.lang, mode: body.mode, anonymous: !p },
+        200,
+        noStore,
+      );
+    },
+  );
+
+  /** The token's claims, checked against the request: not expired, same persona, language, mode and user. */
+  function claimsOf(c: Context, body: { persona_id?: string; lang?: string; mode?: string }): ChatClaims {
+    const m = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '');
+    if (!m) throw new ApiError(401, 'Send the chat token from POST /api/chat/auth as Authorization: Bearer', { 'WWW-Authenticate': 'Bearer' });
+    let claims: ChatClaims;
+    try {
+      claims = verifyChatToken(key, m[1]);
+    } catch (err) {
+      if (err instanceof ChatTokenError) throw new ApiError(401, err.message, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+      throw err;
+    }
+    if (body.persona_id !== undefined && body.persona_id !== claims.persona) throw new ApiError(403, `This chat token is for the persona ${claims.persona}`);
+    if (body.lang !== undefined && body.lang !== claims.lang) throw new ApiError(403, `This chat token is for the language ${claims.lang}`);
+    if (body.mode !== undefined && body.mode !== claims.mode) throw new ApiError(403, `This chat token is for the mode ${claims.mode}`);
+    // A browser signed in as someone else must not ride on another person's token.
+    const cookie = getCookie(c, SESSION_COOKIE);
+    const session = cookie ? deps.identity.resolveSession(cookie) : null;
+    if (session && session.user.id !== claims.sub) throw new ApiError(403, 'This chat token belongs to someone else');
+    if (claims.sub && !deps.identity.getUser(claims.sub)) throw new ApiError(401, 'The chat token’s user no longer exists');
+    return claims;
+  }
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/chat/completions',
+      tags: ['chat'],
+      summary: 'Ask the knowledge base (OpenAI-compatible; `stream: true` for server-sent events)',
+      request: { body: { content: { 'application/json': { schema: ChatRequest } }, required: true } },
+      responses: {
+        200: { description: 'The answer with its sources (JSON, or text/event-stream when streaming)', content: { 'application/json': { schema: ChatResponse }, 'text/event-stream': { schema: z.string() } } },
+        401: json(ErrorDetail, 'No or an invalid chat token'),
+        403: json(ErrorDetail, 'The token is for another persona, language, mode or user'),
+        413: json(ErrorDetail, 'The conversation is too long'),
+        422: json(HTTPValidationError, 'Validation error'),
+        429: json(ErrorDetail, 'Too many requests'),
+        502: json(ErrorDetail, 'The language model failed'),
+        504: json(ErrorDetail, 'The language model did not answer in time'),
+      },
+    }),
+    async (c, { body }) => {
+      const claims = claimsOf(c, body);
+      enforceRate(claims.sub ? userLimiter : anonLimiter, claims.sub ? `user:${claims.sub}` : `anon:${claims.anon ?? clientAddress(c)}`);
+      const chars = body.messages.reduce((n, m) => n + m.content.length, 0);
+      if (chars > MAX_INPUT_CHARS) throw new ApiError(413, `The conversation has ${chars} characters; ${MAX_INPUT_CHARS} at most`);
+      const modelfile = persona(claims.persona, claims.mode, claims.lang);
+      const search = deps.search();
+      const question = body.messages[body.messages.length - 1].content;
+      const passages = await retrieve(search, deps.content().snapshot, question, claims.lang);
+      const id = `chatcmpl-${randomUUID()}`;
+      const created = Math.floor(Date.now() / 1000);
+      const base = { id, created, persona_id: claims.persona, lang: claims.lang };
+      const sources = (cited: Set<number>) => passages.map((p) => ({ n: p.n, type: p.type, id: p.id, title: p.title, url: p.url, cited: cited.has(p.n) }));
+      const maxTokens = Math.min(body.max_tokens ?? MAX_OUTPUT_TOKENS, Number(modelfile.parameters.num_predict ?? MAX_OUTPUT_TOKENS));
+      const options = {
+        maxTokens,
+        temperature: typeof modelfile.parameters.temperature === 'number' ? modelfile.parameters.temperature : undefined,
+        topP: typeof modelfile.parameters.top_p === 'number' ? modelfile.parameters.top_p : undefined,
+        stop: Array.isArray(modelfile.parameters.stop) ? modelfile.parameters.stop : undefined,
+      };
+
+      if (!llm) {
+        const { text, cited } = extractiveAnswer(question, passages, claims.lang);
+        const out = { ...base, model: 'extractive', mode: 'extractive' as const, sources: sources(cited) };
+        if (body.stream) return sse(c, out, (async function* () { yield text; })(), null);
+        return c.json({ ...out, object: 'chat.completion' as const, choices: [{ index: 0, message: { role: 'assistant' as const, content: text }, finish_reason: 'stop' }] }, 200, noStore);
+      }
+
+      const prompt = buildPrompt(modelfile, passages, body.messages as ChatMessage[], claims.lang);
+      const out = { ...base, model: llm.model, mode: 'llm' as const };
+      if (body.stream) {
+        return sse(c, out, llm.stream(prompt, { ...options, signal: c.req.raw.signal }), (text) => sources(citedNumbers(text, passages)), health);
+      }
+      let text: string;
+      try {
+        text = await llm.complete(prompt, options);
+        health.record(null);
+      } catch (err) {
+        if (!(err instanceof LlmError)) throw err;
+        health.record(err.failure, err.message);
+        throw new ApiError(err.failure === 'timeout' ? 504 : 502, `The language model failed: ${err.message}`);
+      }
+      return c.json({ ...out, object: 'chat.completion' as const, sources: sources(citedNumbers(text, passages)), choices: [{ index: 0, message: { role: 'assistant' as const, content: text }, finish_reason: 'stop' }] }, 200, noStore);
+
+      function sse(
+        ctx: Context,
+        meta: typeof out | (typeof base & { model: string; mode: 'extractive'; sources: ReturnType<typeof sources> }),
+        deltas: AsyncGenerator<string, void, void>,
+        sourcesFor: ((text: string) => ReturnType<typeof sources>) | null,
+        h?: typeof health,
+      ): Response {
+        const enc = new TextEncoder();
+        const event = (data: unknown, name?: string) => enc.encode(`${name ? `event: ${name}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+        const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) => ({
+          id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, mode: meta.mode, persona_id: meta.persona_id, lang: meta.lang,
+          choices: [{ index: 0, delta, finish_reason: finish }], ...extra,
+        });
+        const stream = new ReadableStream<Uint8Array>({
+          async start(controller) {
+            let text = '';
+            controller.enqueue(event(chunk({ role: 'assistant' }, null)));
+            try {
+              for await (const d of deltas) {
+                text += d;
+                controller.enqueue(event(chunk({ content: d }, null)));
+              }
+              h?.record(null);
+              const src = sourcesFor ? sourcesFor(text) : 'sources' in meta ? meta.sources : [];
+              controller.enqueue(event(chunk({}, 'stop', { sources: src })));
+            } catch (err) {
+              const e = err instanceof LlmError ? err : new LlmError((err as Error).message);
+              h?.record(e.failure, e.message);
+              controller.enqueue(event({ error: { message: `The language model failed: ${e.message}`, type: `llm_${e.failure}` } }, 'error'));
+              controller.enqueue(event(chunk({}, 'error', { sources: sourcesFor ? sourcesFor(text) : [] })));
+            }
+            controller.enqueue(event('[DONE]'));
+            controller.close();
+          },
+          cancel() {
+            void deltas.return(undefined);
+          },
+        });
+        return new Response(stream, { status: 200, headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' } });
+      }
+    },
+  );
+
+  return { health };
+}

@@ -1,0 +1,72 @@
+// Parameters and response schemas of /api/search and the /related endpoints, with FastAPI's semantics
+// for validation (see api/validation): they produce both the 422 bodies and /openapi.json.
+import { z } from '@hono/zod-openapi';
+import { ITEM_TYPES, type ItemType } from '../../src/lib/search/index.ts';
+import { limitParam, queryBool, queryInt } from '../validation/index.ts';
+
+const TYPE_LIST = ITEM_TYPES.map((t) => `'${t}'`);
+const EXPECTED_TYPES = `${TYPE_LIST.slice(0, -1).join(', ')} or ${TYPE_LIST.at(-1)}`;
+
+/** `types=video,knowledge`: a comma-separated subset of the item types; an unknown name is a 422. */
+const typesParam = z
+  .string()
+  .transform((v, ctx) => {
+    const names = v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (names.some((n) => !(ITEM_TYPES as readonly string[]).includes(n))) {
+      ctx.addIssue({ code: 'custom', message: `Input should be a comma-separated list of ${EXPECTED_TYPES}`, params: { type: 'enum', ctx: { expected: EXPECTED_TYPES } } });
+      return z.NEVER;
+    }
+    return [...new Set(names)] as ItemType[];
+  })
+  .optional()
+  .openapi({ type: 'string', description: `Comma-separated subset of ${ITEM_TYPES.join(', ')}; all types when absent.`, example: 'video,knowledge' });
+
+export const SearchQuery = z.object({
+  q: z.string().min(1).openapi({ description: 'The query: words in English or Slovenian.', example: 'shadow AI' }),
+  types: typesParam,
+  type: z
+    .enum(ITEM_TYPES)
+    .optional()
+    .openapi({ param: { deprecated: true }, description: 'Deprecated: one type. Use `types`; when both are given, `types` wins.' }),
+  hybrid: queryBool(true, 'Keyword and vector rankings fused by reciprocal rank fusion (k = 60); false: keyword only.'),
+  draft: queryBool(false, 'Include draft knowledge concepts (concept stubs), their scores multiplied by 0.7.'),
+  limit: limitParam(100, 20),
+  agent: queryBool(false, 'Rewrite links to their agent form (/api/...?agent=true).'),
+});
+export type SearchQuery = z.output<typeof SearchQuery>;
+
+export const RelatedQuery = z.object({
+  k: queryInt(1, 20, 5, 'How many related items, 1..20.'),
+  agent: queryBool(false, 'Rewrite links to their agent form (/api/...?agent=true).'),
+});
+
+export const SearchHit = z
+  .object({
+    type: z.enum(ITEM_TYPES),
+    id: z.string(),
+    title: z.string(),
+    url: z.string().openapi({ description: 'The page for people, or the API document with agent=true.' }),
+    api_url: z.string(),
+    date: z.string().nullable(),
+    snippet: z.string().openapi({ description: 'A passage with the matched words in <mark>…</mark>; the rest is HTML-escaped.' }),
+    score: z.number().openapi({ description: 'Fused RRF score in hybrid mode, BM25 score in keyword mode, blended similarity for related items.' }),
+    draft: z.boolean(),
+  })
+  .openapi('SearchHit');
+
+export const SearchResponse = z
+  .object({
+    query: z.string(),
+    mode: z.enum(['hybrid', 'keyword', 'related']),
+    total: z.number().int().openapi({ description: 'Items that match (by words or by meaning); hits are the best `limit` of them.' }),
+    hits: z.array(SearchHit),
+    warnings: z.array(z.string()).openapi({ description: 'For instance that the `type` parameter is deprecated.' }),
+    item: z
+      .object({ type: z.enum(ITEM_TYPES), id: z.string(), title: z.string(), url: z.string() })
+      .optional()
+      .openapi({ description: 'Related endpoints: the item the hits are related to.' }),
+  })
+  .openapi('SearchResponse');

@@ -1,0 +1,96 @@
+// Builds the search index from a content snapshot into <DATA_DIR>/index/: the keyword index (lunr JSON),
+// one Float32 file of document vectors, the id table that maps rows to items, the builtin embedder's model
+// when it is used, and manifest.json. Everything is written to a temporary folder that replaces the old
+// index by rename, so a reader never sees half an index. A plain function: the server calls it at start
+// when the index is missing or stale, the pipeline after content changes.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Snapshot } from '../content/model.ts';
+import { ANALYSER_VERSION } from './analyse.ts';
+import { documentsFromSnapshot, languageVersions } from './documents.ts';
+import { BuiltinEmbedder } from './embedders/builtin.ts';
+import type { Embedder, EmbedderSetting } from './embedders/embedder.ts';
+import { createTransformersEmbedder } from './embedders/transformers.ts';
+import { buildKeywordIndex, FIELD_BOOSTS } from './keyword.ts';
+import { INDEX_FILES, INDEX_FORMAT, indexDir, type IndexManifest, type ItemRef } from './manifest.ts';
+import type { LoadedIndex } from './load.ts';
+import { takePostings } from './postings.ts';
+
+export interface BuildOptions {
+  dataDir: string;
+  /** A resolved setting (see resolveEmbedderSetting), or a ready embedder. */
+  embedder: EmbedderSetting | Embedder;
+  log?: (m: string) => void;
+}
+
+function isEmbedder(e: EmbedderSetting | Embedder): e is Embedder {
+  return 'embedDocuments' in e;
+}
+
+/** rename, replacing `to`; the old folder is moved aside first and removed after. */
+function swapIn(from: string, to: string): void {
+  const aside = `${to}.old-${process.pid}-${Date.now()}`;
+  if (fs.existsSync(to)) fs.renameSync(to, aside);
+  fs.renameSync(from, to);
+  fs.rmSync(aside, { recursive: true, force: true });
+}
+
+export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): Promise<LoadedIndex> {
+  const started = performance.now();
+  const docs = documentsFromSnapshot(snapshot);
+  const embedder = isEmbedder(opts.embedder)
+    ? opts.embedder
+    : opts.embedder.provider === 'builtin'
+      ? BuiltinEmbedder.train(docs, opts.embedder.dimensions)
+      : await createTransformersEmbedder(opts.embedder);
+  const versions = docs.map(languageVersions);
+  const firstRows: number[] = [];
+  let rows = 0;
+  for (const v of versions) {
+    firstRows.push(rows);
+    rows += v.length;
+  }
+  const { index, stats } = buildKeywordIndex(docs, firstRows);
+  const vectors = await embedder.embedDocuments(versions.flat());
+  const ids: ItemRef[] = versions.flatMap((v) => v.map((d) => ({ type: d.type, id: d.id })));
+
+  const dir = indexDir(opts.dataDir);
+  fs.mkdirSync(opts.dataDir, { recursive: true });
+  // Leftovers of an interrupted build are removed before a new one starts.
+  for (const name of fs.readdirSync(opts.dataDir)) {
+    if (/^index\.(tmp|old)-/.test(name)) fs.rmSync(path.join(opts.dataDir, name), { recursive: true, force: true });
+  }
+  const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
+  fs.mkdirSync(tmp);
+  try {
+    fs.writeFileSync(path.join(tmp, INDEX_FILES.keyword), JSON.stringify(index));
+    fs.writeFileSync(path.join(tmp, INDEX_FILES.vectors), new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength));
+    fs.writeFileSync(path.join(tmp, INDEX_FILES.ids), JSON.stringify(ids));
+    const embedderFiles: string[] = [];
+    if (embedder instanceof BuiltinEmbedder) {
+      embedder.save(tmp);
+      embedderFiles.push('builtin-embedder.json', 'builtin-embedder.f32');
+    }
+    const bytes = fs.readdirSync(tmp).reduce((n, f) => n + fs.statSync(path.join(tmp, f)).size, 0);
+    const manifest: IndexManifest = {
+      format: INDEX_FORMAT,
+      analyser: ANALYSER_VERSION,
+      built_at: new Date().toISOString(),
+      content_hash: snapshot.contentHash,
+      items: docs.length,
+      rows,
+      embedder: embedder.info,
+      keyword: { ...stats, boosts: FIELD_BOOSTS },
+      files: { ...INDEX_FILES, embedder: embedderFiles },
+      build_ms: Math.round(performance.now() - started),
+      bytes,
+    };
+    fs.writeFileSync(path.join(tmp, INDEX_FILES.manifest), JSON.stringify(manifest, null, 2) + '\n');
+    swapIn(tmp, dir);
+    opts.log?.(`search: indexed ${docs.length} items in ${(manifest.build_ms / 1000).toFixed(1)} s (${embedder.info.name} ${embedder.info.model}, ${embedder.info.dimension} dims)`);
+    return { dir, manifest, keyword: index, postings: takePostings(index, ids.length), ids, vectors, embedder };
+  } catch (err) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
+}

@@ -1,0 +1,217 @@
+// What search sees of an item: its type and id, the texts of its fields with their language, its tags and
+// the items it links to. Derived from the content snapshot (and from posts, which live outside it), so
+// the index, the embedders, snippets and related items all read one shape.
+import { essayIn, type Snapshot } from '../content/model.ts';
+import type { ItemKind } from '../read/links.ts';
+import { guessLanguage, type TextLang } from './analyse.ts';
+
+export const ITEM_TYPES = ['video', 'knowledge', 'essay', 'digest', 'persona', 'post'] as const;
+export type ItemType = (typeof ITEM_TYPES)[number];
+
+/** The URL segment of each type: /api/<kind>/<id>. */
+export const KIND_OF_TYPE: Record<ItemType, ItemKind> = {
+  video: 'videos',
+  knowledge: 'knowledge',
+  essay: 'essays',
+  digest: 'digests',
+  persona: 'personas',
+  post: 'posts',
+};
+const TYPE_OF_KIND: Record<string, ItemType> = Object.fromEntries(Object.entries(KIND_OF_TYPE).map(([t, k]) => [k, t as ItemType]));
+
+export interface TextPart {
+  text: string;
+  lang: TextLang;
+}
+
+/** The indexed fields, with the boosts the keyword index gives them. */
+export const FIELDS = ['title', 'tags', 'summary', 'body'] as const;
+export type Field = (typeof FIELDS)[number];
+
+export interface SearchDocument {
+  type: ItemType;
+  id: string;
+  /** The URL segment when it is not the id: posts are read at /api/posts/<slug>. */
+  slug?: string;
+  /** The title shown in results. */
+  title: string;
+  date: string | null;
+  /** Draft knowledge concepts (concept stubs): hidden unless asked for, and ranked lower when shown. */
+  draft: boolean;
+  tags: string[];
+  fields: Record<Field, TextPart[]>;
+  /** Keys (see docKey) of the items this one links to. */
+  links: string[];
+}
+
+export function docKey(type: ItemType, id: string): string {
+  return `${type}:${id}`;
+}
+
+// [text](/videos/<id>) and the other site links inside Markdown.
+const SITE_LINK = /\]\(\/(videos|essays|knowledge|digests|personas|posts)\/([^/?#\s)]+)\)/g;
+
+function siteLinks(markdown: string): string[] {
+  const out: string[] = [];
+  for (const m of markdown.matchAll(SITE_LINK)) out.push(docKey(TYPE_OF_KIND[m[1]], decodeURIComponent(m[2])));
+  return out;
+}
+
+/**
+ * Markdown to the words a reader sees: link targets, images, HTML, code fences and emphasis marks go, so
+ * neither the index nor a snippet holds "/videos/H9QI-gGWbdX" or "**".
+ */
+export function plainText(markdown: string): string {
+  return markdown
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/https?:\/\/\S+/g, ' ')
+    .replace(/^```.*$/gm, '')
+    .replace(/^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+]\s+|\d+[.)]\s+)/gm, '')
+    .replace(/[*_`~]+/g, '')
+    .replace(/[ \t]+/g, ' ')
+    .trim();
+}
+
+const part = (text: string, lang: TextLang): TextPart[] => (text ? [{ text, lang }] : []);
+const tagPart = (tags: readonly string[]): TextPart[] => part(tags.map((t) => t.replace(/-/g, ' ')).join(' · '), 'en');
+
+/** Every searchable item of a snapshot, in a stable order (the order of the built index's rows). */
+export function documentsFromSnapshot(snap: Snapshot): SearchDocument[] {
+  const docs: SearchDocument[] = [];
+  for (const v of snap.videos) {
+    docs.push({
+      type: 'video',
+      id: v.video_id,
+      title: v.title,
+      date: v.date,
+      draft: false,
+      tags: v.tags,
+      fields: { title: part(v.title, v.language), tags: tagPart(v.tags), summary: part(v.summary, v.language), body: part(plainText(v.transcript), v.language) },
+      links: [],
+    });
+  }
+  for (const e of snap.essays) {
+    const primary = essayIn(e);
+    const translations = e.languages.map((l) => e.translations[l]!);
+    const links = new Set<string>();
+    for (const t of translations) {
+      if (t.video) links.add(docKey('video', t.video));
+      for (const l of siteLinks(t.body)) links.add(l);
+    }
+    docs.push({
+      type: 'essay',
+      id: e.slug,
+      title: primary.title,
+      date: primary.date,
+      draft: false,
+      tags: primary.tags,
+      // Every language version is indexed under the one essay, each with its own analyser.
+      fields: {
+        title: translations.flatMap((t) => part(t.title, t.lang)),
+        tags: tagPart(primary.tags),
+        summary: translations.flatMap((t) => part(t.description, t.lang)),
+        body: translations.flatMap((t) => part(plainText(t.body), t.lang)),
+      },
+      links: [...links],
+    });
+  }
+  for (const d of snap.digests) {
+    const lang = guessLanguage(d.intro + ' ' + d.items.map((i) => i.paragraph).join(' '));
+    docs.push({
+      type: 'digest',
+      id: d.date,
+      title: d.title,
+      date: d.date,
+      draft: false,
+      tags: [],
+      fields: {
+        title: part(d.title, lang),
+        tags: [],
+        summary: part([d.intro, ...d.items.map((i) => i.headline)].join('\n'), lang),
+        body: part(d.items.map((i) => `${i.paragraph}\n${i.sources.map((s) => s.title).join('; ')}`).join('\n\n'), lang),
+      },
+      links: [...new Set(d.items.flatMap((i) => i.sources.map((s) => docKey('video', s.video_id))))],
+    });
+  }
+  for (const c of snap.concepts) {
+    const lang = guessLanguage(`${c.summary} ${c.body}`);
+    const links = new Set<string>();
+    for (const s of c.sources) {
+      if (s.type === 'video') links.add(docKey('video', s.id));
+      else if (s.type === 'essay') links.add(docKey('essay', s.id));
+      else if (s.type === 'digest') links.add(docKey('digest', s.id));
+    }
+    for (const r of c.related) links.add(docKey('knowledge', r));
+    for (const l of siteLinks(c.body)) links.add(l);
+    docs.push({
+      type: 'knowledge',
+      id: c.slug,
+      title: c.title,
+      date: null,
+      draft: c.draft,
+      tags: c.tags,
+      fields: { title: part(c.title, lang), tags: tagPart(c.tags), summary: part(c.summary, lang), body: part(plainText(c.body), lang) },
+      links: [...links],
+    });
+  }
+  for (const p of snap.personas) {
+    const lang = guessLanguage(`${p.description} ${p.body}`);
+    docs.push({
+      type: 'persona',
+      id: p.persona_id,
+      title: p.name,
+      date: null,
+      draft: false,
+      tags: [],
+      fields: { title: part(p.name, lang), tags: [], summary: part(p.description, lang), body: part(plainText(p.body), lang) },
+      links: siteLinks(p.body),
+    });
+  }
+  return docs;
+}
+
+/**
+ * An item as one document per language version, each with only that language's texts (and the shared
+ * tags): what gets a vector. A mixed-language vector would sit halfway between both and match neither.
+ */
+export function languageVersions(doc: SearchDocument): SearchDocument[] {
+  const langs = [...new Set(FIELDS.flatMap((f) => (f === 'tags' ? [] : doc.fields[f].map((p) => p.lang))))];
+  if (langs.length <= 1) return [doc];
+  return langs.map((lang) => ({
+    ...doc,
+    fields: Object.fromEntries(FIELDS.map((f) => [f, f === 'tags' ? doc.fields[f] : doc.fields[f].filter((p) => p.lang === lang)])) as Record<Field, TextPart[]>,
+  }));
+}
+
+/** A published post as the posts domain hands it to search (posts live in the database, not content/). */
+export interface PostInput {
+  post_id: string;
+  slug?: string;
+  title: string;
+  /** Publication date, YYYY-MM-DD. */
+  date: string;
+  /** Markdown. */
+  body: string;
+  summary?: string;
+  tags?: string[];
+  lang?: TextLang;
+}
+
+export function documentFromPost(p: PostInput): SearchDocument {
+  const lang = p.lang ?? guessLanguage(`${p.title} ${p.summary ?? ''} ${p.body}`);
+  const tags = p.tags ?? [];
+  return {
+    type: 'post',
+    id: p.post_id,
+    ...(p.slug ? { slug: p.slug } : {}),
+    title: p.title,
+    date: p.date,
+    draft: false,
+    tags,
+    fields: { title: part(p.title, lang), tags: tagPart(tags), summary: part(p.summary ?? '', lang), body: part(plainText(p.body), lang) },
+    links: siteLinks(p.body),
+  };
+}

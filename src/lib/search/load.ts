@@ -1,0 +1,35 @@
+// Loads a built index from disk into memory: the lunr index, the vector matrix, the id table and the
+// embedder that queries it.
+import fs from 'node:fs';
+import path from 'node:path';
+import lunr from 'lunr';
+import type { Embedder, EmbedderSetting } from './embedders/embedder.ts';
+import { readFloat32 } from './embedders/builtin.ts';
+import { embedderForIndex } from './embedders/select.ts';
+import { INDEX_FILES, readManifest, type IndexManifest, type ItemRef } from './manifest.ts';
+import { takePostings, type KeywordScorer } from './postings.ts';
+
+export interface LoadedIndex {
+  dir: string;
+  manifest: IndexManifest;
+  /** The lunr index, for its token set (fuzzy and prefix lookups); its postings have moved to `postings`. */
+  keyword: lunr.Index;
+  postings: KeywordScorer;
+  ids: ItemRef[];
+  /** manifest.rows × manifest.embedder.dimension, row-major, rows L2-normalised. */
+  vectors: Float32Array;
+  embedder: Embedder;
+}
+
+export async function loadSearchIndex(dir: string, setting: EmbedderSetting): Promise<LoadedIndex> {
+  const manifest = readManifest(dir);
+  if (!manifest) throw new Error(`no search index in ${dir}`);
+  const keyword = lunr.Index.load(JSON.parse(fs.readFileSync(path.join(dir, INDEX_FILES.keyword), 'utf8')));
+  const ids = JSON.parse(fs.readFileSync(path.join(dir, INDEX_FILES.ids), 'utf8')) as ItemRef[];
+  const vectors = readFloat32(path.join(dir, INDEX_FILES.vectors));
+  if (ids.length !== manifest.rows || vectors.length !== manifest.rows * manifest.embedder.dimension) {
+    throw new Error(`search index in ${dir} is inconsistent: ${ids.length} ids, ${vectors.length} vector values, manifest says ${manifest.rows} × ${manifest.embedder.dimension}`);
+  }
+  const embedder = await embedderForIndex(dir, manifest.embedder, setting);
+  return { dir, manifest, keyword, postings: takePostings(keyword, ids.length), ids, vectors, embedder };
+}

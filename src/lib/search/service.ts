@@ -1,0 +1,382 @@
+// The search service the server holds: keyword and hybrid search, related items, and the live index that
+// published posts join between builds. Built from a loaded index and the content snapshot it was built
+// from (for titles, dates, snippets and links).
+import type { Snapshot } from '../content/model.ts';
+import { apiUrl, itemUrl } from '../read/links.ts';
+import { analyseQuery, type TextLang } from './analyse.ts';
+import { docKey, documentsFromSnapshot, KIND_OF_TYPE, languageVersions, type ItemType, type SearchDocument } from './documents.ts';
+import { normalise, type Embedder } from './embedders/embedder.ts';
+import { documentLanguages } from './keyword.ts';
+import { LiveIndex, type LiveEntry } from './live.ts';
+import type { KeywordScorer } from './postings.ts';
+import { indexVocabulary, planQuery, type Clause, type Vocabulary } from './query-plan.ts';
+import type { LoadedIndex } from './load.ts';
+import type { IndexManifest } from './manifest.ts';
+import { relatedScore } from './related.ts';
+import { reciprocalRankFusion } from './rrf.ts';
+import { makeSnippet } from './snippet.ts';
+import { dot, nearest } from './vectors.ts';
+
+/** The spec's multiplier for draft concept hits (concept stubs) when draft=true. */
+export const DRAFT_SCORE_MULTIPLIER = 0.7;
+/** How deep the vector ranking goes into the fusion: further down, neighbours are not about the query. */
+const VECTOR_CANDIDATES = 100;
+/**
+ * How deep the keyword ranking goes into the fusion. Below it an item's fused score is under
+ * 1/(60 + 200) and can no longer reach a page of at most 100 hits, so it only counts towards the total.
+ */
+const FUSION_DEPTH = 200;
+/**
+ * Keyword matches scoring under this share of the best one do not enter the fusion ranking: they matched
+ * only words that hardly count here ("umetna inteligenca" in Slovenian documents, as "AI" in English
+ * ones). Measured on test/search/queries.json: without it, hybrid trails keyword on queries with one
+ * clear answer.
+ */
+const FUSION_MIN_SHARE = 0.05;
+/** Candidates by similarity that the related blend reorders. */
+const RELATED_CANDIDATES = 100;
+/** Link hubs (a digest citing many videos) do not make everything they touch related. */
+const MAX_CO_CITATION_FANOUT = 50;
+const QUERY_VECTOR_CACHE = 512;
+
+export interface SearchParams {
+  q: string;
+  /** Only these types; all when absent. */
+  types?: readonly ItemType[];
+  hybrid: boolean;
+  /** Include draft concepts, their scores multiplied by DRAFT_SCORE_MULTIPLIER. */
+  draft: boolean;
+  limit: number;
+  agent: boolean;
+}
+
+export interface SearchHit {
+  type: ItemType;
+  id: string;
+  title: string;
+  url: string;
+  api_url: string;
+  date: string | null;
+  /** A passage with the matched words in <mark>…</mark>; the rest HTML-escaped. */
+  snippet: string;
+  score: number;
+  draft: boolean;
+}
+
+export interface SearchResult {
+  query: string;
+  mode: 'hybrid' | 'keyword';
+  total: number;
+  hits: SearchHit[];
+}
+
+export interface RelatedResult {
+  query: string;
+  mode: 'related';
+  total: number;
+  item: { type: ItemType; id: string; title: string; url: string };
+  hits: SearchHit[];
+}
+
+interface Entry {
+  key: string;
+  doc: SearchDocument;
+  /** The item's document ref in the keyword index (its first vector row), or -1 for a live item. */
+  ref: number;
+  /** One vector per language version, the item's own language first. */
+  vectors: Float32Array[];
+}
+
+interface Scored {
+  entry: Entry;
+  score: number;
+}
+
+const round = (x: number) => Math.round(x * 1e6) / 1e6;
+
+export class SearchService {
+  readonly manifest: IndexManifest;
+  readonly embedder: Embedder;
+  private readonly index: LoadedIndex;
+  /** The item of each vector row (an item with two language versions has two rows). */
+  private readonly rows: (Entry | null)[];
+  /** Rows beyond one per item: how far a top-k over rows must look to yield k distinct items. */
+  private readonly extraRows: number;
+  private readonly byKey = new Map<string, Entry>();
+  /** Links both ways between items (built and live), for related items. */
+  private readonly links = new Map<string, Set<string>>();
+  private readonly live: LiveIndex;
+  private readonly queryVectors = new Map<string, Float32Array>();
+  private readonly vocabulary: Vocabulary;
+  private readonly scorer: KeywordScorer;
+
+  constructor(snapshot: Snapshot, index: LoadedIndex) {
+    this.index = index;
+    this.manifest = index.manifest;
+    this.embedder = index.embedder;
+    const docs = new Map(documentsFromSnapshot(snapshot).map((d) => [docKey(d.type, d.id), d]));
+    const dim = index.manifest.embedder.dimension;
+    this.rows = index.ids.map((ref, row) => {
+      const key = docKey(ref.type, ref.id);
+      const vector = index.vectors.subarray(row * dim, (row + 1) * dim);
+      const known = this.byKey.get(key);
+      if (known) {
+        known.vectors.push(vector);
+        return known;
+      }
+      const doc = docs.get(key);
+      if (!doc) return null; // the snapshot moved on; the server rebuilds the index when it notices
+      const entry: Entry = { key, doc, ref: row, vectors: [vector] };
+      this.byKey.set(key, entry);
+      return entry;
+    });
+    this.extraRows = index.ids.length - index.manifest.items;
+    for (const e of this.byKey.values()) this.link(e.key, e.doc.links);
+    const scorer = (this.scorer = index.postings);
+    this.live = new LiveIndex(
+      {
+        has: (term) => scorer.has(term),
+        fieldPostings: (term) => scorer.fieldPostings(term),
+        languages: (term) => {
+          const langs = new Set<TextLang>();
+          for (const ref of scorer.documents(term)) {
+            const doc = this.rows[ref]?.doc;
+            if (doc) for (const l of documentLanguages(doc)) langs.add(l);
+          }
+          return langs;
+        },
+      },
+      index.manifest.keyword,
+    );
+    const built = indexVocabulary(index.keyword, (term) => scorer.has(term));
+    this.vocabulary = {
+      has: (t) => built.has(t) || this.live.hasTerm(t),
+      near: (t, edits) => [...new Set([...built.near(t, edits), ...this.live.near(t, edits)])],
+      startingWith: (p) => [...new Set([...built.startingWith(p), ...this.live.startingWith(p)])],
+    };
+  }
+
+  /** Changes whenever the live index does: part of any cache key over results. */
+  get version(): number {
+    return this.live.version;
+  }
+
+  private link(key: string, targets: readonly string[]): void {
+    for (const t of targets) {
+      if (t === key) continue;
+      let a = this.links.get(key);
+      if (!a) this.links.set(key, (a = new Set()));
+      a.add(t);
+      let b = this.links.get(t);
+      if (!b) this.links.set(t, (b = new Set()));
+      b.add(key);
+    }
+  }
+
+  private entry(key: string): Entry | undefined {
+    const built = this.byKey.get(key);
+    if (built) return built;
+    const live = this.live.get(key);
+    return live && this.liveEntry(live);
+  }
+
+  private liveEntry(le: LiveEntry): Entry {
+    return { key: le.key, doc: le.doc, ref: -1, vectors: le.vectors };
+  }
+
+  /** The query's index terms an item contains: what its snippet marks. */
+  private matchedTerms(e: Entry, clauses: readonly Clause[]): string[] {
+    return clauses.filter((c) => (e.ref >= 0 ? this.scorer.contains(c.term, e.ref) : this.live.contains(e.key, c.term))).map((c) => c.term);
+  }
+
+  has(type: ItemType, id: string): boolean {
+    return this.entry(docKey(type, id)) !== undefined;
+  }
+
+  /**
+   * Adds or replaces an item between builds (a post when it is published or edited); the next search
+   * finds it. Embeds it with the index's embedder.
+   */
+  async addDocument(doc: SearchDocument): Promise<void> {
+    const versions = languageVersions(doc);
+    const matrix = await this.embedder.embedDocuments(versions);
+    const dim = this.manifest.embedder.dimension;
+    const key = docKey(doc.type, doc.id);
+    this.removeDocument(doc.type, doc.id);
+    this.live.add(doc, versions.map((_, i) => matrix.subarray(i * dim, (i + 1) * dim)));
+    this.link(key, doc.links);
+  }
+
+  /** The items added since the build (to carry over into the service of a new build). */
+  liveDocuments(): SearchDocument[] {
+    return [...this.live.all()].map((e) => e.doc);
+  }
+
+  /** Removes a live item (a post unpublished or deleted). Items of the built index stay until the next build. */
+  removeDocument(type: ItemType, id: string): boolean {
+    const key = docKey(type, id);
+    const removed = this.live.get(key);
+    if (!removed) return false;
+    for (const t of removed.doc.links) {
+      this.links.get(key)?.delete(t);
+      this.links.get(t)?.delete(key);
+    }
+    return this.live.remove(key);
+  }
+
+  private async queryVector(q: string, clauses: readonly Clause[]): Promise<Float32Array> {
+    let v = this.queryVectors.get(q);
+    if (!v) {
+      v = normalise(await this.embedder.embedQuery(q, new Map(clauses.map((c) => [c.term, c.boost]))));
+      if (this.queryVectors.size >= QUERY_VECTOR_CACHE) this.queryVectors.delete(this.queryVectors.keys().next().value!);
+      this.queryVectors.set(q, v);
+    }
+    return v;
+  }
+
+  /** The k items nearest to v (an item's score is its best language version's). */
+  private vectorNeighbours(v: Float32Array, k: number, min: number, accept: (e: Entry) => boolean): { entry: Entry; score: number }[] {
+    const dim = this.manifest.embedder.dimension;
+    const seen = new Set<Entry>();
+    const out: { entry: Entry; score: number }[] = [];
+    const rowHits = nearest(this.index.vectors, dim, v, k + Math.min(this.extraRows, k), {
+      min,
+      accept: (row) => {
+        const e = this.rows[row];
+        return e !== null && accept(e);
+      },
+    });
+    for (const h of rowHits) {
+      const e = this.rows[h.row]!;
+      if (seen.has(e)) continue;
+      seen.add(e);
+      out.push({ entry: e, score: h.score });
+    }
+    if (this.live.size > 0) {
+      for (const h of this.live.nearest(v, k, min, (le) => accept(this.liveEntry(le)))) {
+        out.push({ entry: this.entry(h.entry.key)!, score: h.score });
+      }
+      out.sort((a, b) => b.score - a.score);
+    }
+    return out.slice(0, k);
+  }
+
+  /** Best similarity between any language versions of two items. */
+  private similarity(a: Entry, b: Entry): number {
+    let best = -Infinity;
+    for (const x of a.vectors) for (const y of b.vectors) if (x.length === y.length) best = Math.max(best, dot(x, 0, y, 0, x.length));
+    return best === -Infinity ? 0 : best;
+  }
+
+  private hit(s: Scored, clauses: readonly Clause[], agent: boolean): SearchHit {
+    const d = s.entry.doc;
+    const kind = KIND_OF_TYPE[d.type];
+    const segment = d.slug ?? d.id;
+    return {
+      type: d.type,
+      id: d.id,
+      title: d.title,
+      url: itemUrl(kind, segment, agent),
+      api_url: apiUrl(kind, segment),
+      date: d.date,
+      snippet: makeSnippet(d, new Set(this.matchedTerms(s.entry, clauses))),
+      score: round(s.score),
+      draft: d.draft,
+    };
+  }
+
+  async search(p: SearchParams): Promise<SearchResult> {
+    const mode = p.hybrid ? 'hybrid' : 'keyword';
+    const words = analyseQuery(p.q);
+    if (words.length === 0) return { query: p.q, mode, total: 0, hits: [] };
+    const types = p.types && p.types.length ? new Set(p.types) : null;
+    const accept = (e: Entry) => (types === null || types.has(e.doc.type)) && (p.draft || !e.doc.draft);
+    const clauses = planQuery(words, this.vocabulary);
+
+    // In keyword mode the draft multiplier applies to the score that ranks, before the top is cut; in
+    // hybrid mode to the fused score below.
+    const draftWeight = mode === 'keyword' ? DRAFT_SCORE_MULTIPLIER : 1;
+    const depth = mode === 'hybrid' ? Math.max(FUSION_DEPTH, p.limit) : p.limit;
+    const built = this.scorer.search(clauses, depth, (row) => {
+      const e = this.rows[row];
+      return e === null || !accept(e) ? 0 : e.doc.draft ? draftWeight : 1;
+    });
+    let keyword: Scored[] = built.top.map((h) => ({ entry: this.rows[h.row]!, score: h.score }));
+    let total = built.total;
+    if (this.live.size > 0) {
+      const live = this.live.search(clauses, (le) => accept(this.liveEntry(le)));
+      total += live.length;
+      keyword.push(...live.map((m) => ({ entry: this.liveEntry(m.entry), score: m.score })));
+      keyword.sort((a, b) => b.score - a.score || (a.entry.key < b.entry.key ? -1 : 1));
+      keyword = keyword.slice(0, depth);
+    }
+    if (mode === 'keyword') return { query: p.q, mode, total, hits: keyword.slice(0, p.limit).map((s) => this.hit(s, clauses, p.agent)) };
+
+    const qv = await this.queryVector(p.q, clauses);
+    const vector = qv.some((x) => x !== 0) ? this.vectorNeighbours(qv, VECTOR_CANDIDATES, this.embedder.minSimilarity, accept) : [];
+    // Fusion sees ranks only, so a match on words that carry next to no weight in this query would get
+    // the same say as a real one at the same rank; such matches join the fusion only through the vectors.
+    const floor = keyword.length ? keyword[0].score * FUSION_MIN_SHARE : 0;
+    keyword = keyword.filter((s) => s.score >= floor);
+    const fused = reciprocalRankFusion([keyword.map((s) => s.entry.key), vector.map((s) => s.entry.key)]);
+    const keywordRank = new Map(keyword.map((s, i) => [s.entry.key, i]));
+    const ranked: Scored[] = keyword.map((s) => ({ entry: s.entry, score: fused.get(s.entry.key)! }));
+    for (const s of vector) {
+      if (keywordRank.has(s.entry.key)) continue;
+      ranked.push({ entry: s.entry, score: fused.get(s.entry.key)! });
+      // Found by meaning only, or by words too but ranked below the fusion depth (then already counted).
+      if (!this.matchedTerms(s.entry, clauses).length) total++;
+    }
+    for (const s of ranked) if (s.entry.doc.draft) s.score *= DRAFT_SCORE_MULTIPLIER;
+    // Equal fused scores (rank 2 + rank 5 against rank 5 + rank 2) go to the better keyword rank: exact
+    // words are the stronger evidence.
+    ranked.sort(
+      (a, b) =>
+        b.score - a.score ||
+        (keywordRank.get(a.entry.key) ?? Infinity) - (keywordRank.get(b.entry.key) ?? Infinity) ||
+        (a.entry.key < b.entry.key ? -1 : 1),
+    );
+    return { query: p.q, mode, total, hits: ranked.slice(0, p.limit).map((s) => this.hit(s, clauses, p.agent)) };
+  }
+
+  /** The k items most related to one item (never itself, never a draft), or null when it does not exist. */
+  related(type: ItemType, id: string, k: number, agent = false): RelatedResult | null {
+    const item = this.entry(docKey(type, id));
+    if (!item) return null;
+    const accept = (e: Entry) => e.key !== item.key && !e.doc.draft;
+    const candidates = new Map<string, Entry>();
+    const similarity = new Map<string, number>();
+    for (const v of item.vectors) {
+      for (const n of this.vectorNeighbours(v, RELATED_CANDIDATES, -Infinity, accept)) {
+        candidates.set(n.entry.key, n.entry);
+        similarity.set(n.entry.key, Math.max(n.score, similarity.get(n.entry.key) ?? -Infinity));
+      }
+    }
+    // Linked items and items that share a link target compete even when their texts differ.
+    const itemLinks = this.links.get(item.key) ?? new Set<string>();
+    for (const l of itemLinks) {
+      const linked = this.entry(l);
+      if (linked && accept(linked)) candidates.set(l, linked);
+      const around = this.links.get(l);
+      if (!around || around.size > MAX_CO_CITATION_FANOUT) continue;
+      for (const m of around) {
+        const e = this.entry(m);
+        if (e && accept(e)) candidates.set(m, e);
+      }
+    }
+    const me = { doc: item.doc, key: item.key, links: itemLinks };
+    const scored: Scored[] = [...candidates.values()].map((e) => {
+      const sim = similarity.get(e.key) ?? this.similarity(item, e);
+      return { entry: e, score: relatedScore(me, { doc: e.doc, key: e.key, links: this.links.get(e.key) ?? new Set() }, sim) };
+    });
+    scored.sort((a, b) => b.score - a.score || (a.entry.key < b.entry.key ? -1 : 1));
+    const kind = KIND_OF_TYPE[type];
+    return {
+      query: item.doc.title,
+      mode: 'related',
+      total: Math.min(k, scored.length),
+      item: { type, id, title: item.doc.title, url: itemUrl(kind, item.doc.slug ?? id, agent) },
+      hits: scored.slice(0, k).map((s) => this.hit(s, [], agent)),
+    };
+  }
+}
