@@ -1,7 +1,6 @@
 // Signed checkpoints in the formats transparency logs share: a C2SP tlog-checkpoint body (origin, tree
 // size, base64 root hash) inside a C2SP signed-note, signed with Ed25519. Pure apart from key files.
-import fs from 'node:fs';
-import path from 'node:path';
+import { loadOrCreateFile } from '../keys/index.ts';
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 
 /** Signature type byte of Ed25519 in signed notes. */
@@ -45,18 +44,7 @@ export function verifierKey(s: Pick<NoteSigner, 'name' | 'rawPublicKey' | 'keyId
  * @example loadOrCreateKey(path.join(dataDir, 'keys', 'audit-ed25519.pem'))
  */
 export function loadOrCreateKey(file: string): KeyObject {
-  if (fs.existsSync(file)) return createPrivateKey(fs.readFileSync(file));
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const { privateKey } = generateKeyPairSync('ed25519');
-  const pem = privateKey.export({ format: 'pem', type: 'pkcs8' });
-  // wx: never overwrite a key another process created a moment ago.
-  try {
-    fs.writeFileSync(file, pem, { mode: 0o600, flag: 'wx' });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return createPrivateKey(fs.readFileSync(file));
-    throw err;
-  }
-  return privateKey;
+  return createPrivateKey(loadOrCreateFile(file, () => generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' })));
 }
 
 /** The checkpoint body: origin, tree size and base64 root hash, each on its own line. */

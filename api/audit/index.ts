@@ -1,9 +1,9 @@
 // The audit log: an append-only, sequence-numbered record of every write, as a verifiable transparency
 // log. `audit.append()` is the one function every write calls inside its own transaction; checkpoints
 // (C2SP signed notes over the RFC 9162 tree root) are made every N events, every T seconds, and at stop.
-import fs from 'node:fs';
 import path from 'node:path';
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { secretKey } from '../keys/index.ts';
 import type { Db } from '../db/index.ts';
 import { canonicalJson } from './canonical.ts';
 import { auditStore, type AuditStore, type StoredCheckpoint, type StoredEvent } from './store.ts';
@@ -40,18 +40,6 @@ export function auditOrigin(baseUrl: string): string {
   return `${u.host}${u.pathname.replace(/\/+$/, '')}/audit`;
 }
 
-function loadOrCreateSecret(file: string): Buffer {
-  if (fs.existsSync(file)) return fs.readFileSync(file);
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const secret = randomBytes(32);
-  try {
-    fs.writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return fs.readFileSync(file);
-    throw err;
-  }
-  return secret;
-}
 
 export interface PublicEvent {
   seq: number;
@@ -71,7 +59,7 @@ export function createAuditLog(db: Db, opts: AuditOptions) {
   const now = opts.now ?? (() => new Date());
   const keyFile = opts.signingKeyFile ?? path.join(opts.dataDir, 'keys', 'audit-ed25519.pem');
   const signer: NoteSigner = createSigner(opts.origin, loadOrCreateKey(keyFile));
-  const pseudonymKey = loadOrCreateSecret(path.join(opts.dataDir, 'keys', 'audit-pseudonym.key'));
+  const pseudonymKey = secretKey(opts.dataDir, 'audit-pseudonym.key');
   let timer: NodeJS.Timeout | undefined;
 
   const actorId = (a: AuditActor): string =>

@@ -4,7 +4,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { addRoute } from '../validation/route.ts';
 import { queryInt, requiredInt } from '../validation/index.ts';
 import { ApiError } from '../errors/index.ts';
-import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
+import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
 import type { AuditLog } from './index.ts';
 
 const b64 = z.string().openapi({ description: 'base64' });
@@ -51,7 +51,6 @@ const ConsistencyProof = z
   .object({ from: z.number().int(), to: z.number().int(), from_root: b64, to_root: b64, proof: z.array(b64) })
   .openapi('AuditConsistencyProof');
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 const errors = { 400: json(ErrorDetail, 'Outside the log'), 422: json(HTTPValidationError, 'Validation error') };
 
 export function registerAuditRoutes(app: OpenAPIHono, audit: () => AuditLog) {

@@ -4,11 +4,10 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { deleteCookie, getCookie } from 'hono/cookie';
 import { addRoute } from '../validation/route.ts';
 import { ApiError } from '../errors/index.ts';
-import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
+import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
 import type { Identity, User } from './identity.ts';
 import { SESSION_COOKIE, hasInvalidToken, principal, requireAccountAccess, requireSession } from './middleware.ts';
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 const E401 = { 401: json(ErrorDetail, 'Not authenticated') };
 const E422 = { 422: json(HTTPValidationError, 'Validation error') };
 

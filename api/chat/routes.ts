@@ -9,7 +9,7 @@ import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { addRoute } from '../validation/route.ts';
 import { ApiError } from '../errors/index.ts';
-import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
+import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
 import { principal, hasInvalidToken, SESSION_COOKIE } from '../auth/middleware.ts';
 import { RateLimiter, clientAddress, enforceRate } from '../rate-limit/index.ts';
 import { createLlmClient, LlmError, type ChatMessage, type LlmClient } from '../llm/client.ts';
@@ -25,7 +25,6 @@ export const MAX_MESSAGE_CHARS = 4000;
 export const MAX_INPUT_CHARS = 12_000;
 export const MAX_OUTPUT_TOKENS = 1024;
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 const Lang = z.enum(['en', 'sl']);
 const AuthRequest = z
   .strictObject({ persona_id: z.string().min(1).max(100), lang: Lang.default('en'), mode: z.string().min(1).max(40).default('chat') })

@@ -1,9 +1,8 @@
 // Chat tokens: short-lived, bound to one user (or an anonymous caller), one persona, one language and one
 // mode, so a browser chat widget never holds a long-lived credential. Stateless: a payload and its
 // HMAC-SHA256 under a key in DATA_DIR/keys; verified in constant time.
-import fs from 'node:fs';
-import path from 'node:path';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { secretKey } from '../keys/index.ts';
 
 export const CHAT_TOKEN_PREFIX = 'cht_';
 
@@ -23,17 +22,7 @@ export interface ChatClaims {
 export class ChatTokenError extends Error {}
 
 export function chatTokenKey(dataDir: string): Buffer {
-  const file = path.join(dataDir, 'keys', 'chat-token.key');
-  if (fs.existsSync(file)) return fs.readFileSync(file);
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const key = randomBytes(32);
-  try {
-    fs.writeFileSync(file, key, { mode: 0o600, flag: 'wx' });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return fs.readFileSync(file);
-    throw err;
-  }
-  return key;
+  return secretKey(dataDir, 'chat-token.key');
 }
 
 export function issueChatToken(key: Buffer, claims: Omit<ChatClaims, 'jti'>): string {

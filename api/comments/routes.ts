@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { addRoute } from '../validation/route.ts';
 import { limitParam, offsetParam, queryBool } from '../validation/index.ts';
 import { ApiError } from '../errors/index.ts';
-import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
+import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
 import { principal, requireRole, requireScope, requireUser } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
 import type { CommunityDeps } from '../app.ts';
@@ -18,7 +18,6 @@ import { REACTION_KINDS, createCommentStore, type CommentRow, type ReactionKind 
 export const COMMENT_MAX = 10_000;
 export const GET_COMMENT_MAX = 1500;
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 const E = {
   401: json(ErrorDetail, 'Not authenticated'),
   403: json(ErrorDetail, 'Not allowed'),

@@ -4,11 +4,10 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { addRoute } from '../validation/route.ts';
 import { limitParam, offsetParam, queryBool } from '../validation/index.ts';
 import { ApiError } from '../errors/index.ts';
-import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
+import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
 import { requireUser } from '../auth/middleware.ts';
 import type { Notifications } from './index.ts';
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 const NotificationOut = z
   .object({
     id: z.string().uuid(),

@@ -5,7 +5,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { requireAccountAccess } from '../auth/middleware.ts';
 import { ApiError } from '../errors/index.ts';
-import { ErrorDetail } from '../openapi/schemas.ts';
+import { ErrorDetail, jsonContent as json } from '../openapi/schemas.ts';
 import { addRoute } from '../validation/route.ts';
 import { iso, type OAuthContext } from './context.ts';
 import { OAUTH_SCOPES } from '../../src/lib/read/discovery.ts';
@@ -20,7 +20,6 @@ const OAuthClientOut = z
     last_used_at: z.string().nullable().openapi({ description: 'When a token was last issued to it' }),
   })
   .openapi('OAuthClientOut');
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 
 export function registerAccountOAuthRoutes(app: OpenAPIHono, ctx: OAuthContext): void {
   addRoute(

@@ -17,6 +17,9 @@ export const ErrorDetail = z.object({ detail: z.string() }).openapi('ErrorDetail
 
 export const JsonObject = z.record(z.string(), z.unknown()).openapi('JsonObject', { description: 'A JSON object' });
 
+/** An OpenAPI response with a JSON body of `schema`. */
+export const jsonContent = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
+
 export const ValidationErrorResponse = {
   422: { description: 'Validation error', content: { 'application/json': { schema: HTTPValidationError } } },
 };

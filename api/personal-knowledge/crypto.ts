@@ -2,9 +2,8 @@
 // flight: AES-256-GCM with a 256-bit key in DATA_DIR/keys/personal-knowledge.key (created 0600 on first
 // use). Each ciphertext is bound to its row by additional authenticated data, so a value copied to another
 // row (another person) does not decrypt. A note pseudonym key for the public audit log derives from it too.
-import fs from 'node:fs';
-import path from 'node:path';
 import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { secretKey } from '../keys/index.ts';
 
 const VERSION = 1;
 const IV_BYTES = 12;
@@ -20,20 +19,9 @@ export interface TokenCipher {
   notePseudonym(userId: string, slug: string): string;
 }
 
-/** Reads the key file, creating it (mode 0600, in a 0700 folder) when absent; refuses a key of the wrong size. */
+/** The token-encryption key, created on first use (see api/keys). */
 export function loadOrCreateKey(dataDir: string): Buffer {
-  const file = path.join(dataDir, 'keys', 'personal-knowledge.key');
-  if (!fs.existsSync(file)) {
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    try {
-      fs.writeFileSync(file, randomBytes(32), { mode: 0o600, flag: 'wx' });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err; // another process made it first
-    }
-  }
-  const key = fs.readFileSync(file);
-  if (key.length !== 32) throw new Error(`${file}: expected a 32-byte key, found ${key.length} bytes`);
-  return key;
+  return secretKey(dataDir, 'personal-knowledge.key');
 }
 
 export function createTokenCipher(key: Buffer): TokenCipher {

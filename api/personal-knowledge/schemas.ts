@@ -1,10 +1,10 @@
 // The request and response schemas of the personal-knowledge routes: they validate at the edge and
 // document the routes in /openapi.json.
 import { z } from '@hono/zod-openapi';
-import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
+import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
 import { slugSchema } from './slug.ts';
 
-export const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
+export { json };
 export const E = {
   401: json(ErrorDetail, 'Not authenticated'),
   404: json(ErrorDetail, 'Not connected, or no such note'),

@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { addRoute } from '../validation/route.ts';
 import { limitParam, offsetParam } from '../validation/index.ts';
 import { ApiError } from '../errors/index.ts';
-import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
+import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
 import { principal, requireRole, requireUser } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
 import { publicUser, UserPublicOut } from '../auth/routes.ts';
@@ -15,7 +15,6 @@ import { canSeePost } from '../comments/entities.ts';
 import type { CommunityDeps } from '../app.ts';
 import { createPostStore, type EssayRevision, type PostRow } from './store.ts';
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 const E = {
   401: json(ErrorDetail, 'Not authenticated'),
   403: json(ErrorDetail, 'Not allowed'),

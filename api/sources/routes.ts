@@ -7,7 +7,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { addRoute, RequestValidationError } from '../validation/route.ts';
 import { limitParam, offsetParam } from '../validation/index.ts';
 import { ApiError } from '../errors/index.ts';
-import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
+import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
 import { requireUser } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
 import type { CommunityDeps } from '../app.ts';
@@ -25,7 +25,6 @@ import { wordMatchSearch, type SearchSources } from './word-search.ts';
 import { citable, draftConcept, slugify } from './knowledge.ts';
 import { conceptFileProblems, renderConceptFile, writeFileAtomic } from './concept-file.ts';
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 const E = {
   401: json(ErrorDetail, 'Not authenticated'),
   409: json(ErrorDetail, 'Duplicate'),
