@@ -8,7 +8,7 @@ export default defineConfig({
   outDir: process.env.DIST_DIR || './dist',
   adapter: node({ mode: 'middleware' }),
   trailingSlash: 'never',
-  build: { format: 'file' },
+  build: { format: 'directory' },
   telemetry: false,
   devToolbar: { enabled: false },
   vite: { logLevel: 'warn' },

@@ -22,6 +22,9 @@ import { registerCommentRoutes } from './comments/routes.ts';
 import { registerProposalRoutes } from './proposals/index.ts';
 import { registerSourceRoutes } from './sources/index.ts';
 import { registerPostRoutes } from './posts/routes.ts';
+import { registerModerationRoutes } from './moderation/routes.ts';
+import { registerWebPages } from './web/index.ts';
+import type { StaticSite } from './static/index.ts';
 import { registerPersonalKnowledgeRoutes } from './personal-knowledge/index.ts';
 import { bodyLimit } from 'hono/body-limit';
 import { registerSearchRoutes } from './search/index.ts';
@@ -40,6 +43,8 @@ export interface AppDeps {
   /** The identity provider browser sign-in uses: OIDC_ISSUER, or the embedded one in dev mode. */
   idp: { issuer: string; clientId: string; clientSecret?: string; localIssuerOrigin?: () => string | undefined };
   log?: (msg: string) => void;
+  /** The prerendered site in memory, for the website's pages (api/web); api/server.ts passes it. */
+  staticSite?: () => StaticSite;
 }
 
 /** What community routes (comments, posts, proposals, sources) share. */
@@ -77,6 +82,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   registerSourceRoutes(app, community);
   registerPostRoutes(app, { ...community, autoPublishPosts: deps.config.postsAutoPublish, posts: searchPostListener(deps.search, deps.log) });
   registerPersonalKnowledgeRoutes(app, community);
+  registerModerationRoutes(app, deps);
   registerDeviceRoutes(app, deps);
   registerOAuthRoutes(app, deps);
   registerMcp(app, deps);
@@ -87,5 +93,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   };
   registerAuditRoutes(app, () => deps.audit);
   registerOpenApi(app, { title: deps.config.siteName, serverUrl: deps.config.baseUrl });
+  // Last: the website's pages act through the routes above, and its fallback answers only what no route did.
+  registerWebPages(app, { config: deps.config, staticSite: deps.staticSite });
   return app;
 }

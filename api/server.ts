@@ -99,7 +99,7 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   const posts = createPostStore(db, audit, createNotifications(db));
   let search = await openSearch(config, content.snapshot, log);
   await syncPublishedPosts(search, posts);
-  const app = createApp({ config, content: () => content, db, audit, identity, idp, search: () => search, log: (m) => console.error(m) });
+  const app = createApp({ config, content: () => content, db, audit, identity, idp, search: () => search, log: (m) => console.error(m), staticSite: () => staticSite });
   const honoListener = getRequestListener(app.fetch);
   const serveStatic = createStaticHandler(() => staticSite);
   const server = http.createServer((req, res) => {

@@ -9,12 +9,14 @@ import type { Principal } from '../auth/identity.ts';
 import type { CodeAccess } from './access.ts';
 import { keyLifetime, type DeviceRequest } from './flow.ts';
 import { formatUserCode, USER_CODE_MAX_INPUT } from './user-code.ts';
+import { documentHtml } from '../../src/web/layout.ts';
+import { raw } from '../../src/web/html.ts';
 
 const PAGE_HEADERS = {
   'Content-Type': 'text/html; charset=utf-8',
   'Cache-Control': 'no-store',
   // No framing (clickjacking an Approve button), no scripts, forms only to ourselves.
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'Content-Security-Policy': "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'X-Frame-Options': 'DENY',
   'X-Content-Type-Options': 'nosniff',
   // Not no-referrer: under it browsers send `Origin: null` on form posts, which the CSRF check refuses.
@@ -24,33 +26,9 @@ const PAGE_HEADERS = {
 export const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 
-const STYLE = `body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1a1a1a;background:#fafafa}
-main{max-width:34rem;margin:3rem auto;padding:0 1rem}
-.code{font:700 2rem/1.2 ui-monospace,monospace;letter-spacing:.15em}
-dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}
-button,input{font:inherit;padding:.5rem 1rem}.actions{display:flex;gap:1rem;margin-top:1.5rem}
-.note{background:#fff7e0;border-left:4px solid #c90;padding:.5rem 1rem}
-[role=alert]{background:#fde8e8;border-left:4px solid #c00;padding:.5rem 1rem}
-[role=status]{background:#e6f4ea;border-left:4px solid #188038;padding:.5rem 1rem}`;
-
+// The site's look (src/web/layout.ts): its stylesheet and header, as a utility page (noindex, no card).
 function layout(siteName: string, title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)} · ${escapeHtml(siteName)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-<h1>${escapeHtml(title)}</h1>
-${body}
-</main>
-</body>
-</html>
-`;
+  return documentHtml({ title, description: '', path: '/device', utility: true }, { siteName, baseUrl: '' }, raw(`<h1>${escapeHtml(title)}</h1>\n${body}`));
 }
 
 function codeForm(value = ''): string {
@@ -65,8 +43,8 @@ const duration = (seconds: number) => (seconds % 86_400 === 0 ? `${seconds / 86_
 
 function requestDetails(row: DeviceRequest): string {
   return `<p>Check that your device shows this code:</p>
-<p class="code" aria-label="Code ${escapeHtml(formatUserCode(row.user_code).split('').join(' '))}">${escapeHtml(formatUserCode(row.user_code))}</p>
-<dl>
+<p class="code"><span aria-hidden="true">${escapeHtml(formatUserCode(row.user_code))}</span><span class="visually-hidden">Code ${escapeHtml(formatUserCode(row.user_code).split('').join(' '))}</span></p>
+<dl class="facts">
 <dt>Program</dt><dd>${escapeHtml(row.client_name)}</dd>
 <dt>Machine</dt><dd>${escapeHtml(row.client_host)}</dd>
 <dt>Expires</dt><dd><time datetime="${escapeHtml(row.expires_at)}">${escapeHtml(row.expires_at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))}</time></dd>

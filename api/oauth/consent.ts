@@ -89,5 +89,5 @@ ${hidden}
 </form>
 <p class="note">Access lasts an hour at a time and renews until you revoke it under your account's connected apps.
 Tokens work only for ${escapeHtml(ctx.resource)} and this site's API.</p>`;
-  return htmlPage(200, `Allow ${name}?`, body, [redirect.origin]);
+  return htmlPage(200, `Allow ${name}?`, body, [redirect.origin], ctx.siteName);
 }

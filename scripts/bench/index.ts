@@ -8,6 +8,7 @@ import { runAuthBench } from './auth.ts';
 import { runWritesBench } from './writes.ts';
 import { runSearchBench } from './search.ts';
 import { runPipelineBench } from './pipeline.ts';
+import { runWebBench } from './web.ts';
 
 const SUITES: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
   build: runBuildBench,
@@ -16,6 +17,7 @@ const SUITES: Record<string, (args: string[]) => Promise<Record<string, unknown>
   writes: runWritesBench,
   search: runSearchBench,
   pipeline: runPipelineBench,
+  web: runWebBench,
 };
 
 const [suite = 'build', ...args] = process.argv.slice(2);

@@ -1,0 +1,51 @@
+// The server's pages act through the API, in process: the same routes, validation, permission checks,
+// rate limits and audit events as any other client, with the page request's session cookie. No socket
+// is involved; app.fetch runs the Hono pipeline directly.
+import type { Context } from 'hono';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+
+export interface ApiAnswer {
+  status: number;
+  ok: boolean;
+  // The API's JSON, unknown to the page until it looks at status; typed where used.
+  body: any;
+  headers: Headers;
+}
+
+export type CallApi = (c: Context, method: string, path: string, opts?: { json?: unknown; headers?: Record<string, string> }) => Promise<ApiAnswer>;
+
+export function apiCaller(app: OpenAPIHono): CallApi {
+  return async (c, method, path, opts = {}) => {
+    const own = new URL(c.req.url);
+    const headers: Record<string, string> = { Accept: 'application/json', ...opts.headers };
+    const cookie = c.req.header('cookie');
+    if (cookie) headers.Cookie = cookie;
+    // The page request passed the CSRF check already (a form post from this site); the inner write
+    // carries this site's origin so the API's own check passes the same way.
+    if (method !== 'GET' && method !== 'HEAD') headers.Origin = own.origin;
+    if (opts.json !== undefined) headers['Content-Type'] = 'application/json';
+    const req = new Request(new URL(path, own.origin), { method, headers, body: opts.json !== undefined ? JSON.stringify(opts.json) : undefined });
+    // Only the incoming request travels along (rate limits key on its client address); the outgoing
+    // response belongs to the page.
+    const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
+    const res = await app.fetch(req, { incoming });
+    const text = res.status === 204 ? '' : await res.text();
+    let body: unknown = null;
+    if (text) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+    }
+    return { status: res.status, ok: res.ok, body, headers: res.headers };
+  };
+}
+
+/** The API's error text: `{"detail": "…"}`, or the messages of a 422. */
+export function problem(a: ApiAnswer): string {
+  const d = a.body && typeof a.body === 'object' ? (a.body as { detail?: unknown }).detail : undefined;
+  if (typeof d === 'string') return d;
+  if (Array.isArray(d)) return d.map((e: { loc?: unknown[]; msg?: string }) => `${(e.loc ?? []).slice(1).join('.') || 'input'}: ${e.msg}`).join('; ');
+  return `The request failed (HTTP ${a.status}).`;
+}

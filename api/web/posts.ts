@@ -1,0 +1,212 @@
+// Posts for people: /posts/me (your posts and a form for a new one), /posts/me/<post_id> (the editor) and
+// /posts/<slug> (a post, with its comments). The essay editor is ETag-aware: the form carries the ETag
+// of the version it shows, the save sends it as If-Match, and when someone saved in between (412) the
+// page shows both versions and lets the person merge, with the newer ETag, so nothing is lost silently.
+import type { Context } from 'hono';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { html, raw, type SafeHtml } from '../../src/web/html.ts';
+import { formatTime, truncate } from '../../src/web/format.ts';
+import { markdownToHtml } from '../../src/web/markdown.ts';
+import { commentsSection, relatedSection } from '../../src/web/sections.ts';
+import { problem, type ApiAnswer, type CallApi } from './call.ts';
+import { flash, formText, pageResponse, seeOther, sessionUser, signInRedirect } from './render.ts';
+import type { WebDeps } from './index.ts';
+
+interface Post {
+  post_id: string;
+  slug: string;
+  title: string;
+  summary: string;
+  tags: string[];
+  lang: 'en' | 'sl';
+  status: 'draft' | 'submitted' | 'published' | 'rejected';
+  author: { id: string; display_name: string; handle: string };
+  votes: number;
+  essay_revision: number;
+  url: string;
+  api_url: string;
+  updated_at: string;
+  published_at: string | null;
+}
+interface Essay {
+  post_id: string;
+  revision: number;
+  body: string;
+  etag: string;
+  updated_at: string | null;
+  updated_by: string | null;
+}
+
+const STATUS_TEXT: Record<Post['status'], string> = {
+  draft: 'Draft: only you and your co-admins see it.',
+  submitted: 'Submitted: waiting for a moderator.',
+  published: 'Published.',
+  rejected: 'Not published by a moderator; edit it and submit again.',
+};
+const DONE: Record<string, string> = { saved: 'The essay is saved.', details: 'The details are saved.', submitted: 'The post is submitted.' };
+
+const tagsFrom = (v: unknown) =>
+  typeof v === 'string'
+    ? v
+        .split(/[,\s]+/)
+        .map((t) => t.trim().toLowerCase())
+        .filter(Boolean)
+    : [];
+
+export function registerPostPages(app: OpenAPIHono, deps: WebDeps, callApi: CallApi): void {
+  const page = (c: Context, title: string, path: string, body: SafeHtml, status?: 200 | 400 | 404 | 409 | 422, section: 'account' | undefined = 'account') =>
+    pageResponse(c, deps.config, { title, description: '', path, utility: true }, body, { status, section });
+
+  // ---- your posts ----
+  async function myPosts(c: Context, error?: string, status?: 422) {
+    const r = await callApi(c, 'GET', '/api/posts/me?limit=200');
+    if (r.status === 401) return signInRedirect(c);
+    const posts = r.ok ? (r.body.items as Post[]) : [];
+    return page(
+      c,
+      'Your posts',
+      '/posts/me',
+      html`<h1>Your posts</h1>
+${flash('error', error)}
+${posts.length
+  ? html`<ul class="list">
+${posts.map(
+  (p) => html`<li><h2><a href="/posts/me/${p.post_id}">${p.title}</a></h2>
+<p class="meta"><span>${p.status}</span><span>updated ${formatTime(p.updated_at)}</span>${p.status === 'published' ? html`<a href="${p.url}">view</a>` : ''}</p></li>
+`,
+)}</ul>`
+  : html`<p>You have not written a post yet.</p>`}
+<h2>Write a new post</h2>
+<form method="post" action="/posts/me">
+${detailsFields({ title: '', summary: '', tags: [], lang: 'en' })}
+<div class="actions"><button type="submit" class="primary">Create the draft</button></div>
+</form>`,
+      status,
+    );
+  }
+
+  app.get('/posts/me', (c) => (sessionUser(c) ? myPosts(c) : signInRedirect(c)));
+  app.post('/posts/me', async (c) => {
+    if (!sessionUser(c)) return signInRedirect(c);
+    const f = await c.req.parseBody();
+    const r = await callApi(c, 'POST', '/api/posts', { json: { title: formText(f.title), summary: formText(f.summary), tags: tagsFrom(f.tags), lang: f.lang === 'sl' ? 'sl' : 'en' } });
+    if (r.status === 201) return seeOther(`/posts/me/${encodeURIComponent((r.body as Post).post_id)}`);
+    return myPosts(c, problem(r), 422);
+  });
+
+  // ---- the editor ----
+  async function load(c: Context, id: string): Promise<{ post: Post; essay: Essay } | ApiAnswer> {
+    const p = await callApi(c, 'GET', `/api/posts/${encodeURIComponent(id)}`);
+    if (!p.ok) return p;
+    const e = await callApi(c, 'GET', `/api/posts/${encodeURIComponent(id)}/essay`);
+    if (!e.ok) return e;
+    return { post: p.body as Post, essay: e.body as Essay };
+  }
+
+  async function editor(c: Context, id: string, state: { error?: string; conflict?: { mine: string; current: Essay }; status?: 200 | 409 | 422 } = {}) {
+    const loaded = await load(c, id);
+    if (!('post' in loaded)) return loaded.status === 401 ? signInRedirect(c) : page(c, 'Post not found', `/posts/me/${id}`, html`<h1>Post not found</h1><p>${problem(loaded)}</p>`, 404);
+    const { post, essay } = loaded;
+    const done = DONE[c.req.query('done') ?? ''];
+    const conflict = state.conflict;
+    // In a conflict the form carries the newer ETag: saving again means "I merged, keep my text".
+    const etag = conflict ? conflict.current.etag : essay.etag;
+    const text = conflict ? conflict.mine : essay.body;
+    const body = html`<h1>Edit “${post.title}”</h1>
+<p class="meta"><span>${STATUS_TEXT[post.status]}</span>${post.status === 'published' ? html`<a href="${post.url}">View the post</a>` : ''}<a href="/posts/me">All your posts</a></p>
+${flash('ok', done)}${flash('error', state.error)}
+${conflict
+  ? html`<div class="warn" role="alert" id="conflict"><h2>Someone saved a newer version while you were editing</h2>
+<p>Revision ${conflict.current.revision} was saved ${formatTime(conflict.current.updated_at)}. Your text was not saved. Compare the two versions, merge what you want to keep into yours, and save again.</p></div>
+<div class="grid2">
+<section class="panel" aria-labelledby="theirs-title"><h3 id="theirs-title">The current version (revision ${conflict.current.revision})</h3>
+<pre class="current-version">${conflict.current.body}</pre></section>
+<section class="panel" aria-labelledby="mine-title"><h3 id="mine-title">Your version</h3><p class="muted">In the editor below.</p></section>
+</div>`
+  : ''}
+<form method="post" action="/posts/me/${post.post_id}/essay" id="essay-form">
+<input type="hidden" name="etag" value="${etag}">
+<label for="essay">${conflict ? 'Your version (merge it with the current one, then save)' : html`Essay <span class="muted">(Markdown; revision ${essay.revision})</span>`}</label>
+<textarea id="essay" name="body" class="editor" maxlength="100000">${text}</textarea>
+<div class="actions"><button type="submit" class="primary">${conflict ? 'Save my merged version' : 'Save essay'}</button>${conflict ? html`<a href="/posts/me/${post.post_id}">Discard my text and load the current version</a>` : ''}</div>
+</form>
+<h2>Details</h2>
+<form method="post" action="/posts/me/${post.post_id}/details">
+${detailsFields(post)}
+<div class="actions"><button type="submit">Save details</button></div>
+</form>
+${post.status === 'draft' || post.status === 'rejected'
+  ? html`<h2>Publish</h2>
+<p>A post needs a summary and an essay of at least 200 characters. ${deps.config.postsAutoPublish ? 'It is published as soon as it passes these checks.' : 'A moderator reviews it first.'}</p>
+<form method="post" action="/posts/me/${post.post_id}/submit"><button type="submit" class="primary">Submit for publication</button></form>`
+  : ''}`;
+    return page(c, `Edit ${post.title}`, `/posts/me/${post.post_id}`, body, state.status);
+  }
+
+  app.get('/posts/me/:id', (c) => (sessionUser(c) ? editor(c, c.req.param('id')) : signInRedirect(c)));
+
+  app.post('/posts/me/:id/essay', async (c) => {
+    if (!sessionUser(c)) return signInRedirect(c);
+    const id = c.req.param('id');
+    const f = await c.req.parseBody();
+    const mine = formText(f.body);
+    const etag = formText(f.etag);
+    const r = await callApi(c, 'PUT', `/api/posts/${encodeURIComponent(id)}/essay`, { json: { body: mine }, headers: etag ? { 'If-Match': etag } : {} });
+    if (r.ok) return seeOther(`/posts/me/${encodeURIComponent(id)}?done=saved`);
+    if (r.status === 412) return editor(c, id, { conflict: { mine, current: (r.body as { current: Essay }).current }, status: 409 });
+    return editor(c, id, { error: problem(r), status: 422 });
+  });
+
+  app.post('/posts/me/:id/details', async (c) => {
+    if (!sessionUser(c)) return signInRedirect(c);
+    const id = c.req.param('id');
+    const f = await c.req.parseBody();
+    const r = await callApi(c, 'PATCH', `/api/posts/${encodeURIComponent(id)}`, { json: { title: formText(f.title), summary: formText(f.summary), tags: tagsFrom(f.tags), lang: f.lang === 'sl' ? 'sl' : 'en' } });
+    return r.ok ? seeOther(`/posts/me/${encodeURIComponent(id)}?done=details`) : editor(c, id, { error: problem(r), status: 422 });
+  });
+
+  app.post('/posts/me/:id/submit', async (c) => {
+    if (!sessionUser(c)) return signInRedirect(c);
+    const id = c.req.param('id');
+    const r = await callApi(c, 'POST', `/api/posts/${encodeURIComponent(id)}/submit`);
+    return r.ok ? seeOther(`/posts/me/${encodeURIComponent(id)}?done=submitted`) : editor(c, id, { error: problem(r), status: 409 });
+  });
+
+  // ---- a post for readers ----
+  app.get('/posts/:slug', async (c) => {
+    const slug = c.req.param('slug');
+    const loaded = await load(c, slug);
+    if (!('post' in loaded)) {
+      return page(c, 'Post not found', `/posts/${slug}`, html`<h1>Post not found</h1><p>There is no published post at this address.</p>`, 404, undefined);
+    }
+    const { post, essay } = loaded;
+    const body = html`<article lang="${post.lang}">
+<h1>${post.title}</h1>
+${post.summary ? html`<p class="lede">${post.summary}</p>` : ''}
+<p class="meta" lang="en"><span>by ${post.author.display_name} (@${post.author.handle})</span>${post.published_at ? html`<span>published ${formatTime(post.published_at)}</span>` : html`<span>${post.status}</span>`}<span>${post.votes} vote${post.votes === 1 ? '' : 's'}</span></p>
+${post.tags.length ? html`<ul class="tags" aria-label="Tags">${post.tags.map((t) => html`<li>${t}</li>`)}</ul>` : ''}
+<div class="prose">${markdownToHtml(essay.body)}</div>
+</article>
+${post.status === 'published' ? relatedSection('posts', post.post_id, post.title) : ''}
+${post.status === 'published' ? commentsSection('post', post.post_id) : ''}`;
+    return pageResponse(
+      c,
+      deps.config,
+      { title: post.title, description: truncate(post.summary || post.title, 200), path: post.url, lang: post.lang, jsonTwin: post.api_url, ogType: 'article', noindex: post.status !== 'published', scripts: ['/assets/related.js', '/assets/comments.js'] },
+      body,
+    );
+  });
+}
+
+function detailsFields(p: Pick<Post, 'title' | 'summary' | 'tags' | 'lang'>): SafeHtml {
+  const sel = (l: string) => (p.lang === l ? raw(' selected') : '');
+  return html`<label for="post-title">Title</label>
+<input id="post-title" name="title" value="${p.title}" required minlength="3" maxlength="200">
+<label for="post-summary">Summary</label>
+<textarea id="post-summary" name="summary" maxlength="1000">${p.summary}</textarea>
+<label for="post-tags">Tags</label>
+<input id="post-tags" name="tags" value="${p.tags.join(', ')}" aria-describedby="post-tags-help">
+<p id="post-tags-help" class="muted">Comma-separated, lower-case, e.g. “governance, agents”.</p>
+<label for="post-lang">Language</label>
+<select id="post-lang" name="lang"><option value="en"${sel('en')}>English</option><option value="sl"${sel('sl')}>Slovenščina</option></select>`;
+}

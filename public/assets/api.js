@@ -1,0 +1,95 @@
+// @ts-check
+// Small helpers for the site's scripts: JSON calls to the API with the session cookie, error text from
+// the API's {"detail"} bodies, and a DOM builder that only ever sets text (never HTML), so what people
+// wrote cannot become markup.
+
+/**
+ * @typedef {{ ok: boolean, status: number, body: any }} ApiResult
+ */
+
+/**
+ * A same-origin request; the browser adds the session cookie and, for writes, the Origin header the
+ * server's CSRF check wants.
+ * @param {string} path
+ * @param {{ method?: string, json?: unknown, signal?: AbortSignal }} [init]
+ * @returns {Promise<ApiResult>}
+ */
+export async function api(path, init = {}) {
+  /** @type {Record<string, string>} */
+  const headers = { Accept: 'application/json' };
+  if (init.json !== undefined) headers['Content-Type'] = 'application/json';
+  let res;
+  try {
+    res = await fetch(path, {
+      method: init.method ?? 'GET',
+      credentials: 'same-origin',
+      headers,
+      body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
+      signal: init.signal,
+    });
+  } catch (err) {
+    if (err instanceof DOMException && err.name === 'AbortError') throw err;
+    return { ok: false, status: 0, body: { detail: 'The server could not be reached. Check your connection.' } };
+  }
+  let body = null;
+  if (res.status !== 204) {
+    try {
+      body = await res.json();
+    } catch {
+      body = null;
+    }
+  }
+  return { ok: res.ok, status: res.status, body };
+}
+
+/**
+ * What went wrong, in words, from an API answer.
+ * @param {ApiResult} r
+ */
+export function errorMessage(r) {
+  const d = r.body && r.body.detail;
+  if (typeof d === 'string') return d;
+  if (Array.isArray(d) && d.length > 0) return d.map((e) => e.msg).join('; ');
+  if (r.status === 401) return 'Please sign in first.';
+  if (r.status === 429) return 'Too many requests; wait a moment and try again.';
+  return `Something went wrong (HTTP ${r.status}).`;
+}
+
+/**
+ * Creates an element with attributes and children; strings become text nodes.
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, string | boolean | undefined>} [attrs]
+ * @param {...(Node | string | null | undefined | false)} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === false) continue;
+    node.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children) if (c !== null && c !== undefined && c !== false) node.append(c);
+  return node;
+}
+
+/**
+ * A date or timestamp as "3 November 2026".
+ * @param {string} iso
+ */
+export function formatDate(iso) {
+  const d = new Date(iso.length === 10 ? `${iso}T00:00:00Z` : iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return d.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+}
+
+/**
+ * The search API's snippets are escaped text with <mark> around matches: parse them with every other
+ * "<" escaped again, so nothing but <mark> can appear.
+ * @param {string} snippet
+ */
+export function snippetNodes(snippet) {
+  const tpl = document.createElement('template');
+  tpl.innerHTML = snippet.replace(/<(?!\/?mark>)/g, '&lt;');
+  return tpl.content;
+}

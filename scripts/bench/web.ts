@@ -1,0 +1,142 @@
+// bench web: the website's main pages from the real server (a child process over a fresh build of the
+// sample content, or of `--content <dir>`): bytes and gzip bytes of each page and of the page with its
+// stylesheet and scripts (the weight before images; the budget for home is 100 KB), the time to first
+// byte (p50/p99 over N sequential keep-alive requests, no other load), and requests per second with 16
+// connections. Prerendered pages come from memory; /search?q=, /account and /posts/me are rendered per
+// request through the API in process.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import http from 'node:http';
+import zlib from 'node:zlib';
+import { spawnSync } from 'node:child_process';
+import { openDatabase } from '../../api/db/index.ts';
+import { createAuditLog } from '../../api/audit/index.ts';
+import { createIdentity } from '../../api/auth/identity.ts';
+import autocannon from 'autocannon';
+import { startChild, table } from './util.ts';
+
+interface PageSpec {
+  name: string;
+  path: string;
+  cookie?: string;
+}
+
+/** A signed-in person for the per-person pages, made in the database the server will open. */
+function seedSession(dataDir: string): string {
+  const db = openDatabase(path.join(dataDir, 'kb.sqlite'));
+  const audit = createAuditLog(db, { dataDir, origin: 'bench.local/audit', checkpointEvery: 100, checkpointIntervalSeconds: 3600 });
+  const identity = createIdentity(db, audit, { keyPrefix: 'kb_', adminEmails: [], moderatorEmails: [], sessionTtlHours: 24 });
+  const { user, sessionSecret } = identity.signIn({ issuer: 'https://bench.idp', subject: 'bench', email: 'bench@example.org', name: 'Bench' });
+  identity.createApiKey(user.id, { name: 'bench key', expiresAt: null });
+  audit.stop();
+  db.close();
+  return `kb_session=${sessionSecret}`;
+}
+
+/** One GET on a kept-alive connection; resolves with the time to the response's first byte and the body. */
+function timedGet(agent: http.Agent, url: string, cookie?: string): Promise<{ ttfbMs: number; status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const req = http.get(url, { agent, headers: { Accept: 'text/html', ...(cookie ? { Cookie: cookie } : {}) } }, (res) => {
+      const ttfbMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ ttfbMs, status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+}
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+const gzipSize = (b: Buffer) => zlib.gzipSync(b).length;
+const kb = (n: number) => Math.round(n / 102.4) / 10;
+
+export async function runWebBench(args: string[]): Promise<Record<string, unknown>> {
+  const contentArg = args.indexOf('--content');
+  const contentDir = path.resolve(contentArg >= 0 ? args[contentArg + 1] : 'content');
+  const requests = Number(args.find((a) => /^\d+$/.test(a)) ?? 200);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-web-'));
+  const env = { CONTENT_DIR: contentDir, DIST_DIR: path.join(dir, 'dist'), DATA_DIR: dir, BASE_URL: 'http://bench.local', PORT: '0', HOST: '127.0.0.1' };
+  console.log(`bench web: building ${path.relative(process.cwd(), contentDir) || contentDir} …`);
+  const build = spawnSync(process.execPath, ['scripts/build.ts', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`build failed: ${build.stderr}`);
+  const cookie = seedSession(dir);
+  const server = await startChild('api/server.ts', [], { ...env, WRITE_RATE_LIMIT_PER_MINUTE: '1000000' });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const rows: Record<string, string | number>[] = [];
+  const results: Record<string, unknown>[] = [];
+  try {
+    const url = server.url;
+    const getJson = async (p: string) => (await fetch(url + p)).json() as Promise<Record<string, any>>;
+    const latest = await getJson('/api/latest');
+    const video = latest.latest_videos[0].video_id as string;
+    const essays = (await getJson('/api/essays')).items as { slug: string; available_languages: string[] }[];
+    const bilingual = essays.find((e) => e.available_languages.length > 1);
+    const concept = ((await getJson('/api/knowledge')).items as { slug: string }[])[0];
+    const pages: PageSpec[] = [
+      { name: 'home', path: '/' },
+      { name: 'video', path: `/videos/${video}` },
+      { name: 'essay', path: `/essays/${latest.featured_essay.slug}` },
+      ...(bilingual ? [{ name: 'essay (sl)', path: `/essays/${bilingual.slug}/${bilingual.available_languages.find((l) => l !== 'en') ?? 'sl'}` }] : []),
+      { name: 'digest', path: `/digests/${latest.latest_digest.date}` },
+      ...(concept ? [{ name: 'knowledge concept', path: `/knowledge/${concept.slug}` }] : []),
+      { name: 'channels', path: '/channels' },
+      { name: 'search (static)', path: '/search' },
+      { name: 'search ?q= (server)', path: '/search?q=agents' },
+      { name: 'account (server)', path: '/account', cookie },
+      { name: 'my posts (server)', path: '/posts/me', cookie },
+    ];
+    for (const page of pages) {
+      const first = await timedGet(agent, url + page.path, page.cookie);
+      if (first.status !== 200) throw new Error(`${page.path}: HTTP ${first.status}`);
+      const html = first.body.toString('utf8');
+      // The page's weight before images: the HTML, its stylesheet and its scripts (module imports included).
+      const assets = new Set([...html.matchAll(/<(?:link rel="stylesheet" href|script type="module" src)="([^"]+)"/g)].map((m) => m[1]));
+      let weight = first.body.length;
+      let weightGz = gzipSize(first.body);
+      for (const a of assets) {
+        const body = (await timedGet(agent, url + a)).body;
+        weight += body.length;
+        weightGz += gzipSize(body);
+        for (const m of body.toString('utf8').matchAll(/from '\.\/([\w-]+\.js)'/g)) assets.add(`/assets/${m[1]}`);
+      }
+      const times: number[] = [];
+      for (let i = 0; i < requests; i++) times.push((await timedGet(agent, url + page.path, page.cookie)).ttfbMs);
+      times.sort((a, b) => a - b);
+      const loaded = await autocannon({ url: url + page.path, duration: 2, connections: 16, pipelining: 1, headers: page.cookie ? { Cookie: page.cookie } : {} });
+      const r = {
+        page: page.name,
+        path: page.path,
+        bytes: first.body.length,
+        gzip_bytes: gzipSize(first.body),
+        weight_bytes: weight,
+        weight_gzip_bytes: weightGz,
+        ttfb_p50_ms: Math.round(quantile(times, 0.5) * 100) / 100,
+        ttfb_p99_ms: Math.round(quantile(times, 0.99) * 100) / 100,
+        rps_16_connections: Math.round(loaded.requests.average),
+        non_2xx_under_load: loaded.non2xx,
+      };
+      results.push(r);
+      rows.push({
+        page: r.page,
+        'KB': kb(r.bytes),
+        'KB gzip': kb(r.gzip_bytes),
+        'with CSS+JS KB': kb(r.weight_bytes),
+        'gzip': kb(r.weight_gzip_bytes),
+        'TTFB p50 ms': r.ttfb_p50_ms.toFixed(2),
+        'p99 ms': r.ttfb_p99_ms.toFixed(2),
+        'req/s (16 conn)': r.rps_16_connections,
+      });
+    }
+  } finally {
+    agent.destroy();
+    await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`\nwebsite pages (${requests} sequential requests each for TTFB; sizes as served, gzip as a CDN would send them)\n`);
+  console.log(table(rows));
+  const home = results.find((r) => r.page === 'home') as { weight_bytes: number } | undefined;
+  return { content: path.relative(process.cwd(), contentDir) || contentDir, requests_per_page: requests, home_budget_bytes: 100 * 1024, home_within_budget: home ? home.weight_bytes < 100 * 1024 : null, pages: results };
+}

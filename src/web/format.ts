@@ -1,0 +1,37 @@
+// Dates, languages and small text helpers shared by the prerendered pages and the server's pages.
+import type { Lang } from '../lib/content/schema.ts';
+
+export const LANG_NAME: Record<Lang, string> = { en: 'English', sl: 'Slovenščina' };
+export const OG_LOCALE: Record<Lang, string> = { en: 'en_GB', sl: 'sl_SI' };
+
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** A calendar date (YYYY-MM-DD) or an ISO timestamp as people read it, in the page's language. */
+export function formatDate(iso: string, lang: string = 'en'): string {
+  const locale = lang === 'sl' ? 'sl-SI' : 'en-GB';
+  let f = dateFormats.get(locale);
+  if (!f) {
+    f = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+    dateFormats.set(locale, f);
+  }
+  const d = new Date(iso.length === 10 ? `${iso}T00:00:00Z` : iso);
+  return Number.isNaN(d.getTime()) ? iso : f.format(d);
+}
+
+/** A timestamp to the minute, in UTC, for account pages (keys, notifications): unambiguous for everyone. */
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return iso.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, ' UTC');
+}
+
+/** Cuts a text at a word boundary for descriptions and cards. */
+export function truncate(text: string, max: number): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  if (t.length <= max) return t;
+  const cut = t.slice(0, max - 1);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max * 0.6)).replace(/[\s,;:.]+$/, '')}…`;
+}
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

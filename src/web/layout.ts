@@ -1,0 +1,141 @@
+// The site's chrome in one place: <head> (title, description, canonical, JSON twin, Open Graph), the
+// header with the main navigation, and the footer. The Astro layout (src/layouts/Page.astro) and the
+// server's pages (api/web, the consent and device pages) both use these functions, so every page looks
+// and behaves the same whether it was prerendered or rendered on demand.
+import type { Lang } from '../lib/content/schema.ts';
+import { OG_LOCALE } from './format.ts';
+import { html, raw, type SafeHtml } from './html.ts';
+
+export interface PageMeta {
+  /** The page's own title; the site name is appended (the home page passes the site name itself). */
+  title: string;
+  description: string;
+  /** URL path of the page, for the canonical link and og:url. */
+  path: string;
+  /** Language of the page's content (html lang); chrome in another language is marked lang="en". */
+  lang?: Lang;
+  /** The API document with the same content. */
+  jsonTwin?: string;
+  ogType?: 'website' | 'article' | 'video.other' | 'profile';
+  image?: { url: string; width?: number; height?: number; alt: string };
+  /** The same page in other languages (hreflang). */
+  alternates?: { lang: Lang; path: string }[];
+  /** Pages for one person (account, editor) stay out of search engines. */
+  noindex?: boolean;
+  /** Module scripts from public/assets, e.g. '/assets/comments.js'. */
+  scripts?: string[];
+  /** Pages for one person or one moment (consent, device approval, account): no canonical URL, no Open
+   * Graph card, noindex. */
+  utility?: boolean;
+}
+
+export interface SiteChrome {
+  siteName: string;
+  baseUrl: string;
+  /** Which navigation entry is the current section. */
+  section?: NavKey;
+  /** Known only on pages the server renders per request. */
+  user?: { handle: string; display_name: string; role: string } | null;
+  unread?: number;
+}
+
+export const NAV = [
+  { key: 'digests', href: '/digests', label: 'Digests' },
+  { key: 'videos', href: '/videos', label: 'Videos' },
+  { key: 'essays', href: '/essays', label: 'Essays' },
+  { key: 'knowledge', href: '/knowledge', label: 'Knowledge' },
+  { key: 'channels', href: '/channels', label: 'Channels' },
+  { key: 'personas', href: '/personas', label: 'Personas' },
+  { key: 'tags', href: '/tags', label: 'Tags' },
+  { key: 'search', href: '/search', label: 'Search' },
+] as const;
+export type NavKey = (typeof NAV)[number]['key'] | 'account' | 'home';
+
+const abs = (baseUrl: string, p: string) => (/^https?:\/\//.test(p) ? p : `${baseUrl}${p}`);
+
+export function headHtml(meta: PageMeta, site: SiteChrome): SafeHtml {
+  const lang = meta.lang ?? 'en';
+  const fullTitle = meta.title === site.siteName ? site.siteName : `${meta.title} · ${site.siteName}`;
+  const img = meta.image;
+  if (meta.utility) {
+    return html`<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${fullTitle}</title>
+<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/assets/site.css">
+${(meta.scripts ?? []).map((s) => html`<script type="module" src="${s}"></script>\n`)}`;
+  }
+  return html`<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${fullTitle}</title>
+<meta name="description" content="${meta.description}">
+${meta.noindex ? html`<meta name="robots" content="noindex">\n` : ''}<link rel="canonical" href="${abs(site.baseUrl, meta.path)}">
+${meta.jsonTwin ? html`<link rel="alternate" type="application/json" href="${meta.jsonTwin}">\n` : ''}${(meta.alternates ?? []).map((a) => html`<link rel="alternate" hreflang="${a.lang}" href="${abs(site.baseUrl, a.path)}">\n`)}<meta property="og:site_name" content="${site.siteName}">
+<meta property="og:title" content="${meta.title}">
+<meta property="og:description" content="${meta.description}">
+<meta property="og:type" content="${meta.ogType ?? 'website'}">
+<meta property="og:url" content="${abs(site.baseUrl, meta.path)}">
+<meta property="og:locale" content="${OG_LOCALE[lang]}">
+${img
+  ? html`<meta property="og:image" content="${abs(site.baseUrl, img.url)}">
+<meta property="og:image:alt" content="${img.alt}">
+${img.width ? html`<meta property="og:image:width" content="${img.width}">\n<meta property="og:image:height" content="${img.height}">\n` : ''}<meta name="twitter:card" content="summary_large_image">`
+  : html`<meta name="twitter:card" content="summary">`}
+<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/assets/site.css">
+${(meta.scripts ?? []).map((s) => html`<script type="module" src="${s}"></script>\n`)}`;
+}
+
+/** aria-current: "page" on the link to this very page, "true" on the section the page belongs to. */
+export function headerHtml(site: SiteChrome, meta: Pick<PageMeta, 'lang' | 'path'>): SafeHtml {
+  const chromeLang = (meta.lang ?? 'en') === 'en' ? '' : raw(' lang="en"');
+  const hrefOf = (key: string) => NAV.find((n) => n.key === key)?.href ?? `/${key}`;
+  const current = (key: string) =>
+    meta.path === hrefOf(key) ? raw(' aria-current="page"') : site.section === key ? raw(' aria-current="true"') : '';
+  const user = site.user;
+  const who = user
+    ? html`<a href="/notifications"${current('notifications')}>Notifications${site.unread ? html` <span class="badge">${site.unread}<span class="visually-hidden"> unread</span></span>` : ''}</a>
+${user.role !== 'user' ? html`<a href="/moderation">Moderation</a>\n` : ''}<a href="/account"${current('account')}>@${user.handle}</a>
+<form method="post" action="/signout"><button type="submit" class="link">Sign out</button></form>`
+    : html`<a href="/account"${current('account')}>Account</a>`;
+  return html`<a class="skip" href="#content"${chromeLang}>Skip to content</a>
+<header class="site"${chromeLang}>
+<div class="wrap bar">
+<a class="brand" href="/"${meta.path === '/' ? raw(' aria-current="page"') : ''}>${site.siteName}</a>
+<nav aria-label="Main"><ul>
+${NAV.map((n) => html`<li><a href="${n.href}"${current(n.key)}>${n.label}</a></li>\n`)}</ul></nav>
+<div class="who">${who}</div>
+</div>
+</header>`;
+}
+
+export function footerHtml(site: SiteChrome, meta: Pick<PageMeta, 'jsonTwin' | 'lang'>): SafeHtml {
+  const chromeLang = (meta.lang ?? 'en') === 'en' ? '' : raw(' lang="en"');
+  return html`<footer class="site"${chromeLang}>
+<div class="wrap">
+<p>${site.siteName}: a curated knowledge base on AI transformation, in English and Slovenian.</p>
+<p class="links"><a href="/api">API for agents</a> · <a href="/llms.txt">llms.txt</a> · <a href="/openapi.json">OpenAPI</a> · <a href="/api/graph">Knowledge graph</a>${meta.jsonTwin ? html` · <a href="${meta.jsonTwin}">This page as JSON</a>` : ''}</p>
+</div>
+</footer>`;
+}
+
+/** A whole page for the server's on-demand pages; prerendered pages get the same from Page.astro. */
+export function documentHtml(meta: PageMeta, site: SiteChrome, body: SafeHtml): string {
+  return `<!doctype html>
+<html lang="${meta.lang ?? 'en'}">
+<head>
+${headHtml(meta, site)}
+</head>
+<body>
+${headerHtml(site, meta)}
+<main>
+<div class="wrap" id="content">
+${body}
+</div>
+</main>
+${footerHtml(site, meta)}
+</body>
+</html>
+`;
+}

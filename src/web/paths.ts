@@ -1,0 +1,8 @@
+// Where pages live, for the items whose page path is not simply /<kind>/<id>.
+import type { Essay } from '../lib/content/model.ts';
+import type { Lang } from '../lib/content/schema.ts';
+
+/** The primary language at /essays/<slug>, every other language at /essays/<slug>/<lang>. */
+export function essayPath(essay: Essay, lang: Lang): string {
+  return lang === essay.primary ? `/essays/${essay.slug}` : `/essays/${essay.slug}/${lang}`;
+}

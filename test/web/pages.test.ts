@@ -1,0 +1,234 @@
+// The website without a browser (always runs): every prerendered page's essentials (lang, one h1, JSON
+// twin, Open Graph, sized images, links that lead somewhere), the home page's weight, pages asked for
+// with a query string, the 404 page, the no-JavaScript search, and the server's own pages: sign-in
+// redirects, headers, the API key shown once, the moderation queue's guard, sanitised post essays.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startTestServer, walk, type TestServer } from '../helpers/server.ts';
+import { sessionFor, bearerFor } from '../helpers/auth.ts';
+import { urlPathForDistFile } from '../../src/lib/representation.ts';
+import { pageLink } from '../../api/web/notifications.ts';
+import { typesFrom } from '../../api/web/search.ts';
+
+let srv: TestServer;
+const clientDir = path.join(inject('sampleDist'), 'client');
+const pages = walk(clientDir).filter((f) => f.endsWith('.html') && !f.startsWith('api/'));
+const read = (rel: string) => fs.readFileSync(path.join(clientDir, rel), 'utf8');
+const HTML = { Accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
+const form = (s: { headers: Record<string, string> }) => ({ ...s.headers, 'Content-Type': 'application/x-www-form-urlencoded' });
+
+beforeAll(async () => {
+  srv = await startTestServer({ env: { MODERATOR_EMAILS: 'mod@example.org' } });
+});
+afterAll(() => srv.stop());
+
+describe('prerendered pages', () => {
+  it('exist for every kind of item', () => {
+    const urls = new Set(pages.map(urlPathForDistFile));
+    for (const p of ['/', '/videos', '/channels', '/essays', '/digests', '/knowledge', '/personas', '/tags', '/search', '/404.html']) expect(urls.has(p), p).toBe(true);
+    for (const prefix of ['/videos/', '/channels/', '/essays/', '/digests/', '/knowledge/', '/personas/', '/tags/']) {
+      expect([...urls].some((u) => u.startsWith(prefix)), prefix).toBe(true);
+    }
+    expect(pages.filter((p) => /^videos\/[^/]+\/index\.html$/.test(p)).length).toBeGreaterThanOrEqual(60);
+  });
+
+  it('each has its language, one h1, a description, Open Graph tags, sized images and (items) a JSON twin', async () => {
+    const problems: string[] = [];
+    for (const rel of pages) {
+      const html = read(rel);
+      const url = urlPathForDistFile(rel);
+      const check = (ok: boolean, what: string) => ok || problems.push(`${url}: ${what}`);
+      check(/^<!DOCTYPE html><html lang="(en|sl)">/i.test(html), 'html lang');
+      check((html.match(/<h1[\s>]/g) ?? []).length === 1, 'exactly one h1');
+      check(/<meta name="description" content="[^"]+">/.test(html), 'description');
+      check(/<meta property="og:title" content="[^"]+">/.test(html) && /<meta property="og:url" content="http:\/\/kb\.test\//.test(html), 'Open Graph');
+      check(/<link rel="stylesheet" href="\/assets\/site\.css">/.test(html), 'stylesheet');
+      for (const img of html.match(/<img [^>]*>/g) ?? []) check(/ width="\d+"/.test(img) && / height="\d+"/.test(img) && / alt="/.test(img), `image without size or alt: ${img}`);
+      const twin = /<link rel="alternate" type="application\/json" href="([^"]+)">/.exec(html)?.[1];
+      if (url === '/search' || url === '/404.html') continue;
+      if (!twin) {
+        problems.push(`${url}: no JSON twin`);
+        continue;
+      }
+      const res = await srv.get(twin.replace(/&amp;/g, '&'));
+      check(res.status === 200 && /^application\/json/.test(res.headers.get('content-type') ?? ''), `twin ${twin} answers ${res.status}`);
+      await res.arrayBuffer();
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('link only to pages and documents that exist', async () => {
+    const hrefs = new Set<string>();
+    for (const rel of pages) for (const m of read(rel).matchAll(/ href="(\/[^"#]*)/g)) hrefs.add(m[1].replace(/&amp;/g, '&'));
+    const broken: string[] = [];
+    for (const href of hrefs) {
+      const res = await srv.get(href, { headers: HTML, redirect: 'manual' });
+      await res.arrayBuffer();
+      if (res.status >= 400) broken.push(`${href}: ${res.status}`);
+    }
+    expect(hrefs.size).toBeGreaterThan(100);
+    expect(broken).toEqual([]);
+  });
+
+  it('the home page stays under 100 KB before images (HTML, stylesheet and scripts)', async () => {
+    const html = read('index.html');
+    const assets = [...html.matchAll(/<(?:link rel="stylesheet"|script type="module") (?:href|src)="([^"]+)"/g)].map((m) => m[1]);
+    const bytes = Buffer.byteLength(html) + assets.reduce((n, a) => n + fs.statSync(path.join(clientDir, a)).size, 0);
+    expect(bytes).toBeLessThan(100 * 1024);
+    expect(html).not.toMatch(/<script/); // the home page needs no script
+    expect(html).toMatch(/<a href="\/videos\/[^"]+">/); // the digest's Sources links
+  });
+
+  it('puts Slovenian essays at /essays/<slug>/sl with lang="sl", hreflang alternates and the ?lang=sl twin', async () => {
+    const essays = (await (await srv.get('/api/essays')).json()).items.filter((e: { available_languages: string[] }) => e.available_languages.includes('sl') && e.available_languages.includes('en'));
+    expect(essays.length).toBeGreaterThan(0);
+    for (const e of essays) {
+      const html = read(`essays/${e.slug}/sl/index.html`);
+      expect(html).toMatch(/^<!DOCTYPE html><html lang="sl">/i);
+      expect(html).toContain(`<link rel="alternate" type="application/json" href="/api/essays/${e.slug}?lang=sl">`);
+      expect(html).toContain(`<link rel="alternate" hreflang="en" href="http://kb.test/essays/${e.slug}">`);
+      expect(html).toContain('<header class="site" lang="en">');
+      expect(read(`essays/${e.slug}/index.html`)).toMatch(/<a href="\/essays\/[^"]+\/sl" lang="sl" hreflang="sl">Slovenščina<\/a>/);
+    }
+  });
+});
+
+describe('serving pages', () => {
+  it('answers a page asked for with a query string with its prerendered bytes, and redirects a trailing slash', async () => {
+    const id = (await (await srv.get('/api/videos?limit=1')).json()).items[0].video_id;
+    const plain = await srv.get(`/videos/${id}`);
+    const tracked = await srv.get(`/videos/${id}?utm_source=newsletter`);
+    expect(tracked.status).toBe(200);
+    expect(tracked.headers.get('etag')).toBe(plain.headers.get('etag'));
+    expect(await tracked.text()).toBe(await plain.text());
+    const slash = await srv.get(`/videos/${id}/`, { redirect: 'manual' });
+    expect(slash.status).toBe(301);
+    expect(slash.headers.get('location')).toBe(`/videos/${id}`);
+  });
+
+  it('gives browsers the 404 page and API clients JSON', async () => {
+    const page = await srv.get('/videos/no-such-video', { headers: HTML });
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await page.text()).toContain('<h1>Page not found</h1>');
+    const json = await srv.get('/videos/no-such-video', { headers: { Accept: 'application/json' } });
+    expect(json.status).toBe(404);
+    expect(await json.json()).toEqual({ detail: 'Not found' });
+    const api = await srv.get('/api/nothing-here', { headers: HTML });
+    expect(api.status).toBe(404);
+    expect(api.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  it('searches without JavaScript: GET /search?q= renders the results, escaped, with type filters', async () => {
+    const res = await srv.get('/search?q=human+review');
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('value="human review"');
+    expect(html).toMatch(/<p id="search-status" role="status">\d+ results? for “human review”/);
+    expect(html).toMatch(/<ol class="hits" id="results">\n<li><span class="kind">/);
+    expect(html).toContain('<mark>');
+    const filtered = await (await srv.get('/search?q=review&types=knowledge&types=essay')).text();
+    const kinds = new Set([...filtered.matchAll(/<span class="kind">(\w+)<\/span>/g)].map((m) => m[1]));
+    expect([...kinds].every((k) => k === 'Knowledge' || k === 'Essay')).toBe(true);
+    expect(filtered).toMatch(/value="knowledge" checked/);
+    const hostile = await (await srv.get(`/search?q=${encodeURIComponent('<script>alert(1)</script>')}`)).text();
+    expect(hostile).not.toContain('<script>alert(1)</script>');
+    expect(hostile).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    // Without a query it is the prerendered page itself.
+    expect(await (await srv.get('/search?')).text()).toBe(read('search/index.html'));
+    expect(typesFrom(['video,essay', 'knowledge', 'nonsense'])).toEqual(['video', 'essay', 'knowledge']);
+  });
+});
+
+describe("the server's pages", () => {
+  it('send people without a session to the sign-in and back', async () => {
+    for (const p of ['/account', '/notifications', '/posts/me', '/moderation', '/account?pk=connected']) {
+      const res = await srv.get(p, { redirect: 'manual' });
+      expect(res.status, p).toBe(302);
+      expect(new URL(res.headers.get('location')!, srv.url).searchParams.get('next'), p).toBe(p);
+    }
+  });
+
+  it('show the account with strict headers, and a new API key once', async () => {
+    const s = sessionFor(srv, 'eva@example.org', 'Eva Horvat');
+    const page = await srv.get('/account', { headers: s.headers });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self'.*frame-ancestors 'none'/);
+    const html = await page.text();
+    expect(html).toContain('eva@example.org');
+    expect(html).toContain('<form method="post" action="/account/api-keys">');
+
+    const created = await srv.get('/account/api-keys', { method: 'POST', headers: form(s), body: 'name=ci+script&expires_in_days=30' });
+    expect(created.status).toBe(200);
+    const key = /id="new-key" readonly value="(kb_[^"]+)"/.exec(await created.text())?.[1];
+    expect(key).toBeTruthy();
+    expect((await (await srv.get('/api/auth/me', { headers: { Authorization: `Bearer ${key}` } })).json()).authenticated).toBe(true);
+    expect(await (await srv.get('/account', { headers: s.headers })).text()).not.toContain(key!);
+
+    const crossSite = await srv.get('/account/api-keys', { method: 'POST', headers: { ...form(s), Origin: 'https://evil.example' }, body: 'name=stolen' });
+    expect(crossSite.status).toBe(403);
+  });
+
+  it('updates the profile through a form, with the API\'s validation shown on the page', async () => {
+    const s = sessionFor(srv, 'luka@example.org', 'Luka');
+    const ok = await srv.get('/account/profile', { method: 'POST', headers: form(s), body: 'display_name=Luka+Kralj&handle=luka_k&bio=Line+one%0D%0ALine+two', redirect: 'manual' });
+    expect(ok.status).toBe(303);
+    const me = await (await srv.get('/api/account/me', { headers: s.headers })).json();
+    expect(me).toMatchObject({ display_name: 'Luka Kralj', handle: 'luka_k', bio: 'Line one\nLine two' });
+    const bad = await srv.get('/account/profile', { method: 'POST', headers: form(s), body: 'display_name=Luka&handle=NO' });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toMatch(/role="alert">[^<]*handle/);
+  });
+
+  it('keep the moderation queue for moderators', async () => {
+    const user = sessionFor(srv, 'someone@example.org');
+    const refused = await srv.get('/moderation', { headers: user.headers });
+    expect(refused.status).toBe(403);
+    expect((await srv.get('/api/moderation/comments', { headers: user.headers })).status).toBe(403);
+
+    const mod = sessionFor(srv, 'mod@example.org');
+    const id = (await (await srv.get('/api/videos?limit=1')).json()).items[0].video_id;
+    const { headers } = bearerFor(srv, user.userId);
+    const c = await (await srv.get('/api/comments', { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ entity_type: 'video', entity_id: id, body: 'spam <b>here</b>' }) })).json();
+    await srv.get(`/api/comments/${c.comment_id}/hide`, { method: 'POST', headers: mod.headers });
+    const list = await (await srv.get('/api/moderation/comments', { headers: mod.headers })).json();
+    expect(list.items[0]).toMatchObject({ comment_id: c.comment_id, entity_url: `/videos/${id}`, body: 'spam <b>here</b>', hidden_by: { handle: expect.any(String) } });
+    const html = await (await srv.get('/moderation', { headers: mod.headers })).text();
+    expect(html).toContain('spam &lt;b&gt;here&lt;/b&gt;');
+    expect(html).toContain(`action="/moderation/comments/${c.comment_id}/unhide"`);
+  });
+
+  it('render a published post with sanitised Markdown and keep drafts to their authors', async () => {
+    const s = sessionFor(srv, 'writer@example.org', 'Writer');
+    const json = { ...s.headers, 'Content-Type': 'application/json' };
+    const body = `${'A paragraph long enough to publish. '.repeat(8)}\n\n<script>alert(1)</script>\n\n[click](javascript:alert(1)) and **bold**`;
+    const post = await (await srv.get('/api/posts', { method: 'POST', headers: json, body: JSON.stringify({ title: 'Sanitised essays', summary: 'A test.', body }) })).json();
+    expect((await srv.get(`/posts/${post.slug}`, { headers: HTML })).status).toBe(404);
+    expect((await srv.get(`/api/posts/${post.post_id}/submit`, { method: 'POST', headers: s.headers })).status).toBe(202);
+    const page = await srv.get(`/posts/${post.slug}`);
+    const html = await page.text();
+    expect(page.status).toBe(200);
+    expect(html).toContain('<strong>bold</strong>');
+    expect(html).not.toContain('<script>alert(1)</script>');
+    expect(html).not.toMatch(/href="javascript:/);
+    expect(html).toContain(`data-entity-type="post" data-entity-id="${post.post_id}"`);
+  });
+
+  it('sign out through the header button', async () => {
+    const s = sessionFor(srv, 'leaving@example.org');
+    const res = await srv.get('/signout', { method: 'POST', headers: s.headers, redirect: 'manual' });
+    expect(res.status).toBe(303);
+    expect(res.headers.getSetCookie().join()).toMatch(/kb_session=;/);
+    expect((await (await srv.get('/api/auth/me', { headers: s.headers })).json()).authenticated).toBe(false);
+  });
+
+  it('point notifications at pages on this site only', () => {
+    expect(pageLink('/api/posts/my-post')).toBe('/posts/my-post');
+    expect(pageLink('/videos/abc#comment-1')).toBe('/videos/abc#comment-1');
+    expect(pageLink('https://evil.example/')).toBeNull();
+    expect(pageLink('//evil.example/')).toBeNull();
+  });
+});
