@@ -15,7 +15,7 @@ import type { JobContext, JobResult } from './types.ts';
 import { keywordTags, textRank } from './textrank.ts';
 import { contentWords } from '../../src/lib/text/words.ts';
 import { createFileAtomic } from './atomic.ts';
-import { renderFrontMatter } from './video-files.ts';
+import { conceptFileProblems, renderConceptFile } from '../../api/sources/concept-file.ts';
 
 export const MIN_SOURCES = 3;
 const MAX_NEW_CONCEPTS = 5;
@@ -81,14 +81,13 @@ function writeDraftConcept(ctx: JobContext, snap: Snapshot, db: Db, audit: Audit
   const title = titleCase(topic.key);
   const summary = `${title}: a recurring topic across ${topic.videos.length} sources in the knowledge base.`;
   const body = `${definition}\n\n## Sources\n\n${sources.map((v) => `- [${v.title.replace(/([[\]\\])/g, '\\$1')}](/videos/${v.video_id})`).join('\n')}\n`;
-  const front = { title, summary, tags, draft: true, sources: sources.map((v) => ({ type: 'video', id: v.video_id })), related };
-  if (!createFileAtomic(file, renderFrontMatter(front, body))) return null;
-  try {
-    loadSnapshot(ctx.contentDir); // never leave a concept the build would refuse
-  } catch (err) {
-    fs.rmSync(file, { force: true });
-    throw new Error(`draft concept ${slug} did not validate: ${(err as Error).message.split('\n')[1]?.trim() ?? ''}`);
-  }
+  const front = { title, summary, tags, draft: true, sources: sources.map((v) => ({ type: 'video' as const, id: v.video_id })), related };
+  // Checked the way the loader checks a concept (the same function the server's drafts go through), so
+  // the build never meets a concept it would refuse; cheaper than reloading the whole content.
+  const text = renderConceptFile(front, body);
+  const problems = conceptFileProblems(text, slug, snap, path.join(ctx.contentDir, 'knowledge'));
+  if (problems.length) throw new Error(`draft concept ${slug} did not validate: ${problems[0]}`);
+  if (!createFileAtomic(file, text)) return null;
   createProposal(db, audit, {
     kind: 'concept_stub',
     title: `New concept: ${title}`,
