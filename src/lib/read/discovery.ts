@@ -75,12 +75,29 @@ ${snap.personas.length} personas. Languages: ${LANGUAGES.join(', ')}.
 - API keys: created by a signed-in person at /api/account/api-keys; they start with \`${site.keyPrefix}\`.
 - Send \`Authorization: Bearer <token or key>\`. Check it with \`GET /api/auth/me\`.
 
-## Writing
+## Search, related items and chat
 
-Comments (\`/api/comments\`), reactions, posts and their essays (\`/api/posts\`), proposal flags
-(\`/api/proposals/{id}/flag\`), notifications, sources and chat. Every write is recorded in a public,
-verifiable audit log (\`/api/audit\`, signed checkpoints at \`/api/audit/checkpoints\`, key at
-\`/api/audit/pubkey\`).
+- \`GET /api/search?q=<words>&agent=true\` with \`types\` (video, knowledge, essay, digest, persona, post),
+  \`hybrid\` (default true: keyword and semantic, fused), \`draft\`, \`limit\` 1..100.
+- \`GET /api/videos/{id}/related?k=5\` (also knowledge, essays, digests, personas, posts): nearest items.
+- \`POST /api/chat/auth\` with \`{"persona_id","lang","mode"}\` gives a short-lived chat token;
+  \`POST /api/chat/completions\` (OpenAI-compatible, \`Authorization: Bearer <chat token>\`) answers from the
+  knowledge base with [n] citations and a \`sources\` list.
+
+## Writing (signed in)
+
+| method and path | what |
+|---|---|
+| POST /api/comments, GET /api/comments/create | comment on any item (the GET form needs a bearer token and an idempotency_key) |
+| POST /api/comments/{id}/react | react (like, insightful, agree, disagree, question) |
+| POST /api/posts, PUT /api/posts/{id}/essay, POST /api/posts/{id}/submit | write a post and its essay (If-Match) |
+| POST /api/proposals, POST /api/proposals/{id}/flag | propose a change to the canon; flag a bad proposal |
+| POST /api/sources, POST /api/sources/knowledge | add a web page or text; draft a concept on a topic |
+| GET /api/notifications | what concerns you |
+| /api/me/personal-knowledge | your own notes in a connected git repository |
+
+Every write is recorded in a public, verifiable audit log (\`/api/audit\`, signed checkpoints at
+\`/api/audit/checkpoints\`, key at \`/api/audit/pubkey\`; verify with \`npm run audit:verify -- <base_url>\`).
 
 ## MCP
 
@@ -187,6 +204,7 @@ export function agentCard(snap: Snapshot, site: SiteContext) {
     endpoints: {
       briefing: `${b}/api/latest`,
       search: `${b}/api/search`,
+      chat: `${b}/api/chat/completions`,
       openapi: `${b}/openapi.json`,
       mcp: `${b}/mcp`,
       llms: `${b}/llms.txt`,
