@@ -122,6 +122,8 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
         content = nextContent;
         staticSite = nextSite;
         search = nextSearch;
+        // Posts published while the new index opened went to the old service: sync again (safe twice).
+        await syncPublishedPosts(nextSearch, posts);
         running.staticSite = nextSite;
         log(`server: reloaded a new build (${nextSite.fileCount} files)`);
       } catch (err) {

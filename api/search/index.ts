@@ -2,9 +2,8 @@
 // and posts) and the six /related endpoints, over the SearchService in src/lib/search. Results are cached
 // per service and live-index version, so a repeated query costs its validation only, and a post published
 // since is found by the next search.
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { z } from '@hono/zod-openapi';
 import type { ContentState } from '../content/index.ts';
 import { notFound } from '../errors/index.ts';
 import { ErrorResponses, ValidationErrorResponse } from '../openapi/schemas.ts';

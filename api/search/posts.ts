@@ -40,8 +40,7 @@ export function searchPostListener(search: () => SearchService, log: (m: string)
 /**
  * Makes the live index hold the published posts: adds or refreshes each, and removes the posts it held
  * when the sync began that are no longer published. (Posts the listener adds while this runs are left
- * alone, so a publication during a sync is not undone.) For a new service at start or after a rebuild,
- * and for callers that cannot hook the listener (see attach.ts).
+ * alone, so a publication during a sync is not undone.) For a new service at start or after a rebuild.
  */
 export async function syncPublishedPosts(search: SearchService, store: Pick<PostStore, 'listPublished' | 'essay'>): Promise<void> {
   const heldBefore = search.liveDocuments().filter((d) => d.type === 'post').map((d) => d.id);

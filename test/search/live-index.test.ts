@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
-import { buildSearchIndex, documentFromPost, SearchService } from '../../src/lib/search/index.ts';
+import { buildSearchIndex, documentFromPost, SearchService, type Embedder } from '../../src/lib/search/index.ts';
 
 const snap = loadSnapshot(path.resolve('content'));
 let dataDir: string;
@@ -42,6 +42,30 @@ describe('live index', () => {
     const hybrid = await search('shadow AI inventory', { hybrid: true });
     expect(hybrid.hits.slice(0, 4).map((h) => h.id)).toEqual(expect.arrayContaining(['twin', v.video_id]));
     service.removeDocument('post', 'twin');
+  });
+
+  it('makes a post\'s words searchable at once, before a slow embedder has its vector', async () => {
+    const built = await buildSearchIndex(snap, { dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'kb-live-slow-')), embedder: { provider: 'builtin', dimensions: 128 } });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const inner = built.embedder;
+    const slow: Embedder = {
+      info: inner.info,
+      minSimilarity: inner.minSimilarity,
+      embedQuery: (q, terms) => inner.embedQuery(q, terms),
+      embedDocuments: async (docs) => {
+        await gate;
+        return inner.embedDocuments(docs);
+      },
+    };
+    const s = new SearchService(snap, { ...built, embedder: slow });
+    const done = s.addDocument(documentFromPost({ post_id: 'slow', title: 'Tamarack handover notes', date: '2026-11-23', body: 'How the tamarack team hands over an agent at night.' }));
+    expect((await s.search({ q: 'tamarack', hybrid: true, draft: false, limit: 5, agent: false })).hits.map((h) => h.id)).toEqual(['slow']);
+    expect(s.related('post', 'slow', 5)).not.toBeNull();
+    release();
+    await done;
+    expect(s.related('post', 'slow', 5)!.hits).toHaveLength(5);
+    fs.rmSync(path.dirname(built.dir), { recursive: true, force: true });
   });
 
   it('replaces a post that is published again, and relates posts and built items both ways', async () => {

@@ -105,6 +105,13 @@ export class LiveIndex {
     return entry;
   }
 
+  /** Gives an entry its vectors once they are computed, unless it was replaced or removed meanwhile. */
+  setVectors(entry: LiveEntry, vectors: Float32Array[]): void {
+    if (this.entries.get(entry.key) !== entry) return;
+    entry.vectors = vectors;
+    this.version++;
+  }
+
   remove(key: string): boolean {
     const entry = this.entries.get(key);
     if (!entry) return false;

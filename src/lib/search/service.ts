@@ -194,17 +194,19 @@ export class SearchService {
   }
 
   /**
-   * Adds or replaces an item between builds (a post when it is published or edited); the next search
-   * finds it. Embeds it with the index's embedder.
+   * Adds or replaces an item between builds (a post when it is published or edited). Its words are
+   * searchable before this returns its promise, so the next search finds it even while a transformer
+   * model is still embedding it; its vector joins when the embedder is done.
    */
   async addDocument(doc: SearchDocument): Promise<void> {
+    const key = docKey(doc.type, doc.id);
+    this.removeDocument(doc.type, doc.id);
+    const entry = this.live.add(doc, []);
+    this.link(key, doc.links);
     const versions = languageVersions(doc);
     const matrix = await this.embedder.embedDocuments(versions);
     const dim = this.manifest.embedder.dimension;
-    const key = docKey(doc.type, doc.id);
-    this.removeDocument(doc.type, doc.id);
-    this.live.add(doc, versions.map((_, i) => matrix.subarray(i * dim, (i + 1) * dim)));
-    this.link(key, doc.links);
+    this.live.setVectors(entry, versions.map((_, i) => matrix.subarray(i * dim, (i + 1) * dim)));
   }
 
   /** The items added since the build (to carry over into the service of a new build). */
