@@ -3,6 +3,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { ApiError } from '../errors/index.ts';
+import { enforceRate, type RateLimiter } from '../rate-limit/index.ts';
 import type { Identity, Principal, Role } from './identity.ts';
 
 export const SESSION_COOKIE = 'kb_session';
@@ -98,5 +99,16 @@ export function requireRole(c: Context, role: Role): Principal {
 export function requireAccountAccess(c: Context): Principal {
   const p = requireUser(c);
   if (p.via === 'oauth') throw new ApiError(403, 'OAuth access tokens cannot manage the account');
+  return p;
+}
+
+/**
+ * The signed-in caller of a write, within their write rate (429 with Retry-After beyond it): the check every
+ * write route opens with.
+ * @example const p = requireWriter(c, deps.writeLimiter)
+ */
+export function requireWriter(c: Context, limiter: RateLimiter): Principal {
+  const p = requireUser(c);
+  enforceRate(limiter, `user:${p.user.id}`);
   return p;
 }

@@ -7,8 +7,8 @@ import type { Context } from 'hono';
 import { addRoute } from '../validation/route.ts';
 import { limitParam, offsetParam, queryBool } from '../validation/index.ts';
 import { ApiError } from '../errors/index.ts';
-import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
-import { principal, requireRole, requireScope, requireUser } from '../auth/middleware.ts';
+import { ErrorDetail, jsonContent as json, WriteErrors } from '../openapi/schemas.ts';
+import { principal, requireRole, requireScope, requireUser, requireWriter } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
 import type { CommunityDeps } from '../app.ts';
 import type { User } from '../auth/identity.ts';
@@ -18,13 +18,7 @@ import { REACTION_KINDS, createCommentStore, type CommentRow, type ReactionKind 
 export const COMMENT_MAX = 10_000;
 export const GET_COMMENT_MAX = 1500;
 
-const E = {
-  401: json(ErrorDetail, 'Not authenticated'),
-  403: json(ErrorDetail, 'Not allowed'),
-  404: json(ErrorDetail, 'Not found'),
-  422: json(HTTPValidationError, 'Validation error'),
-  429: json(ErrorDetail, 'Too many requests'),
-};
+const E = WriteErrors;
 const Author = z.object({ id: z.string(), display_name: z.string(), handle: z.string() }).nullable();
 const CommentOut = z
   .object({
@@ -161,8 +155,7 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
       responses: { 201: json(CommentOut, 'Created'), ...E },
     }),
     (c, { body }) => {
-      const p = requireUser(c);
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      const p = requireWriter(c, deps.writeLimiter);
       return c.json(out([create(c, body, p.user.id)])[0], 201, noStore);
     },
   );

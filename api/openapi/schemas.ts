@@ -27,3 +27,12 @@ export const NotFoundResponse = {
   404: { description: 'Not found', content: { 'application/json': { schema: ErrorDetail } } },
 };
 export const ErrorResponses = { ...NotFoundResponse, ...ValidationErrorResponse };
+
+/** What a signed-in write may answer besides its success. */
+export const WriteErrors = {
+  401: jsonContent(ErrorDetail, 'Not authenticated'),
+  403: jsonContent(ErrorDetail, 'Not allowed'),
+  404: jsonContent(ErrorDetail, 'Not found'),
+  422: jsonContent(HTTPValidationError, 'Validation error'),
+  429: jsonContent(ErrorDetail, 'Too many requests'),
+};

@@ -7,7 +7,7 @@ import { addRoute, RequestValidationError } from '../validation/route.ts';
 import { limitParam, queryBool } from '../validation/index.ts';
 import { ErrorDetail } from '../openapi/schemas.ts';
 import { registerConnectRoutes } from './connect.ts';
-import { requireAccountAccess, requireUser } from '../auth/middleware.ts';
+import { requireAccountAccess, requireUser, requireWriter } from '../auth/middleware.ts';
 import { enforceRate, type RateLimiter } from '../rate-limit/index.ts';
 import type { Config } from '../../src/lib/config.ts';
 import type { HostOAuth } from './oauth-client.ts';
@@ -128,8 +128,7 @@ export function registerPkRoutes(app: OpenAPIHono, deps: PkRouteDeps): void {
       responses: { 200: json(StatusOut, 'Status after the sync'), ...E, 502: HostErrors[502], 503: HostErrors[503] },
     }),
     async (c) => {
-      const p = requireUser(c);
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      const p = requireWriter(c, deps.writeLimiter);
       return guarded(c, async () => {
         await notes.sync(p.user.id);
         return c.json(await notes.status(p.user.id));
@@ -189,8 +188,7 @@ export function registerPkRoutes(app: OpenAPIHono, deps: PkRouteDeps): void {
       responses: { 200: json(NoteWriteOut, 'Saved (and pushed)'), ...E, ...HostErrors },
     }),
     async (c, { params, body }) => {
-      const p = requireUser(c);
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      const p = requireWriter(c, deps.writeLimiter);
       const pre = preconditionOf(c, body.base_blob);
       return guarded(c, async () => {
         const r = await notes.write(p.user.id, p.user, params.slug, body.content, pre, body.message);
@@ -210,8 +208,7 @@ export function registerPkRoutes(app: OpenAPIHono, deps: PkRouteDeps): void {
       responses: { 200: json(NoteWriteOut, 'Deleted (and pushed)'), ...E, ...HostErrors },
     }),
     async (c, { params }) => {
-      const p = requireUser(c);
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      const p = requireWriter(c, deps.writeLimiter);
       const pre = preconditionOf(c, undefined);
       return guarded(c, async () => c.json(await notes.remove(p.user.id, p.user, params.slug, pre.kind === 'absent' ? { kind: 'none' } : pre)));
     },

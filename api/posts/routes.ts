@@ -7,21 +7,15 @@ import type { Context } from 'hono';
 import { addRoute } from '../validation/route.ts';
 import { limitParam, offsetParam } from '../validation/index.ts';
 import { ApiError } from '../errors/index.ts';
-import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
-import { principal, requireRole, requireUser } from '../auth/middleware.ts';
+import { ErrorDetail, jsonContent as json, WriteErrors } from '../openapi/schemas.ts';
+import { principal, requireRole, requireUser, requireWriter } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
 import { publicUser, UserPublicOut } from '../auth/routes.ts';
 import { canSeePost } from '../comments/entities.ts';
 import type { CommunityDeps } from '../app.ts';
 import { createPostStore, type EssayRevision, type PostRow } from './store.ts';
 
-const E = {
-  401: json(ErrorDetail, 'Not authenticated'),
-  403: json(ErrorDetail, 'Not allowed'),
-  404: json(ErrorDetail, 'Not found'),
-  422: json(HTTPValidationError, 'Validation error'),
-  429: json(ErrorDetail, 'Too many requests'),
-};
+const E = WriteErrors;
 const Tag = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'lower-case kebab-case').max(64);
 const PostOut = z
   .object({
@@ -175,8 +169,7 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
       responses: { 201: json(PostOut, 'Created'), ...E },
     }),
     (c, { body }) => {
-      const p = requireUser(c);
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      const p = requireWriter(c, deps.writeLimiter);
       return c.json(out(store.create({ authorId: p.user.id, ...body })), 201, noStore);
     },
   );

@@ -7,7 +7,7 @@ import { addRoute } from '../validation/route.ts';
 import { limitParam, offsetParam } from '../validation/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
-import { requireRole, requireUser } from '../auth/middleware.ts';
+import { requireRole, requireUser, requireWriter } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
 import type { CommunityDeps } from '../app.ts';
 import type { Snapshot } from '../../src/lib/content/model.ts';
@@ -151,8 +151,7 @@ export function registerProposalRoutes(app: OpenAPIHono, deps: CommunityDeps): v
       responses: { 201: json(PublicProposal, 'Created'), ...E, 409: json(ErrorDetail, 'The concept already exists') },
     }),
     (c, { body }) => {
-      const p = requireUser(c);
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      const p = requireWriter(c, deps.writeLimiter);
       checkTargets(body, deps.content().snapshot, deps);
       const row = createProposal(deps.db, deps.audit, { kind: body.kind, title: body.title, payload: body.payload, evidence: body.evidence, source: 'user', createdBy: p.user.id });
       return c.json(one(row), 201, noStore);
@@ -174,8 +173,7 @@ export function registerProposalRoutes(app: OpenAPIHono, deps: CommunityDeps): v
       },
     }),
     (c, { params, body }) => {
-      const p = requireUser(c);
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      const p = requireWriter(c, deps.writeLimiter);
       const reason = (body as { reason?: string } | undefined)?.reason || null;
       return c.json(flagProposal(store, params.proposal_id, p.user.id, reason), 200, noStore);
     },

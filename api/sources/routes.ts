@@ -8,7 +8,7 @@ import { addRoute, RequestValidationError } from '../validation/route.ts';
 import { limitParam, offsetParam } from '../validation/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
-import { requireUser } from '../auth/middleware.ts';
+import { requireUser, requireWriter } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
 import type { CommunityDeps } from '../app.ts';
 import { createLlmClient } from '../llm/client.ts';
@@ -162,8 +162,7 @@ export function registerSourceRoutes(app: OpenAPIHono, deps: CommunityDeps, opts
       },
     }),
     async (c, { body }) => {
-      const p = requireUser(c);
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      const p = requireWriter(c, deps.writeLimiter);
       if (body.url === undefined) {
         const row = store.add({ type: 'text', url: null, canonicalUrl: null, title: body.title!, text: tidy(body.text!), addedBy: p.user.id });
         return c.json(sourceOut(row), 200, noStore);
@@ -210,8 +209,7 @@ export function registerSourceRoutes(app: OpenAPIHono, deps: CommunityDeps, opts
       responses: { 200: json(AddKnowledgeResponse, 'The draft and its proposal'), ...E, 404: json(ErrorDetail, 'No sources found') },
     }),
     async (c, { body }) => {
-      const p = requireUser(c);
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      const p = requireWriter(c, deps.writeLimiter);
       const slug = slugify(body.topic);
       if (!slug) throw new RequestValidationError([{ type: 'value_error', loc: ['body', 'topic'], msg: 'Value error, the topic needs letters or digits', input: body.topic }]);
       const snapshot = deps.content().snapshot;
