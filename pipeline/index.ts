@@ -56,7 +56,8 @@ async function daemon(): Promise<void> {
     logger: { info: () => {}, warn: console.warn, error: console.error } as never,
     jobs: Object.entries(JOBS).map(([name, spec]) => {
       const cron = process.env[`PIPELINE_CRON_${name.toUpperCase().replace(/-/g, '_')}`] ?? spec.cron;
-      return { name, path: path.join(here, 'jobs', `${name}.ts`), worker: { workerData: { job: name } }, ...(cron ? { cron } : {}) };
+      // Without a schedule Bree would run a job once at start; follow-up jobs run only when chained.
+      return { name, path: path.join(here, 'jobs', `${name}.ts`), worker: { workerData: { job: name } }, ...(cron ? { cron } : { timeout: false as const }) };
     }),
     workerMessageHandler: (data) => {
       const { job, result } = (data as unknown as { message: { job: string; result: JobResult & { ok: boolean } } }).message;

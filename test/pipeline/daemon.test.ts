@@ -50,6 +50,9 @@ describe('npm run pipeline (the scheduler)', () => {
       expect(jobs()['ingest-videos'], out).toMatchObject({ status: 'ok', counts: { added: 1 } });
       expect(jobs().summarise).toMatchObject({ status: 'ok', counts: { summarised: 1 } });
       expect(jobs()['rebuild-site'], out).toMatchObject({ status: 'ok' });
+      // Each follow-up ran after the job before it — none ran by itself when the scheduler started.
+      const order = ['ingest-videos', 'summarise', 'build-index', 'rebuild-site'].map((j) => jobs()[j]);
+      for (let i = 1; i < order.length; i++) expect(order[i].started_at >= order[i - 1].finished_at!, out).toBe(true);
       // The server watches build-meta.json and reloads: the static file for the new video appears.
       let res: Response | undefined;
       for (let i = 0; i < 40; i++) {
