@@ -66,7 +66,11 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   app.use('*', authenticate(deps.identity, { publicOrigin: new URL(deps.config.baseUrl).origin }));
   const operators: { detail: () => Record<string, unknown> } = { detail: () => ({}) };
   registerContentRoutes(app, deps.content, { healthDetail: () => operators.detail() });
-  registerSearchRoutes(app, { content: deps.content, search: deps.search });
+  registerSearchRoutes(app, {
+    content: deps.content,
+    search: deps.search,
+    searchLimiter: new RateLimiter({ limit: deps.config.searchRateLimitPerMinute, windowMs: 60_000 }),
+  });
   registerAccountRoutes(app, deps.identity, { secureCookies: deps.config.secureCookies });
   registerOidcRoutes(app, deps.db, deps.identity, {
     ...deps.idp,

@@ -6,8 +6,10 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ContentState } from '../content/index.ts';
 import { notFound } from '../errors/index.ts';
-import { ErrorResponses, ValidationErrorResponse } from '../openapi/schemas.ts';
+import { ErrorDetail, ErrorResponses, jsonContent, ValidationErrorResponse } from '../openapi/schemas.ts';
 import { etagFor, etagMatches } from '../static/index.ts';
+import { principal } from '../auth/middleware.ts';
+import { clientAddress, enforceRate, type RateLimiter } from '../rate-limit/index.ts';
 import { dateString } from '../validation/index.ts';
 import { addRoute } from '../validation/route.ts';
 import { toJson } from '../../src/lib/representation.ts';
@@ -19,6 +21,11 @@ export interface SearchDeps {
   content: () => ContentState;
   /** The current search service (swapped with the content). */
   search: () => SearchService;
+  /**
+   * Searches one caller may run per minute (per person when signed in, else per client address): only
+   * those that are computed count, a repeated query answered from the cache is free.
+   */
+  searchLimiter: RateLimiter;
 }
 
 const TYPE_DEPRECATED = 'The parameter "type" is deprecated; use "types" (a comma-separated list).';
@@ -83,13 +90,17 @@ const RELATED: { type: ItemType; kind: string; param: string; what: string; date
  */
 export function registerSearchRoutes(app: OpenAPIHono, deps: SearchDeps): void {
   /** Cached bytes for a request, or computes and caches them. */
-  async function cached(c: Context, query: unknown, compute: (service: SearchService) => Promise<Encoded>): Promise<Response> {
+  async function cached(c: Context, query: unknown, compute: (service: SearchService) => Promise<Encoded>, limit?: RateLimiter): Promise<Response> {
     const service = deps.search();
     let cache = caches.get(service);
     if (!cache) caches.set(service, (cache = new ResponseCache()));
     const key = `${service.version}\n${c.req.path}\n${JSON.stringify(query)}`;
     let encoded = cache.get(key);
     if (!encoded) {
+      if (limit) {
+        const p = principal(c);
+        enforceRate(limit, p ? `user:${p.user.id}` : `addr:${clientAddress(c)}`);
+      }
       encoded = await compute(service);
       cache.set(key, encoded);
     }
@@ -110,10 +121,14 @@ export function registerSearchRoutes(app: OpenAPIHono, deps: SearchDeps): void {
       responses: {
         200: { description: 'Search results', content: { 'application/json': { schema: SearchResponse } } },
         ...ValidationErrorResponse,
+        429: jsonContent(ErrorDetail, 'Too many searches from this caller (SEARCH_RATE_LIMIT_PER_MINUTE); Retry-After says when to try again'),
       },
     }),
     (c, { query }) =>
-      cached(c, query, async (service) => {
+      cached(
+        c,
+        query,
+        async (service) => {
         const warnings: string[] = [];
         let types = query.types;
         if (query.type !== undefined) {
@@ -123,7 +138,9 @@ export function registerSearchRoutes(app: OpenAPIHono, deps: SearchDeps): void {
         }
         const result = await service.search({ q: query.q, types, hybrid: query.hybrid, draft: query.draft, limit: query.limit, agent: query.agent });
         return encode({ ...result, warnings }, query.type !== undefined ? { Deprecation: 'true' } : {});
-      }),
+        },
+        deps.searchLimiter,
+      ),
   );
 
   for (const r of RELATED) {

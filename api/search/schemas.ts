@@ -2,6 +2,7 @@
 // for validation (see api/validation): they produce both the 422 bodies and /openapi.json.
 import { z } from '@hono/zod-openapi';
 import { ITEM_TYPES, type ItemType } from '../../src/lib/search/index.ts';
+import { MAX_QUERY_CHARS, MAX_QUERY_WORDS, wordsOf } from '../../src/lib/search/analyse.ts';
 import { limitParam, queryBool, queryInt } from '../validation/index.ts';
 
 const TYPE_LIST = ITEM_TYPES.map((t) => `'${t}'`);
@@ -25,7 +26,15 @@ const typesParam = z
   .openapi({ type: 'string', description: `Comma-separated subset of ${ITEM_TYPES.join(', ')}; all types when absent.`, example: 'video,knowledge' });
 
 export const SearchQuery = z.object({
-  q: z.string().min(1).openapi({ description: 'The query: words in English or Slovenian.', example: 'shadow AI' }),
+  q: z
+    .string()
+    .min(1)
+    .max(MAX_QUERY_CHARS)
+    .refine((q) => wordsOf(q).length <= MAX_QUERY_WORDS, `A query has at most ${MAX_QUERY_WORDS} words`)
+    .openapi({
+      description: `The query: words in English or Slovenian; at most ${MAX_QUERY_CHARS} characters and ${MAX_QUERY_WORDS} words. Unknown words of up to 20 letters also match known words one or two typos away and words they begin.`,
+      example: 'shadow AI',
+    }),
   types: typesParam,
   type: z
     .enum(ITEM_TYPES)

@@ -10,6 +10,9 @@ import { buildSite } from '../build.ts';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { buildSearchIndex, documentsFromSnapshot, SearchService, type LoadedIndex } from '../../src/lib/search/index.ts';
 import { load, startChild, table } from './util.ts';
+import lunr from 'lunr';
+import { gibberish, WORST_QUERIES } from './hostile-queries.ts';
+import { nearInAutomaton } from '../../src/lib/search/query-plan.ts';
 
 /** Queries over the generator's vocabulary: subjects, things, tags, sentence words, Slovenian, typos. */
 const QUERIES = [
@@ -117,6 +120,8 @@ async function engineBench(items: number, root: string) {
   const service = new SearchService(snap, index);
   const keyword = await time((q) => service.search({ q, hybrid: false, draft: false, limit: 20, agent: false }));
   const hybrid = await time((q) => service.search({ q, hybrid: true, draft: false, limit: 20, agent: false }));
+  const worst = await worstCase(service);
+  const expansion = expansionBench(index);
   console.log(`bench search: ${items} items: ours measured; Orama …`);
   const orama = await oramaBench(index, documentsFromSnapshot(snap));
   return {
@@ -128,8 +133,48 @@ async function engineBench(items: number, root: string) {
     rss_mb: heap_mb,
     keyword,
     hybrid,
+    worst,
+    expansion,
     orama,
   };
+}
+
+/** The slowest of the hostile queries (scripts/bench/hostile-queries.ts), each the slowest of 3 runs. */
+async function worstCase(service: SearchService) {
+  const rows: { query: string; keyword_ms: number; hybrid_ms: number }[] = [];
+  for (const [name, q] of Object.entries(WORST_QUERIES)) {
+    const slowest = async (hybrid: boolean) => {
+      let max = 0;
+      for (let r = 0; r < 3; r++) {
+        const t = performance.now();
+        await service.search({ q: `${q.slice(0, -1)}${r}`, hybrid, draft: false, limit: 20, agent: false });
+        max = Math.max(max, performance.now() - t);
+      }
+      return +max.toFixed(2);
+    };
+    rows.push({ query: name, keyword_ms: await slowest(false), hybrid_ms: await slowest(true) });
+  }
+  return rows;
+}
+
+/**
+ * One unknown word's typo lookup (two edits) in the built vocabulary: lunr's fuzzy token set, which the
+ * planner used before, next to the bounded automaton walk that replaced it, side by side.
+ */
+function expansionBench(index: LoadedIndex) {
+  const tokenSet = (index.keyword as unknown as { tokenSet: lunr.TokenSet & Parameters<typeof nearInAutomaton>[0] }).tokenSet;
+  const fuzzy = (lunr.TokenSet as unknown as { fromFuzzyString(t: string, e: number): lunr.TokenSet }).fromFuzzyString;
+  const rows: { letters: number; lunr_ms: number; ours_ms: number }[] = [];
+  for (const letters of [8, 14, 20, 40, 80]) {
+    const words = Array.from({ length: 5 }, (_, i) => `s${gibberish(letters - 1, i + letters)}`);
+    const t0 = performance.now();
+    for (const w of words) tokenSet.intersect(fuzzy(w, 2)).toArray();
+    const t1 = performance.now();
+    for (const w of words) nearInAutomaton(tokenSet, w, 2);
+    const t2 = performance.now();
+    rows.push({ letters, lunr_ms: +((t1 - t0) / words.length).toFixed(2), ours_ms: +((t2 - t1) / words.length).toFixed(3) });
+  }
+  return rows;
 }
 
 async function distinctQueries(url: string, seconds: number) {
@@ -189,6 +234,10 @@ export async function runSearchBench(args: string[]): Promise<Record<string, unk
       ]),
     ),
   );
+  console.log(`\nworst-case queries (slowest of 3 runs, ms; at most ${WORST_QUERIES['one word of maximum length'].length} characters, as /api/search accepts)`);
+  console.log(table(engines.flatMap((e) => e.worst.map((w) => ({ items: e.items, query: w.query, keyword: w.keyword_ms, hybrid: w.hybrid_ms })))));
+  console.log('\ntypo lookup of one unknown word, two edits (ms per word): lunr fuzzy token set (before) vs bounded automaton walk');
+  console.log(table(engines.flatMap((e) => e.expansion.map((x) => ({ items: e.items, letters: x.letters, 'lunr ms': x.lunr_ms, 'walk ms': x.ours_ms, ratio: `${Math.round(x.lunr_ms / Math.max(x.ours_ms, 0.001))}x` })))));
   console.log('\nindex build');
   console.log(table(engines.map((e) => ({ items: e.items, 'vector rows': e.vector_rows, 'ours build s': e.index_build_s, 'index MB': e.index_mb, 'process RSS MB': e.rss_mb, 'Orama insert s': e.orama.insert_s }))));
 

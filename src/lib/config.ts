@@ -37,6 +37,7 @@ const EnvSchema = z.object({
   MODERATOR_EMAILS: z.string().default(''),
   SESSION_TTL_HOURS: z.coerce.number().min(0.01).max(24 * 365).default(24 * 30),
   WRITE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  SEARCH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   AUTO_REJECT_FLAG_THRESHOLD: z.coerce.number().int().min(1).default(3),
   SOURCES_ALLOW_PRIVATE_CIDRS: z
     .string()
@@ -105,6 +106,8 @@ export interface Config {
   secureCookies: boolean;
   /** Writes (comments, posts, flags, …) one user may make per minute before 429. */
   writeRateLimitPerMinute: number;
+  /** Searches that miss the result cache, per person or (anonymous) per client address, per minute before 429. */
+  searchRateLimitPerMinute: number;
   /** Device flow (RFC 8628): how long a device code lives, and the polling interval it starts with. */
   device: { codeTtlSeconds: number; pollIntervalSeconds: number };
   /** Personal knowledge: the git host (null: an embedded bare repository per person plays the host). */
@@ -198,6 +201,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionTtlHours: e.SESSION_TTL_HOURS,
     secureCookies: baseUrl.startsWith('https://'),
     writeRateLimitPerMinute: e.WRITE_RATE_LIMIT_PER_MINUTE,
+    searchRateLimitPerMinute: e.SEARCH_RATE_LIMIT_PER_MINUTE,
     device: { codeTtlSeconds: e.DEVICE_CODE_TTL_SECONDS, pollIntervalSeconds: e.DEVICE_POLL_INTERVAL_SECONDS },
     vcs: vcsConfig(e),
     autoRejectFlagThreshold: e.AUTO_REJECT_FLAG_THRESHOLD,

@@ -9,6 +9,7 @@ import { sessionFor } from '../helpers/auth.ts';
 import { sender, type Send } from '../helpers/http.ts';
 import { startSearchServer, type SearchTestServer } from './helpers/search-server.ts';
 import { registerSearchRoutes } from '../../api/search/index.ts';
+import { RateLimiter } from '../../api/rate-limit/index.ts';
 
 interface Hit {
   type: string;
@@ -249,7 +250,7 @@ describe('posts', () => {
 describe('the interface description', () => {
   it('documents both routes, the deprecated type parameter and the SearchResponse schema', () => {
     const app = new OpenAPIHono();
-    registerSearchRoutes(app, { content: () => ({}) as never, search: () => ({}) as never });
+    registerSearchRoutes(app, { content: () => ({}) as never, search: () => ({}) as never, searchLimiter: new RateLimiter({ limit: 1, windowMs: 60_000 }) });
     const doc = app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 't', version: '3.0' } });
     const params = doc.paths!['/api/search']!.get!.parameters as { name: string; deprecated?: boolean }[];
     expect(params.map((p) => p.name).sort()).toEqual(['agent', 'draft', 'hybrid', 'limit', 'q', 'type', 'types']);

@@ -74,6 +74,15 @@ export interface QueryWord {
 
 /** At most this many words of a query are used: a pasted page is not a query. */
 export const MAX_QUERY_WORDS = 32;
+/** At most this many characters of a query are read (the API refuses longer ones; chat and MCP cut theirs). */
+export const MAX_QUERY_CHARS = 500;
+/** A longer "word" is no word of either language: it is cut here before stemming. */
+export const MAX_WORD_LENGTH = 64;
+
+/** The part of a query that search reads: its first MAX_QUERY_CHARS characters. */
+export function boundQuery(q: string): string {
+  return q.length > MAX_QUERY_CHARS ? q.slice(0, MAX_QUERY_CHARS) : q;
+}
 
 /**
  * The languages a query is in. Function words give it away ("for", "the" against "v", "za", "je"), as do
@@ -97,7 +106,9 @@ export function queryLanguages(words: readonly string[]): TextLang[] {
  * stemmer making noise of them. Function words are dropped, unless every word of the query is one.
  */
 export function analyseQuery(q: string): QueryWord[] {
-  const ws = wordsOf(q).slice(0, MAX_QUERY_WORDS);
+  const ws = wordsOf(boundQuery(q))
+    .slice(0, MAX_QUERY_WORDS)
+    .map((w) => (w.length > MAX_WORD_LENGTH ? w.slice(0, MAX_WORD_LENGTH) : w));
   const langs = queryLanguages(ws);
   const out: QueryWord[] = [];
   for (const word of ws) {

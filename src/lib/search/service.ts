@@ -3,7 +3,7 @@
 // from (for titles, dates, snippets and links).
 import type { Snapshot } from '../content/model.ts';
 import { apiUrl, itemUrl } from '../read/links.ts';
-import { analyseQuery, type TextLang } from './analyse.ts';
+import { analyseQuery, boundQuery, type TextLang } from './analyse.ts';
 import { docKey, documentsFromSnapshot, KIND_OF_TYPE, languageVersions, type ItemType, type SearchDocument } from './documents.ts';
 import { normalise, type Embedder } from './embedders/embedder.ts';
 import { documentLanguages } from './keyword.ts';
@@ -314,7 +314,7 @@ export class SearchService {
     }
     if (mode === 'keyword') return { query: p.q, mode, total, hits: keyword.slice(0, p.limit).map((s) => this.hit(s, clauses, p.agent)) };
 
-    const qv = await this.queryVector(p.q, clauses);
+    const qv = await this.queryVector(boundQuery(p.q), clauses);
     const vector = qv.some((x) => x !== 0) ? this.vectorNeighbours(qv, VECTOR_CANDIDATES, this.embedder.minSimilarity, accept) : [];
     // Fusion sees ranks only, so a match on words that carry next to no weight in this query would get
     // the same say as a real one at the same rank; such matches join the fusion only through the vectors.
