@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { ConfigError, loadConfig, type Config } from '../src/lib/config.ts';
 import { loadSnapshot } from '../src/lib/content/load.ts';
+import { helpRequested } from '../scripts/cli.ts';
 import { siteContext } from '../src/lib/site.ts';
 import { createApp } from './app.ts';
 import { createStaticHandler, loadStaticSite, type StaticSite } from './static/index.ts';
@@ -162,6 +163,10 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  helpRequested(`usage: npm run serve
+
+Serves an existing dist/ (npm run build makes it) with the API and MCP on PORT, without building and
+without the pipeline. Every setting is an environment variable: see the README's configuration table.`);
   let config: Config;
   try {
     config = loadConfig();

@@ -1,21 +1,28 @@
 // The content pipeline. `npm run pipeline` runs the scheduler (Bree, one worker per job, cron schedules
 // from configuration); `npm run pipeline -- run <job> [--date YYYY-MM-DD]` runs one job once and exits
 // with its status; `npm run pipeline -- status` prints the last run of each job.
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import Bree from 'bree';
-import { JOBS, followUps } from './lib/jobs.ts';
+import { JOBS } from './lib/jobs.ts';
+import { startScheduler } from './scheduler.ts';
 import { runJob } from './lib/run-job.ts';
 import { jobContext } from './lib/context.ts';
 import { readStatus } from './lib/status.ts';
 import { LockedError } from './lib/lock.ts';
-import type { JobResult } from './lib/types.ts';
+import { ConfigError } from '../src/lib/config.ts';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
+const HELP = `usage: npm run pipeline [-- run <job> [--date YYYY-MM-DD] | status | --help]
+
+  (no command)   run the scheduler: every job on its schedule, follow-ups chained (npm start runs it too)
+  run <job>      run one job once and exit with its status (0 ok, 1 failed, 3 already running)
+  status         print each job's last run
+
+jobs:
+${Object.entries(JOBS)
+  .map(([name, spec]) => `  ${name.padEnd(16)} ${(spec.cron ?? 'after another job').padEnd(18)} ${spec.description}`)
+  .join('\n')}`;
 
 function usage(): never {
-  console.error(`usage: npm run pipeline [-- run <job> [--date YYYY-MM-DD] | status]\njobs: ${Object.keys(JOBS).join(', ')}`);
+  console.error(HELP);
   process.exit(2);
 }
 
@@ -49,42 +56,28 @@ function printStatus(): void {
 }
 
 async function daemon(): Promise<void> {
-  const bree = new Bree({
-    root: path.join(here, 'jobs'),
-    defaultExtension: 'ts',
-    acceptedExtensions: ['.ts'],
-    logger: { info: () => {}, warn: console.warn, error: console.error } as never,
-    jobs: Object.entries(JOBS).map(([name, spec]) => {
-      const cron = process.env[`PIPELINE_CRON_${name.toUpperCase().replace(/-/g, '_')}`] ?? spec.cron;
-      // Without a schedule Bree would run a job once at start; follow-up jobs run only when chained.
-      return { name, path: path.join(here, 'jobs', `${name}.ts`), worker: { workerData: { job: name } }, ...(cron ? { cron } : { timeout: false as const }) };
-    }),
-    workerMessageHandler: (data) => {
-      const { job, result } = (data as unknown as { message: { job: string; result: JobResult & { ok: boolean } } }).message;
-      console.log(`pipeline: ${job} ${result.ok ? 'ok' : 'FAILED'} ${JSON.stringify(result.counts)}`);
-      for (const next of followUps(job, result)) {
-        void bree.run(next).catch((err: Error) => console.error(`pipeline: could not start ${next}: ${err.message}`));
-      }
-    },
-  });
-  await bree.start();
-  console.log(`pipeline: scheduler running (${Object.keys(JOBS).join(', ')}); Ctrl-C to stop`);
-  // PIPELINE_RUN_ON_START=ingest-videos,build-digest runs those at once (their follow-ups chain as usual).
-  for (const job of (process.env.PIPELINE_RUN_ON_START ?? '').split(',').map((j) => j.trim()).filter(Boolean)) {
-    if (!JOBS[job]) console.error(`pipeline: PIPELINE_RUN_ON_START names an unknown job "${job}"`);
-    else await bree.run(job);
-  }
+  const scheduler = await startScheduler({ dataDir: jobContext().dataDir });
+  console.log('pipeline: Ctrl-C to stop');
   const stop = async () => {
-    await bree.stop();
+    await scheduler.stop();
     process.exit(0);
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { date: { type: 'string' } } });
+process.on('uncaughtException', (err) => {
+  // A bad setting is the operator's to fix: one line naming it, not a stack trace.
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(`pipeline: ${err.message}`);
+  process.exit(1);
+});
+
+const { positionals, values } = parseArgs({ allowPositionals: true, options: { date: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
 const [command, job] = positionals;
-if (command === 'run') {
+if (values.help) {
+  console.log(HELP);
+} else if (command === 'run') {
   if (!job) usage();
   process.exit(await runOnce(job, values.date ? { date: values.date } : {}));
 } else if (command === 'status') {

@@ -4,6 +4,7 @@
 // first seq that fails.
 import { openCheckpoint } from '../api/audit/checkpoint.ts';
 import { MemoryTree, leafHash, verifyConsistency, verifyInclusion } from '../api/audit/merkle.ts';
+import { helpRequested } from './cli.ts';
 
 export interface VerifyResult {
   ok: boolean;
@@ -93,6 +94,11 @@ export async function verifyAuditLog(baseUrl: string, f: Fetch = fetch): Promise
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  helpRequested(`usage: npm run audit:verify -- <base_url>
+
+Verifies a deployment's audit log without trusting it: every checkpoint's signature against the published
+key, every root recomputed from the events, consistency between successive checkpoints. Prints OK or the
+first seq that fails (exit 1).`);
   const baseUrl = process.argv[2];
   if (!baseUrl) {
     console.error('usage: npm run audit:verify -- <base_url>');

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/lib/config.ts';
 import { loadSnapshot, ContentError } from '../src/lib/content/load.ts';
 import { siteContext } from '../src/lib/site.ts';
+import { helpRequested } from './cli.ts';
 
 export interface BuildMeta {
   generated_at: string;
@@ -74,6 +75,11 @@ export async function buildSite(env: Record<string, string | undefined> = proces
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  helpRequested(`usage: npm run build [-- --json]
+
+Validates content/ (failing with the file and the field) and builds dist/ into a fresh folder, swapped in
+at the end. --json prints one machine-readable line (time, files, peak memory). Settings: CONTENT_DIR,
+DIST_DIR, DATA_DIR, BASE_URL (see the README's configuration table).`);
   try {
     const meta = await buildSite();
     if (process.argv.includes('--json')) {

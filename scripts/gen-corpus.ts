@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { helpRequested } from './cli.ts';
 
 export interface CorpusOptions {
   dir: string;
@@ -204,6 +205,10 @@ export function generateCorpus(opts: CorpusOptions): { files: number } {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  helpRequested(`usage: CONTENT_DIR=<folder> npm run gen-corpus -- --videos <n> [--seed <s>]
+
+Writes a seeded synthetic corpus of n videos (and essays, digests, concepts in the sample's proportions)
+in the content/ format into CONTENT_DIR, replacing the folder. Defaults: --videos 1000 --seed 42.`);
   const { values } = parseArgs({ options: { videos: { type: 'string', default: '1000' }, seed: { type: 'string', default: '42' } } });
   const dir = process.env.CONTENT_DIR;
   if (!dir) {

@@ -4,6 +4,7 @@
 // pinned optional dependency as an optional lock entry with the os/cpu its name declares, which npm skips
 // on other platforms and fetches normally where it applies. Run after `npm install`: npm run lock:platforms
 import fs from 'node:fs';
+import { helpRequested } from './cli.ts';
 
 interface LockEntry {
   version?: string;
@@ -43,6 +44,10 @@ export function addMissingPlatformEntries(lock: { packages: Record<string, LockE
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  helpRequested(`usage: npm run lock:platforms [-- <lockfile>]
+
+After npm install: adds the pinned optional platform builds the registry mirror left out of
+package-lock.json (default file), so npm ci accepts the lock everywhere.`);
   const file = process.argv[2] ?? 'package-lock.json';
   const lock = JSON.parse(fs.readFileSync(file, 'utf8'));
   const added = addMissingPlatformEntries(lock);

@@ -1,10 +1,17 @@
 // npm start: builds dist/ when it is missing or was built from other content or another BASE_URL, then
-// serves. Installs nothing.
+// serves, and runs the content pipeline's scheduler beside the server (PIPELINE=off: serve only). Installs nothing.
 import { ConfigError, loadConfig } from '../src/lib/config.ts';
 import { loadSnapshot, ContentError } from '../src/lib/content/load.ts';
 import { buildSite } from './build.ts';
 import { readBuildMeta, startServer } from '../api/server.ts';
+import { startScheduler } from '../pipeline/scheduler.ts';
+import { helpRequested } from './cli.ts';
 
+helpRequested(`usage: npm start
+
+Builds dist/ when it is missing or was built from other content or another BASE_URL, then serves the site,
+the API and MCP on PORT (default 4321), and runs the content pipeline's scheduler beside the server
+(PIPELINE=off: serve only). Every setting is an environment variable: see the README's configuration table.`);
 let config;
 try {
   config = loadConfig();
@@ -37,6 +44,10 @@ try {
 }
 const running = await startServer(config);
 console.log(`start: ${config.siteName} on ${config.baseUrl} (listening on ${running.url}; ${running.staticSite.fileCount} prerendered files)`);
-const stop = () => void running.close().then(() => process.exit(0));
+// The pipeline's scheduler runs beside the server (its jobs in worker threads), unless PIPELINE=off says
+// this instance only serves (a read-only replica, or the pipeline runs elsewhere).
+const scheduler = config.pipeline ? await startScheduler({ dataDir: config.dataDir }) : null;
+if (!scheduler) console.log('start: PIPELINE=off: the content pipeline does not run in this process');
+const stop = () => void Promise.all([scheduler?.stop(), running.close()]).then(() => process.exit(0));
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);

@@ -9,6 +9,7 @@ import { runWritesBench } from './writes.ts';
 import { runSearchBench } from './search.ts';
 import { runPipelineBench } from './pipeline.ts';
 import { runWebBench } from './web.ts';
+import { helpRequested } from '../cli.ts';
 
 const SUITES: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
   build: runBuildBench,
@@ -20,6 +21,10 @@ const SUITES: Record<string, (args: string[]) => Promise<Record<string, unknown>
   web: runWebBench,
 };
 
+helpRequested(`usage: npm run bench -- <suite> [args]
+
+Runs one benchmark suite, prints its tables and merges the figures into bench/results.json.
+suites: ${Object.keys(SUITES).join(', ')} (default build). See the README's Commands table for each one's arguments.`);
 const [suite = 'build', ...args] = process.argv.slice(2);
 const run = SUITES[suite];
 if (!run) {

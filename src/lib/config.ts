@@ -24,6 +24,7 @@ const EnvSchema = z.object({
   OIDC_CLIENT_ID: z.string().optional(),
   OIDC_CLIENT_SECRET: z.string().optional(),
   LOG_REQUESTS: boolFromEnv.default(false),
+  PIPELINE: z.enum(['on', 'off']).default('on'),
   EMBEDDING_PROVIDER: z.enum(['auto', 'builtin', 'transformers']).default('auto'),
   EMBEDDING_MODEL: z.string().min(1).default('Xenova/all-MiniLM-L6-v2'),
   EMBEDDING_MODEL_DIR: z.string().optional(),
@@ -106,6 +107,8 @@ export interface Config {
   secureCookies: boolean;
   /** Writes (comments, posts, flags, …) one user may make per minute before 429. */
   writeRateLimitPerMinute: number;
+  /** `npm start` runs the pipeline's scheduler beside the server (PIPELINE=on, the default). */
+  pipeline: boolean;
   /** Searches that miss the result cache, per person or (anonymous) per client address, per minute before 429. */
   searchRateLimitPerMinute: number;
   /** Device flow (RFC 8628): how long a device code lives, and the polling interval it starts with. */
@@ -202,6 +205,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secureCookies: baseUrl.startsWith('https://'),
     writeRateLimitPerMinute: e.WRITE_RATE_LIMIT_PER_MINUTE,
     searchRateLimitPerMinute: e.SEARCH_RATE_LIMIT_PER_MINUTE,
+    pipeline: e.PIPELINE === 'on',
     device: { codeTtlSeconds: e.DEVICE_CODE_TTL_SECONDS, pollIntervalSeconds: e.DEVICE_POLL_INTERVAL_SECONDS },
     vcs: vcsConfig(e),
     autoRejectFlagThreshold: e.AUTO_REJECT_FLAG_THRESHOLD,

@@ -1,0 +1,76 @@
+// The pipeline's scheduler: Bree runs each job in a worker thread on its cron schedule (UTC) and chains the
+// follow-ups a finished job calls for. `npm start` runs it beside the server (unless PIPELINE=off), `npm run
+// pipeline` alone. On a first start (no pipeline state in DATA_DIR yet) the derived jobs run once, so a
+// fresh install shows the pipeline's proposals and a current index without waiting for the night.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Bree from 'bree';
+import { JOBS, followUps } from './lib/jobs.ts';
+import { statusPath } from './lib/status.ts';
+import type { JobResult } from './lib/types.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** What a first start runs: the jobs derived from content/ alone (no network); their follow-ups chain. */
+export const FIRST_START_JOBS = ['build-knowledge'] as const;
+
+export interface Scheduler {
+  /** The jobs started now (the first-start ones, or PIPELINE_RUN_ON_START's). */
+  readonly startedNow: readonly string[];
+  /** Stops the schedule and waits for running workers to end. */
+  stop(): Promise<void>;
+}
+
+export interface SchedulerOptions {
+  dataDir: string;
+  env?: Record<string, string | undefined>;
+  log?: (line: string) => void;
+}
+
+/**
+ * Starts Bree with every job of pipeline/lib/jobs.ts. `PIPELINE_CRON_<JOB>` overrides a schedule;
+ * `PIPELINE_RUN_ON_START=a,b` runs those jobs at once (else the first-start jobs when DATA_DIR holds no
+ * pipeline state).
+ * @example const scheduler = await startScheduler({ dataDir: config.dataDir }); … await scheduler.stop();
+ */
+export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler> {
+  const env = opts.env ?? process.env;
+  const log = opts.log ?? ((line: string) => console.log(line));
+  const firstStart = !fs.existsSync(statusPath(opts.dataDir));
+  const bree = new Bree({
+    root: path.join(here, 'jobs'),
+    defaultExtension: 'ts',
+    acceptedExtensions: ['.ts'],
+    logger: { info: () => {}, warn: (...a: unknown[]) => log(`pipeline: ${a.join(' ')}`), error: (...a: unknown[]) => log(`pipeline: ${a.join(' ')}`) } as never,
+    jobs: Object.entries(JOBS).map(([name, spec]) => {
+      const cron = env[`PIPELINE_CRON_${name.toUpperCase().replace(/-/g, '_')}`] ?? spec.cron;
+      // Without a schedule Bree would run a job once at start; follow-up jobs run only when chained.
+      return { name, path: path.join(here, 'jobs', `${name}.ts`), worker: { workerData: { job: name } }, ...(cron ? { cron } : { timeout: false as const }) };
+    }),
+    workerMessageHandler: (data) => {
+      const { job, result } = (data as unknown as { message: { job: string; result: JobResult & { ok: boolean } } }).message;
+      log(`pipeline: ${job} ${result.ok ? 'ok' : 'FAILED'} ${JSON.stringify(result.counts)}`);
+      for (const next of followUps(job, result)) {
+        void bree.run(next).catch((err: Error) => log(`pipeline: could not start ${next}: ${err.message}`));
+      }
+    },
+  });
+  await bree.start();
+  const requested = (env.PIPELINE_RUN_ON_START ?? '')
+    .split(',')
+    .map((j) => j.trim())
+    .filter(Boolean);
+  const startNow = requested.length ? requested : firstStart ? [...FIRST_START_JOBS] : [];
+  const started: string[] = [];
+  for (const job of startNow) {
+    if (!JOBS[job]) {
+      log(`pipeline: PIPELINE_RUN_ON_START names an unknown job "${job}"`);
+      continue;
+    }
+    await bree.run(job);
+    started.push(job);
+  }
+  log(`pipeline: scheduler running (${Object.keys(JOBS).join(', ')})${started.length ? `; started now: ${started.join(', ')}${firstStart && !requested.length ? ' (first start)' : ''}` : ''}`);
+  return { startedNow: started, stop: () => bree.stop() };
+}
