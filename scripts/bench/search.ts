@@ -199,7 +199,16 @@ async function serverBench(root: string) {
   console.log('bench search: prerendering the 1000-video corpus for the server …');
   await buildSite({ ...process.env, CONTENT_DIR: contentDir, DIST_DIR: distDir, DATA_DIR: dataDir });
   const sample = fs.readdirSync(path.join(distDir, 'client', 'api', 'videos')).find((d) => fs.existsSync(path.join(distDir, 'client', 'api', 'videos', d, 'index.json')))!;
-  const server = await startChild('api/server.ts', [], { CONTENT_DIR: contentDir, DIST_DIR: distDir, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', EMBEDDING_PROVIDER: 'builtin' });
+  const server = await startChild('api/server.ts', [], {
+    CONTENT_DIR: contentDir,
+    DIST_DIR: distDir,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    EMBEDDING_PROVIDER: 'builtin',
+    // One client sends every request: with the per-address limit this would measure 429s.
+    SEARCH_RATE_LIMIT_PER_MINUTE: '1000000000',
+  });
   const targets = [
     { name: 'prerendered file', url: `${server.url}/api/videos/${sample}` },
     { name: '/api/search, repeated query (cached)', url: `${server.url}/api/search?q=evaluation%20harness` },
