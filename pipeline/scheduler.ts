@@ -15,6 +15,29 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 /** What a first start runs: the jobs derived from content/ alone (no network); their follow-ups chain. */
 export const FIRST_START_JOBS = ['build-knowledge'] as const;
 
+/**
+ * Follow-ups asked for while their job is running: Bree drops a run of a job that is still running (with a
+ * warning), so a second content change during build-index would never reach the index. Such requests are
+ * remembered and coalesced into one more run when the running one ends; that run sees every change.
+ */
+export class RunRequests {
+  private readonly pending = new Set<string>();
+  private readonly isRunning: (job: string) => boolean;
+  private readonly start: (job: string) => void;
+  constructor(isRunning: (job: string) => boolean, start: (job: string) => void) {
+    this.isRunning = isRunning;
+    this.start = start;
+  }
+  request(job: string): void {
+    if (this.isRunning(job)) this.pending.add(job);
+    else this.start(job);
+  }
+  /** Call when a job's worker has ended. */
+  finished(job: string): void {
+    if (this.pending.delete(job)) this.request(job);
+  }
+}
+
 export interface Scheduler {
   /** The jobs started now (the first-start ones, or PIPELINE_RUN_ON_START's). */
   readonly startedNow: readonly string[];
@@ -51,11 +74,14 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
     workerMessageHandler: (data) => {
       const { job, result } = (data as unknown as { message: { job: string; result: JobResult & { ok: boolean } } }).message;
       log(`pipeline: ${job} ${result.ok ? 'ok' : 'FAILED'} ${JSON.stringify(result.counts)}`);
-      for (const next of followUps(job, result)) {
-        void bree.run(next).catch((err: Error) => log(`pipeline: could not start ${next}: ${err.message}`));
-      }
+      for (const next of followUps(job, result)) requests.request(next);
     },
   });
+  const requests = new RunRequests(
+    (job) => bree.workers.has(job),
+    (job) => void bree.run(job).catch((err: Error) => log(`pipeline: could not start ${job}: ${err.message}`)),
+  );
+  bree.on('worker deleted', (job: string) => requests.finished(job));
   await bree.start();
   const requested = (env.PIPELINE_RUN_ON_START ?? '')
     .split(',')

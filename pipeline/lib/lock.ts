@@ -34,3 +34,37 @@ export function acquireLock(dataDir: string, job: string): () => void {
   }
   throw new LockedError(`${job}: could not take the lock`);
 }
+
+/** A lock file older than this is a leftover of a crash: the sections it guards take milliseconds. */
+const MUTEX_STALE_MS = 10_000;
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Runs `fn` holding an exclusive lock file, for short read-modify-write sections that several processes
+ * and worker threads share (the pipeline's status file): waits for the holder, takes over a stale lock.
+ */
+export function withFileMutex<T>(file: string, fn: () => T): T {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const deadline = Date.now() + 2 * MUTEX_STALE_MS;
+  for (;;) {
+    try {
+      fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      let age = 0;
+      try {
+        age = Date.now() - fs.statSync(file).mtimeMs;
+      } catch {
+        continue; // released between the two calls
+      }
+      if (age > MUTEX_STALE_MS || Date.now() > deadline) fs.rmSync(file, { force: true });
+      else Atomics.wait(sleepCell, 0, 0, 2);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}

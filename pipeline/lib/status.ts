@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from './atomic.ts';
+import { withFileMutex } from './lock.ts';
 
 export interface JobRun {
   started_at: string;
@@ -30,9 +31,14 @@ export function readStatus(dataDir: string): StatusFile {
   }
 }
 
-/** Read-modify-write of one job's entry; jobs hold their own lock, so two writers of one entry never race. */
+/**
+ * Read-modify-write of one job's entry, under a mutex: jobs run at the same time in worker threads of the
+ * scheduler (and by hand in other processes), and without it one job's write could drop another's entry.
+ */
 export function recordRun(dataDir: string, job: string, run: JobRun): void {
-  const status = readStatus(dataDir);
-  status.jobs[job] = run;
-  writeFileAtomic(statusPath(dataDir), JSON.stringify(status, null, 2) + '\n');
+  withFileMutex(`${statusPath(dataDir)}.lock`, () => {
+    const status = readStatus(dataDir);
+    status.jobs[job] = run;
+    writeFileAtomic(statusPath(dataDir), JSON.stringify(status, null, 2) + '\n');
+  });
 }

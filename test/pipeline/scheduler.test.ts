@@ -1,0 +1,66 @@
+// The scheduler's bookkeeping under concurrency: follow-ups asked for while their job runs are kept and run
+// once more afterwards (Bree drops them), and the status file keeps every job's entry when jobs in several
+// worker threads record their runs at the same time.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RunRequests } from '../../pipeline/scheduler.ts';
+import { readStatus } from '../../pipeline/lib/status.ts';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-scheduler-'));
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+describe('RunRequests', () => {
+  it('starts an idle job at once, and a running one once more after it ends (requests coalesced)', () => {
+    const running = new Set<string>();
+    const started: string[] = [];
+    const requests = new RunRequests(
+      (job) => running.has(job),
+      (job) => {
+        started.push(job);
+        running.add(job);
+      },
+    );
+    requests.request('build-index');
+    expect(started).toEqual(['build-index']);
+    // Two more content changes while the index is being built.
+    requests.request('build-index');
+    requests.request('build-index');
+    expect(started).toEqual(['build-index']);
+    running.delete('build-index');
+    requests.finished('build-index');
+    expect(started).toEqual(['build-index', 'build-index']);
+    running.delete('build-index');
+    requests.finished('build-index');
+    expect(started).toEqual(['build-index', 'build-index']);
+  });
+});
+
+describe('the status file', () => {
+  it('keeps every job when worker threads record runs at the same time', async () => {
+    const dataDir = path.join(root, 'var');
+    const statusModule = pathToFileURL(path.resolve('pipeline/lib/status.ts')).href;
+    const jobs = Array.from({ length: 6 }, (_, i) => `job-${i}`);
+    await Promise.all(
+      jobs.map(
+        (job) =>
+          new Promise<void>((resolve, reject) => {
+            const w = new Worker(
+              `const { recordRun } = await import(${JSON.stringify(statusModule)});
+               for (let i = 0; i < 40; i++) recordRun(${JSON.stringify(dataDir)}, ${JSON.stringify(job)}, { started_at: new Date().toISOString(), finished_at: null, status: 'running', counts: { i }, error: null, duration_ms: null });`,
+              { eval: true, type: 'module' } as never,
+            );
+            w.once('error', reject);
+            w.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`worker exited ${code}`))));
+          }),
+      ),
+    );
+    const status = readStatus(dataDir);
+    expect(Object.keys(status.jobs).sort()).toEqual(jobs);
+    for (const job of jobs) expect(status.jobs[job].counts.i).toBe(39);
+    expect(fs.existsSync(path.join(dataDir, 'pipeline', 'status.json.lock'))).toBe(false);
+  });
+});
