@@ -77,6 +77,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     baseUrl: deps.config.baseUrl,
     sessionTtlHours: deps.config.sessionTtlHours,
     secureCookies: deps.config.secureCookies,
+    loginRateLimitPerMinute: deps.config.loginRateLimitPerMinute,
   });
   const community: CommunityDeps = {
     ...deps,

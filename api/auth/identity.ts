@@ -75,15 +75,20 @@ export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
     getUserByHandle: (handle: string): User | undefined => db.prepare<[string], User>('SELECT * FROM users WHERE handle = ?').get(handle),
 
     /**
-     * Signs a person in after the identity provider vouched for them: finds or creates the user (by issuer
-     * and subject, or by a verified e-mail seen before), applies bootstrap roles, and opens a session.
-     * Returns the session secret for the cookie.
+     * Signs a person in after the identity provider vouched for them: finds the user by issuer and subject,
+     * else by e-mail, else creates one; applies bootstrap roles, and opens a session. Returns the session
+     * secret for the cookie. The e-mail counts (to find an account, to earn ADMIN_EMAILS roles, to open a
+     * new account) only when the provider verified it: anyone can put someone else's address on an account
+     * at many providers. A new subject with an unverified address is refused (SignInRefused).
      */
-    signIn(claims: { issuer: string; subject: string; email: string; name?: string }, meta: { userAgent?: string } = {}): { user: User; sessionSecret: string } {
+    signIn(claims: { issuer: string; subject: string; email: string; emailVerified: boolean; name?: string }, meta: { userAgent?: string } = {}): { user: User; sessionSecret: string } {
       return db.transaction(() => {
         const t = iso(now());
-        let user = userBySubject.get(claims.issuer, claims.subject) ?? userByEmail.get(claims.email);
-        const role = bootstrapRole(claims.email);
+        let user = userBySubject.get(claims.issuer, claims.subject) ?? (claims.emailVerified ? userByEmail.get(claims.email) : undefined);
+        const role = claims.emailVerified ? bootstrapRole(claims.email) : null;
+        // A new account needs a verified address too: one taken on someone else's word would block, or
+        // later be handed, the address's real owner (the e-mail is unique).
+        if (!user && !claims.emailVerified) throw new SignInRefused('the identity provider has not verified this e-mail address');
         if (!user) {
           const id = randomId('usr');
           const name = (claims.name ?? '').trim() || claims.email.split('@')[0];
@@ -240,3 +245,6 @@ export interface ApiKeyRow {
 }
 
 export type Identity = ReturnType<typeof createIdentity>;
+
+/** A sign-in the identity provider's claims do not support; the callback answers 400 with the message. */
+export class SignInRefused extends Error {}

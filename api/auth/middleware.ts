@@ -95,10 +95,16 @@ export function requireRole(c: Context, role: Role): Principal {
   return p;
 }
 
-/** Account management is for people (session) and their API keys, not for tokens issued to other apps. */
+/**
+ * Managing the account's credentials (API keys, connected apps, the note store's connection) is for the
+ * person in a browser session; 403 for API keys and OAuth tokens. A key that could manage keys would let
+ * any key, the one-hour sandbox key of the device flow included, mint a key that never expires.
+ */
 export function requireAccountAccess(c: Context): Principal {
   const p = requireUser(c);
-  if (p.via === 'oauth') throw new ApiError(403, 'OAuth access tokens cannot manage the account');
+  if (p.via !== 'session') {
+    throw new ApiError(403, 'Only a browser session manages the account (API keys, connected apps, the note store); API keys and OAuth access tokens cannot');
+  }
   return p;
 }
 

@@ -8,12 +8,18 @@ import type { Db } from '../db/index.ts';
 import { addRoute } from '../validation/route.ts';
 import { ApiError } from '../errors/index.ts';
 import { ErrorDetail } from '../openapi/schemas.ts';
-import type { Identity } from './identity.ts';
+import { RateLimiter, clientAddress, enforceRate } from '../rate-limit/index.ts';
+import { SignInRefused, type Identity } from './identity.ts';
 import { SESSION_COOKIE } from './middleware.ts';
 import { hashSecret } from './secrets.ts';
 
 const FLOW_COOKIE = 'kb_login';
 const FLOW_TTL_MS = 10 * 60_000;
+/**
+ * The longest `next` a sign-in keeps, counted as stored (after normalising, which percent-encodes): every
+ * anonymous call stores one for ten minutes. Room for an OAuth authorization request coming back.
+ */
+export const MAX_NEXT_LENGTH = 1024;
 
 export interface OidcClientOptions {
   issuer: string;
@@ -24,6 +30,8 @@ export interface OidcClientOptions {
   secureCookies: boolean;
   /** Where the server itself can reach the issuer, when that differs from its public URL (the embedded one). */
   localIssuerOrigin?: () => string | undefined;
+  /** Sign-ins a client address may start per minute (each stores a row for ten minutes) before 429. */
+  loginRateLimitPerMinute: number;
 }
 
 /**
@@ -69,6 +77,8 @@ export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity,
   const takeFlow = db.prepare<[Buffer], { code_verifier: string; nonce: string; next: string | null; next_user_code: string | null; expires_at: string }>(
     'DELETE FROM login_flows WHERE state_hash = ? RETURNING code_verifier, nonce, next, next_user_code, expires_at',
   );
+  const purgeFlows = db.prepare('DELETE FROM login_flows WHERE expires_at < ?');
+  const loginLimiter = new RateLimiter({ limit: opts.loginRateLimitPerMinute, windowMs: 60_000 });
 
   addRoute(
     app,
@@ -79,13 +89,23 @@ export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity,
       summary: 'Start browser sign-in at the identity provider',
       request: {
         query: z.object({
-          next: z.string().max(2000).optional().openapi({ description: 'Where to return afterwards (this site only).' }),
+          next: z
+            .string()
+            .max(MAX_NEXT_LENGTH)
+            .refine((v) => safeNext(v, opts.baseUrl).length <= MAX_NEXT_LENGTH, `at most ${MAX_NEXT_LENGTH} characters once percent-encoded`)
+            .optional()
+            .openapi({ description: `Where to return afterwards (this site only; at most ${MAX_NEXT_LENGTH} characters).` }),
           next_user_code: z.string().max(24).optional().openapi({ description: 'A device-flow code to approve after signing in.' }),
         }),
       },
-      responses: { 302: { description: 'To the identity provider' }, 503: { description: 'Identity provider unreachable', content: { 'application/json': { schema: ErrorDetail } } } },
+      responses: {
+        302: { description: 'To the identity provider' },
+        429: { description: 'Too many sign-ins started from this address', content: { 'application/json': { schema: ErrorDetail } } },
+        503: { description: 'Identity provider unreachable', content: { 'application/json': { schema: ErrorDetail } } },
+      },
     }),
     async (c, { query }) => {
+      enforceRate(loginLimiter, `addr:${clientAddress(c)}`);
       let config: oidc.Configuration;
       try {
         config = await configuration();
@@ -99,7 +119,8 @@ export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity,
       const userCode = query.next_user_code?.trim() || null;
       if (userCode && next === '/') next = `/device?user_code=${encodeURIComponent(userCode)}`;
       const now = Date.now();
-      db.prepare('DELETE FROM login_flows WHERE expires_at < ?').run(new Date(now).toISOString());
+      // Sign-ins never finished expire here: each new one clears the stale rows first.
+      purgeFlows.run(new Date(now).toISOString());
       insertFlow.run(hashSecret(state), codeVerifier, nonce, next, userCode, new Date(now).toISOString(), new Date(now + FLOW_TTL_MS).toISOString());
       // The state also lives in a cookie of this browser: a callback carrying someone else's state is refused.
       setCookie(c, FLOW_COOKIE, state, { httpOnly: true, sameSite: 'Lax', secure: opts.secureCookies, path: '/api/auth/idp', maxAge: FLOW_TTL_MS / 1000 });
@@ -145,23 +166,36 @@ export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity,
           idTokenExpected: true,
         });
         claims = tokens.claims()!;
-        // Many providers keep profile claims out of the ID token: ask the userinfo endpoint for them.
-        if (typeof claims.email !== 'string' && tokens.access_token) {
-          const info = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
-          claims = { ...claims, email: info.email, email_verified: info.email_verified, name: info.name ?? claims.name };
+        // Many providers keep profile claims out of the ID token: ask the userinfo endpoint for them. The
+        // e-mail and whether it is verified are taken as a pair, from one source.
+        const needEmail = typeof claims.email !== 'string';
+        if ((needEmail || typeof claims.email_verified !== 'boolean') && tokens.access_token) {
+          // Only asked to learn whether the address is verified: a failing userinfo leaves it unverified.
+          const info = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub).catch((err: unknown) => {
+            if (needEmail) throw err;
+            return null;
+          });
+          if (typeof info?.email === 'string') claims = { ...claims, email: info.email, email_verified: info.email_verified, name: info.name ?? claims.name };
         }
       } catch (err) {
         throw new ApiError(400, `Sign-in failed: ${(err as Error).message}`);
       }
       const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : '';
       if (!email) throw new ApiError(400, 'Sign-in failed: the identity provider did not share an e-mail address');
-      if (claims.email_verified === false) throw new ApiError(400, 'Sign-in failed: the e-mail address is not verified');
-      const { sessionSecret } = identity.signIn({
-        issuer: claims.iss,
-        subject: claims.sub,
-        email,
-        name: typeof claims.name === 'string' ? claims.name : undefined,
-      });
+      let sessionSecret: string;
+      try {
+        // Only a literal `true` counts: a missing claim is not a verification.
+        ({ sessionSecret } = identity.signIn({
+          issuer: claims.iss,
+          subject: claims.sub,
+          email,
+          emailVerified: claims.email_verified === true,
+          name: typeof claims.name === 'string' ? claims.name : undefined,
+        }));
+      } catch (err) {
+        if (err instanceof SignInRefused) throw new ApiError(400, `Sign-in failed: ${err.message}`);
+        throw err;
+      }
       setCookie(c, SESSION_COOKIE, sessionSecret, {
         httpOnly: true,
         sameSite: 'Lax',

@@ -10,6 +10,7 @@ import { SESSION_COOKIE, hasInvalidToken, principal, requireAccountAccess, requi
 
 const E401 = { 401: json(ErrorDetail, 'Not authenticated') };
 const E422 = { 422: json(HTTPValidationError, 'Validation error') };
+const E403 = { 403: json(ErrorDetail, 'Not a browser session: API keys and OAuth tokens cannot manage keys') };
 
 export const UserPublicOut = z
   .object({ id: z.string(), display_name: z.string(), handle: z.string(), bio: z.string(), role: z.enum(['user', 'moderator', 'admin']), created_at: z.string() })
@@ -100,7 +101,7 @@ export function registerAccountRoutes(app: OpenAPIHono, identity: Identity, opts
 
   addRoute(
     app,
-    createRoute({ method: 'get', path: '/api/account/api-keys', tags: ['account'], summary: 'Your live API keys (never their secrets)', responses: { 200: json(z.array(ApiKeyOut), 'Keys'), ...E401 } }),
+    createRoute({ method: 'get', path: '/api/account/api-keys', tags: ['account'], summary: 'Your live API keys (never their secrets); browser session only', responses: { 200: json(z.array(ApiKeyOut), 'Keys'), ...E401, ...E403 } }),
     (c) => c.json(identity.listApiKeys(requireAccountAccess(c).user.id).map(keyOut), 200, noStore),
   );
 
@@ -110,9 +111,9 @@ export function registerAccountRoutes(app: OpenAPIHono, identity: Identity, opts
       method: 'post',
       path: '/api/account/api-keys',
       tags: ['account'],
-      summary: 'Create an API key; the secret is in this response only',
+      summary: 'Create an API key; the secret is in this response only (browser session only)',
       request: { body: { content: { 'application/json': { schema: ApiKeyCreate } }, required: true } },
-      responses: { 201: json(ApiKeyCreateResponse, 'Created'), ...E401, ...E422 },
+      responses: { 201: json(ApiKeyCreateResponse, 'Created'), ...E401, ...E403, ...E422 },
     }),
     (c, { body }) => {
       const p = requireAccountAccess(c);
@@ -128,9 +129,9 @@ export function registerAccountRoutes(app: OpenAPIHono, identity: Identity, opts
       method: 'delete',
       path: '/api/account/api-keys/{key_id}',
       tags: ['account'],
-      summary: 'Revoke an API key',
+      summary: 'Revoke an API key (browser session only)',
       request: { params: z.object({ key_id: z.string().max(100) }) },
-      responses: { 204: { description: 'Revoked' }, ...E401, 404: json(ErrorDetail, 'No such key') },
+      responses: { 204: { description: 'Revoked' }, ...E401, ...E403, 404: json(ErrorDetail, 'No such key') },
     }),
     (c, { params }) => {
       const p = requireAccountAccess(c);

@@ -1,7 +1,7 @@
 // The account's connected apps: GET /api/account/oauth-clients lists the clients holding live
 // credentials of this person (an unexpired code or token), DELETE /api/account/oauth-clients/{client_id}
-// revokes every grant this person gave that client. People (session) and their API keys only: an OAuth
-// token cannot list or revoke other apps (requireAccountAccess).
+// revokes every grant this person gave that client. A browser session only: neither an API key nor an
+// OAuth token can list or revoke apps (requireAccountAccess).
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { requireAccountAccess } from '../auth/middleware.ts';
 import { ApiError } from '../errors/index.ts';
@@ -29,7 +29,7 @@ export function registerAccountOAuthRoutes(app: OpenAPIHono, ctx: OAuthContext):
       path: '/api/account/oauth-clients',
       tags: ['account'],
       summary: 'Apps with active OAuth grants for you',
-      responses: { 200: json(z.array(OAuthClientOut), 'Connected apps'), 401: json(ErrorDetail, 'Not authenticated'), 403: json(ErrorDetail, 'OAuth tokens cannot manage the account') },
+      responses: { 200: json(z.array(OAuthClientOut), 'Connected apps'), 401: json(ErrorDetail, 'Not authenticated'), 403: json(ErrorDetail, 'Not a browser session: API keys and OAuth tokens cannot manage the account') },
     }),
     (c) => {
       const who = requireAccountAccess(c);
@@ -58,7 +58,7 @@ export function registerAccountOAuthRoutes(app: OpenAPIHono, ctx: OAuthContext):
       tags: ['account'],
       summary: "Revoke every grant you gave this app (its tokens stop working at once)",
       request: { params: z.object({ client_id: z.string().max(100) }) },
-      responses: { 204: { description: 'Revoked' }, 401: json(ErrorDetail, 'Not authenticated'), 404: json(ErrorDetail, 'No active grant for this app') },
+      responses: { 204: { description: 'Revoked' }, 401: json(ErrorDetail, 'Not authenticated'), 403: json(ErrorDetail, 'Not a browser session'), 404: json(ErrorDetail, 'No active grant for this app') },
     }),
     (c, { params }) => {
       const who = requireAccountAccess(c);

@@ -6,6 +6,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Principal } from '../auth/identity.ts';
 import { principal } from '../auth/middleware.ts';
+import { MAX_NEXT_LENGTH } from '../auth/oidc.ts';
 import { hashSecret, randomId, randomSecret } from '../auth/secrets.ts';
 import { addRoute } from '../validation/route.ts';
 import {
@@ -51,8 +52,8 @@ const redirect = (location: string, status: 302 | 303) => new Response(null, { s
 
 /** The login redirect for a person without a session; `next` (this request, relative) brings them back. */
 function toLogin(next: string): Response {
-  // The login endpoint takes a `next` of at most 2000 characters.
-  if (next.length > 2000) return errorPage(400, 'invalid_request', 'This authorization request is too long to sign in with.');
+  // The login endpoint takes a `next` of at most MAX_NEXT_LENGTH characters.
+  if (next.length > MAX_NEXT_LENGTH) return errorPage(400, 'invalid_request', 'This authorization request is too long to sign in with.');
   return redirect(`${LOGIN_PATH}?${new URLSearchParams({ next })}`, 302);
 }
 

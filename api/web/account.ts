@@ -1,12 +1,13 @@
 // /account: the profile, API keys (the secret shown once, with a copy button), connected OAuth apps with
 // revoke, and the personal-knowledge connection (?pk=connected / ?pk=error after its callback). Every
-// action is a plain form post to this server, which calls the API and answers with the page again.
+// action is a plain form post to this server, which calls the API and answers with the page again (or,
+// for connecting the note store, sends the browser on to the host).
 import type { Context } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { html, type SafeHtml } from '../../src/web/html.ts';
 import { formatTime } from '../../src/web/format.ts';
 import { problem, type CallApi } from './call.ts';
-import { flash, formText, pageResponse, seeOther, sessionUser, signInRedirect } from './render.ts';
+import { PAGE_CSP, flash, formText, pageResponse, seeOther, sessionUser, signInRedirect } from './render.ts';
 import type { WebDeps } from './index.ts';
 
 interface Profile {
@@ -53,6 +54,10 @@ function beginUrl(body: unknown): string | null {
 }
 
 export function registerAccountPages(app: OpenAPIHono, deps: WebDeps, callApi: CallApi): void {
+  // The connect form's answer redirects to the git host's authorize URL, and browsers hold the redirects
+  // of a form post to the page's form-action too: the page names the configured host's origin there.
+  const host = deps.config.vcs.host;
+  const csp = host ? PAGE_CSP.replace("form-action 'self'", `form-action 'self' ${new URL(host.authorizeUrl).origin}`) : PAGE_CSP;
   async function render(c: Context, extra: { newKey?: ApiKey & { key: string }; error?: string; status?: 200 | 400 | 409 | 422 | 429 | 502 } = {}) {
     const [me, keys, clients, pk, unread] = await Promise.all([
       callApi(c, 'GET', '/api/account/me'),
@@ -76,6 +81,7 @@ ${personalKnowledgeSection(pk.status, pk.body)}`;
       section: 'account',
       status: extra.status,
       unread: unread.ok ? (unread.body as { unread: number }).unread : undefined,
+      headers: { 'Content-Security-Policy': csp },
     });
   }
 
@@ -113,13 +119,17 @@ ${personalKnowledgeSection(pk.status, pk.body)}`;
     return render(c, { error: problem(r), status: 400 });
   });
 
-  // A link, not a form: the answer is a redirect to the note backend, which a form's CSP form-action
-  // would have to name in advance.
-  app.get('/account/personal-knowledge/connect', async (c) => {
+  // Connecting is a form post, never a GET: a link or a navigation from another site carries the SameSite=Lax
+  // session too, and a host that remembers an earlier consent (or the embedded store) would connect the
+  // note store without the person's click. The post passes the Origin rule of every cookie write. A GET
+  // (an old bookmark) shows the account page with the button.
+  app.get('/account/personal-knowledge/connect', (c) => (sessionUser(c) ? render(c) : signInRedirect(c)));
+
+  app.post('/account/personal-knowledge/connect', async (c) => {
     if (!sessionUser(c)) return signInRedirect(c);
     const r = await callApi(c, 'GET', '/api/auth/vcs/begin');
     const to = r.ok ? beginUrl(r.body) : null;
-    if (to) return new Response(null, { status: 302, headers: { Location: to, 'Cache-Control': 'no-store' } });
+    if (to) return new Response(null, { status: 303, headers: { Location: to, 'Cache-Control': 'no-store' } });
     return render(c, { error: r.status === 404 ? 'Personal knowledge is not available on this server.' : `Connecting failed: ${problem(r)}`, status: 502 });
   });
 
@@ -216,7 +226,7 @@ ${connected
 ${facts.length ? html`<dl class="facts">${facts.map(([k, v]) => html`<dt>${k.replace(/_/g, ' ')}</dt><dd>${String(v)}</dd>`)}</dl>` : ''}
 <form method="post" action="/account/personal-knowledge/disconnect"><button type="submit" class="danger">Disconnect</button></form>`
   : html`<p>Not connected.</p>
-<p><a class="button primary" href="/account/personal-knowledge/connect">Connect a note store</a></p>`}
+<form method="post" action="/account/personal-knowledge/connect"><button type="submit" class="primary">Connect a note store</button></form>`}
 </section>`;
 }
 

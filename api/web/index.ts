@@ -16,7 +16,7 @@ import { registerSessionPages } from './session.ts';
 import { registerPageFallback } from './fallback.ts';
 
 export interface WebDeps {
-  config: Pick<Config, 'siteName' | 'baseUrl' | 'postsAutoPublish'>;
+  config: Pick<Config, 'siteName' | 'baseUrl' | 'postsAutoPublish' | 'vcs'>;
   /** The prerendered site the server holds in memory (swapped on rebuild); absent in API-only setups. */
   staticSite?: () => StaticSite;
 }

@@ -20,7 +20,7 @@ function seedPerson(dataDir: string): { session: string; apiKey: string } {
   const db = openDatabase(path.join(dataDir, 'kb.sqlite'));
   const audit = createAuditLog(db, { dataDir, origin: 'bench.local/audit', checkpointEvery: 100, checkpointIntervalSeconds: 3600 });
   const identity = createIdentity(db, audit, { keyPrefix: 'kb_', adminEmails: [], moderatorEmails: [], sessionTtlHours: 24 });
-  const { user, sessionSecret } = identity.signIn({ issuer: 'https://bench.idp', subject: 'bench', email: 'bench@example.org', name: 'Bench' });
+  const { user, sessionSecret } = identity.signIn({ issuer: 'https://bench.idp', subject: 'bench', email: 'bench@example.org', emailVerified: true, name: 'Bench' });
   const { secret } = identity.createApiKey(user.id, { name: 'bench', expiresAt: null });
   audit.stop();
   db.close();
@@ -67,6 +67,7 @@ export async function runAuthBench(args: string[]): Promise<Record<string, unkno
     PORT: '0',
     HOST: '127.0.0.1',
     BASE_URL: 'http://bench.local',
+    ALLOW_DEV_IDP: 'true', // bench.local is no loopback origin; the bench signs in without a provider
     WRITE_RATE_LIMIT_PER_MINUTE: '1000000',
   });
   const rows: Record<string, unknown>[] = [];

@@ -50,7 +50,7 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
     const file = path.join(contentDir, 'channels', f);
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^feed_url: .*$/m, `feed_url: ${base}/${f.replace(/\.md$/, '')}`));
   }
-  const env = { ...process.env, CONTENT_DIR: contentDir, DATA_DIR: path.join(root, 'var'), DIST_DIR: path.join(root, 'dist'), BASE_URL: 'http://bench.local' };
+  const env = { ...process.env, CONTENT_DIR: contentDir, DATA_DIR: path.join(root, 'var'), DIST_DIR: path.join(root, 'dist'), BASE_URL: 'http://bench.local', ALLOW_DEV_IDP: 'true' };
   try {
     console.log(`bench pipeline: full run over ${videos} videos …`);
     const full = await runAll(env, '2026-11-22');

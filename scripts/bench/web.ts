@@ -27,7 +27,7 @@ function seedSession(dataDir: string): string {
   const db = openDatabase(path.join(dataDir, 'kb.sqlite'));
   const audit = createAuditLog(db, { dataDir, origin: 'bench.local/audit', checkpointEvery: 100, checkpointIntervalSeconds: 3600 });
   const identity = createIdentity(db, audit, { keyPrefix: 'kb_', adminEmails: [], moderatorEmails: [], sessionTtlHours: 24 });
-  const { user, sessionSecret } = identity.signIn({ issuer: 'https://bench.idp', subject: 'bench', email: 'bench@example.org', name: 'Bench' });
+  const { user, sessionSecret } = identity.signIn({ issuer: 'https://bench.idp', subject: 'bench', email: 'bench@example.org', emailVerified: true, name: 'Bench' });
   identity.createApiKey(user.id, { name: 'bench key', expiresAt: null });
   audit.stop();
   db.close();
@@ -58,7 +58,7 @@ export async function runWebBench(args: string[]): Promise<Record<string, unknow
   const contentDir = path.resolve(contentArg >= 0 ? args[contentArg + 1] : 'content');
   const requests = Number(args.find((a) => /^\d+$/.test(a)) ?? 200);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-web-'));
-  const env = { CONTENT_DIR: contentDir, DIST_DIR: path.join(dir, 'dist'), DATA_DIR: dir, BASE_URL: 'http://bench.local', PORT: '0', HOST: '127.0.0.1' };
+  const env = { CONTENT_DIR: contentDir, DIST_DIR: path.join(dir, 'dist'), DATA_DIR: dir, BASE_URL: 'http://bench.local', ALLOW_DEV_IDP: 'true', PORT: '0', HOST: '127.0.0.1' };
   console.log(`bench web: building ${path.relative(process.cwd(), contentDir) || contentDir} …`);
   const build = spawnSync(process.execPath, ['scripts/build.ts', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`build failed: ${build.stderr}`);

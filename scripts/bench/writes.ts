@@ -18,7 +18,7 @@ export async function runWritesBench(args: string[]): Promise<Record<string, unk
     const db = openDatabase(path.join(dataDir, 'kb.sqlite'));
     const audit = createAuditLog(db, { dataDir, origin: auditOrigin('http://127.0.0.1'), checkpointEvery: 100, checkpointIntervalSeconds: 60 });
     const identity = createIdentity(db, audit, { keyPrefix: 'kb_', adminEmails: [], moderatorEmails: [], sessionTtlHours: 1 });
-    const { user } = identity.signIn({ issuer: 'https://bench.local', subject: 'bench', email: 'bench@example.org' });
+    const { user } = identity.signIn({ issuer: 'https://bench.local', subject: 'bench', email: 'bench@example.org', emailVerified: true });
     const { secret } = identity.createApiKey(user.id, { name: 'bench', expiresAt: null });
     db.close();
 

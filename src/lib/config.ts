@@ -23,6 +23,7 @@ const EnvSchema = z.object({
   OIDC_ISSUER: z.url().optional(),
   OIDC_CLIENT_ID: z.string().optional(),
   OIDC_CLIENT_SECRET: z.string().optional(),
+  ALLOW_DEV_IDP: boolFromEnv.default(false),
   LOG_REQUESTS: boolFromEnv.default(false),
   PIPELINE: z.enum(['on', 'off']).default('on'),
   EMBEDDING_PROVIDER: z.enum(['auto', 'builtin', 'transformers']).default('auto'),
@@ -39,6 +40,7 @@ const EnvSchema = z.object({
   SESSION_TTL_HOURS: z.coerce.number().min(0.01).max(24 * 365).default(24 * 30),
   WRITE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   SEARCH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(20),
   AUTO_REJECT_FLAG_THRESHOLD: z.coerce.number().int().min(1).default(3),
   SOURCES_ALLOW_PRIVATE_CIDRS: z
     .string()
@@ -111,6 +113,8 @@ export interface Config {
   pipeline: boolean;
   /** Searches that miss the result cache, per person or (anonymous) per client address, per minute before 429. */
   searchRateLimitPerMinute: number;
+  /** Browser sign-ins a client address may start per minute before 429. */
+  loginRateLimitPerMinute: number;
   /** Device flow (RFC 8628): how long a device code lives, and the polling interval it starts with. */
   device: { codeTtlSeconds: number; pollIntervalSeconds: number };
   /** Personal knowledge: the git host (null: an embedded bare repository per person plays the host). */
@@ -177,6 +181,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.OIDC_ISSUER && !e.OIDC_CLIENT_ID) throw new ConfigError('invalid configuration:\n  OIDC_CLIENT_ID: required when OIDC_ISSUER is set');
   if (e.LLM_BASE_URL && !e.LLM_MODEL) throw new ConfigError('invalid configuration:\n  LLM_MODEL: required when LLM_BASE_URL is set');
   const baseUrl = (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  // Dev mode lets anyone sign in as any e-mail: only where no one else can reach the server, unless said so.
+  if (!e.OIDC_ISSUER && !e.ALLOW_DEV_IDP && !isLocalOrigin(new URL(baseUrl))) {
+    throw new ConfigError(
+      `invalid configuration:\n  OIDC_ISSUER: unset, so the service would run in dev mode (its embedded identity provider signs anyone in as any e-mail, without a password) on BASE_URL ${baseUrl}, which is not a loopback or localhost origin. Set OIDC_ISSUER and OIDC_CLIENT_ID (and OIDC_CLIENT_SECRET) for a real identity provider, or ALLOW_DEV_IDP=true if dev mode on this origin is really meant`,
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -205,6 +215,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secureCookies: baseUrl.startsWith('https://'),
     writeRateLimitPerMinute: e.WRITE_RATE_LIMIT_PER_MINUTE,
     searchRateLimitPerMinute: e.SEARCH_RATE_LIMIT_PER_MINUTE,
+    loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
     pipeline: e.PIPELINE === 'on',
     device: { codeTtlSeconds: e.DEVICE_CODE_TTL_SECONDS, pollIntervalSeconds: e.DEVICE_POLL_INTERVAL_SECONDS },
     vcs: vcsConfig(e),
@@ -227,6 +238,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 const isLoopback = (u: URL) => ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname);
+
+/** localhost, *.localhost (RFC 6761 keeps them on this machine), 127.0.0.0/8 or [::1]. */
+function isLocalOrigin(u: URL): boolean {
+  const host = u.hostname.toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  const ip = host.replace(/^\[|\]$/g, '');
+  if (!ipaddr.isValid(ip)) return false;
+  const addr = ipaddr.process(ip); // IPv4-mapped IPv6 counts as its IPv4 address
+  return addr.range() === 'loopback';
+}
 
 /** The VCS_* settings: all four of authorize, token, client id and repository, or none (embedded store). */
 function vcsConfig(e: z.infer<typeof EnvSchema>): VcsConfig {

@@ -9,9 +9,9 @@ export interface TestSession {
   headers: Record<string, string>;
 }
 
-/** Opens a session the way the identity-provider callback does, for the person with this e-mail. */
+/** Opens a session the way the identity-provider callback does, for the person with this (verified) e-mail. */
 export function sessionFor(srv: TestServer, email: string, name?: string): TestSession {
-  const { user, sessionSecret } = srv.identity.signIn({ issuer: 'https://idp.test', subject: `sub-${email}`, email, name });
+  const { user, sessionSecret } = srv.identity.signIn({ issuer: 'https://idp.test', subject: `sub-${email}`, email, emailVerified: true, name });
   const cookie = `kb_session=${sessionSecret}`;
   return { userId: user.id, cookie, headers: { Cookie: cookie, Origin: srv.url } };
 }

@@ -40,6 +40,8 @@ export async function startTestServer(
     DIST_DIR: opts.ownOrigin ? path.join(dataDir, 'no-dist') : (opts.distDir ?? inject('sampleDist')),
     DATA_DIR: dataDir,
     BASE_URL: opts.ownOrigin ? `http://127.0.0.1:${port}` : 'http://kb.test',
+    // http://kb.test is not a loopback origin: dev mode (the embedded identity provider) must be allowed.
+    ALLOW_DEV_IDP: 'true',
     PORT: String(port),
     HOST: '127.0.0.1',
     ...opts.env,

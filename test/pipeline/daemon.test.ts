@@ -14,7 +14,7 @@ import { atomFeed, startFeedHost, type FeedHost } from './feeds.ts';
 let host: FeedHost;
 let root: string;
 let srv: TestServer;
-const dirs = () => ({ CONTENT_DIR: path.join(root, 'content'), DATA_DIR: path.join(root, 'var'), DIST_DIR: path.join(root, 'dist'), BASE_URL: 'http://kb.test' });
+const dirs = () => ({ CONTENT_DIR: path.join(root, 'content'), DATA_DIR: path.join(root, 'var'), DIST_DIR: path.join(root, 'dist'), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' });
 
 beforeAll(async () => {
   host = await startFeedHost();

@@ -20,7 +20,7 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 const pipeline = (...args: string[]) =>
-  run(process.execPath, ['pipeline/index.ts', ...args], { env: { ...process.env, CONTENT_DIR: contentDir, DATA_DIR: path.join(root, 'var'), BASE_URL: 'http://kb.test' } });
+  run(process.execPath, ['pipeline/index.ts', ...args], { env: { ...process.env, CONTENT_DIR: contentDir, DATA_DIR: path.join(root, 'var'), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' } });
 
 describe('npm run pipeline -- run build-digest --date <d>', () => {
   it('writes the digest in the exact shape, from the previous day, reaching back and saying so', async () => {

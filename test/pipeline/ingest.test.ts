@@ -40,7 +40,7 @@ function pointChannelsAtHost(): string[] {
   return ids;
 }
 
-const env = () => ({ ...process.env, CONTENT_DIR: contentDir, DATA_DIR: dataDir, DIST_DIR: path.join(root, 'dist'), BASE_URL: 'http://kb.test' });
+const env = () => ({ ...process.env, CONTENT_DIR: contentDir, DATA_DIR: dataDir, DIST_DIR: path.join(root, 'dist'), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' });
 const ingest = (options: Record<string, string> = {}) =>
   runJob('ingest-videos', { ...jobContext({ retries: '1', backoff_ms: '10', timeout_ms: '1500', ...options }, env()), log: () => {} }, ingestVideos);
 const videoFiles = () => fs.readdirSync(path.join(contentDir, 'videos')).sort();

@@ -12,7 +12,7 @@ import { buildKnowledge } from '../../pipeline/lib/knowledge.ts';
 import { startTestServer } from '../helpers/server.ts';
 
 let root: string;
-const env = () => ({ ...process.env, CONTENT_DIR: path.join(root, 'content'), DATA_DIR: path.join(root, 'var'), BASE_URL: 'http://kb.test' });
+const env = () => ({ ...process.env, CONTENT_DIR: path.join(root, 'content'), DATA_DIR: path.join(root, 'var'), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' });
 const run = () => runJob('build-knowledge', { ...jobContext({}, env()), log: () => {} }, buildKnowledge);
 
 beforeAll(() => {

@@ -11,7 +11,7 @@ describe('buildSite', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-build-'));
     try {
       generateCorpus({ dir: path.join(dir, 'content'), videos: 12, seed: 1 });
-      const env = { ...process.env, CONTENT_DIR: path.join(dir, 'content'), DIST_DIR: path.join(dir, 'dist'), DATA_DIR: path.join(dir, 'var'), BASE_URL: 'http://kb.test' };
+      const env = { ...process.env, CONTENT_DIR: path.join(dir, 'content'), DIST_DIR: path.join(dir, 'dist'), DATA_DIR: path.join(dir, 'var'), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' };
       const first = await buildSite(env);
       const removed = fs.readdirSync(path.join(dir, 'content', 'videos')).filter((f) => f.endsWith('.md'));
       const gone = removed.find((f) => !fs.readFileSync(path.join(dir, 'content', 'digests', fs.readdirSync(path.join(dir, 'content', 'digests'))[0]), 'utf8').includes(f.replace('.md', '')))!;

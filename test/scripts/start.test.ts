@@ -38,7 +38,7 @@ describe('npm start', () => {
   it('builds when dist/ is missing, serves, and rebuilds only when content or BASE_URL changed', async () => {
     const content = path.join(root, 'content');
     generateCorpus({ dir: content, videos: 12, seed: 3 });
-    const env = { CONTENT_DIR: content, DIST_DIR: path.join(root, 'dist'), DATA_DIR: path.join(root, 'var'), BASE_URL: 'http://first.test' };
+    const env = { CONTENT_DIR: content, DIST_DIR: path.join(root, 'dist'), DATA_DIR: path.join(root, 'var'), BASE_URL: 'http://first.test', ALLOW_DEV_IDP: 'true' };
 
     const first = await start(env);
     expect(first.output).toMatch(/building dist\/ \(no build yet\)/);

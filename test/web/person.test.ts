@@ -66,7 +66,7 @@ describeInBrowser('a signed-in person', () => {
 
   it('connects and disconnects personal knowledge, and the account page says how it went (?pk=)', async () => {
     await page.goto(`${srv.url}/account`);
-    await page.locator('#personal-knowledge a', { hasText: 'Connect a note store' }).click();
+    await page.locator('#personal-knowledge button', { hasText: 'Connect a note store' }).click();
     await page.waitForURL(`${srv.url}/account?pk=connected`);
     expect(await page.locator('[role=status]').first().textContent()).toContain('personal knowledge store is connected');
     expect(await page.locator('#personal-knowledge').textContent()).toContain('Connected.');

@@ -1,6 +1,7 @@
 // The embedded OpenID provider for dev mode: a real oidc-provider instance mounted at /idp, whose sign-in
 // page asks only for an e-mail (and optionally a name) — no password. It is on whenever no OIDC_ISSUER is
-// configured, so the service signs people in on a laptop with nothing else installed. Local use only.
+// configured, so the service signs people in on a laptop with nothing else installed. Local use only: the
+// configuration refuses it for a BASE_URL that is not loopback or localhost unless ALLOW_DEV_IDP=true.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';

@@ -106,6 +106,33 @@ describe('API keys', () => {
     expect((await send(`/api/account/api-keys/${key.id}`, { method: 'DELETE', headers: b.headers })).status).toBe(404);
     expect((await (await send('/api/account/api-keys', { headers: b.headers })).json())).toEqual([]);
   });
+
+  it('are managed from a browser session only: a one-hour sandbox key cannot mint, list or revoke keys, nor manage apps', async () => {
+    const s = sessionFor(srv, 'sandbox@example.org');
+    const other = await (await send('/api/account/api-keys', { method: 'POST', headers: s.headers, json: { name: 'laptop' } })).json();
+    // The GET-only sandbox path of the device flow: a key that lives one hour.
+    const started = await (await send('/api/oauth/device?client_name=sandbox&client_host=box')).json();
+    expect((await send('/api/device/approve', { method: 'POST', headers: s.headers, json: { user_code: started.user_code, action: 'approve' } })).status).toBe(200);
+    const token = await (await send(`/api/oauth/token?grant_type=device_code&device_code=${started.device_code}`)).json();
+    expect(token).toMatchObject({ access_token: expect.stringMatching(/^kb_/), expires_in: 3600 });
+    const sandbox = { Authorization: `Bearer ${token.access_token}` };
+    expect((await send('/api/auth/me', { headers: sandbox })).status).toBe(200); // the key works…
+
+    // …but cannot turn itself into a key that never expires, see the person's keys, or revoke them.
+    const mint = await send('/api/account/api-keys', { method: 'POST', headers: sandbox, json: { name: 'forever' } });
+    expect(mint.status).toBe(403);
+    expect((await mint.json()).detail).toMatch(/browser session/);
+    expect((await send('/api/account/api-keys', { headers: sandbox })).status).toBe(403);
+    expect((await send(`/api/account/api-keys/${other.id}`, { method: 'DELETE', headers: sandbox })).status).toBe(403);
+    expect((await send('/api/account/oauth-clients', { headers: sandbox })).status).toBe(403);
+    expect((await send('/api/account/oauth-clients/client_x', { method: 'DELETE', headers: sandbox })).status).toBe(403);
+    const live = (await (await send('/api/account/api-keys', { headers: s.headers })).json()).map((k: { name: string }) => k.name).sort();
+    expect(live).toEqual(['Device: sandbox on box', 'laptop']);
+    // Anonymous callers still get 401, before any validation.
+    expect((await send('/api/account/api-keys')).status).toBe(401);
+    expect((await send('/api/account/api-keys', { method: 'POST', json: { name: 'x' } })).status).toBe(401);
+    expect((await send('/api/account/oauth-clients')).status).toBe(401);
+  });
 });
 
 describe('sessions and profiles', () => {

@@ -56,6 +56,35 @@ describe('browser sign-in through the embedded OpenID provider', () => {
     }
   });
 
+  it('takes a `next` of at most 1024 characters as stored (a same-origin path), and purges expired sign-ins', async () => {
+    const flows = () => srv.db.prepare('SELECT COUNT(*) FROM login_flows').pluck().get() as number;
+    const before = flows();
+    expect((await srv.get(`/api/auth/idp/login?next=/${'a'.repeat(1024)}`, { redirect: 'manual' })).status).toBe(422);
+    // Percent-encoding happens before the length counts: 300 characters are 1,800 once normalised.
+    expect((await srv.get(`/api/auth/idp/login?next=/${encodeURIComponent('é'.repeat(300))}`, { redirect: 'manual' })).status).toBe(422);
+    expect(flows()).toBe(before);
+    srv.db
+      .prepare('INSERT INTO login_flows (state_hash, code_verifier, nonce, next, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(Buffer.alloc(32, 7), 'v', 'n', '/stale', '2020-01-01T00:00:00.000Z', '2020-01-01T00:10:00.000Z');
+    const ok = await srv.get(`/api/auth/idp/login?next=/${'a'.repeat(1000)}`, { redirect: 'manual' });
+    expect(ok.status).toBe(302);
+    expect(srv.db.prepare('SELECT COUNT(*) FROM login_flows WHERE next = ?').pluck().get(`/${'a'.repeat(1000)}`)).toBe(1);
+    expect(srv.db.prepare("SELECT COUNT(*) FROM login_flows WHERE next = '/stale'").pluck().get()).toBe(0);
+  });
+
+  it('limits sign-in starts per client address: 429 with Retry-After, and nothing stored', async () => {
+    const limited = await startTestServer({ ownOrigin: true, env: { LOGIN_RATE_LIMIT_PER_MINUTE: '3' } });
+    try {
+      for (let i = 0; i < 3; i++) expect((await limited.get('/api/auth/idp/login', { redirect: 'manual' })).status).toBe(302);
+      const over = await limited.get(`/api/auth/idp/login?next=/${'a'.repeat(500)}`, { redirect: 'manual' });
+      expect(over.status).toBe(429);
+      expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(limited.db.prepare('SELECT COUNT(*) FROM login_flows').pluck().get()).toBe(3);
+    } finally {
+      await limited.stop();
+    }
+  });
+
   it('refuses a replayed callback and a callback from another browser', async () => {
     const browser = new Browser(srv.url);
     const page = await browser.follow('/api/auth/idp/login');

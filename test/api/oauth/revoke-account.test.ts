@@ -79,9 +79,9 @@ describe('/api/account/oauth-clients', () => {
     expect(typeof agentA.last_used_at).toBe('string');
     expect(JSON.stringify(list)).not.toMatch(/oat_|ort_|secret/);
 
-    // An API key of the person may manage it too; an OAuth token may not.
+    // Only the person's browser session manages it: neither an API key nor an OAuth token may.
     const key = bearerFor(srv, me.userId);
-    expect((await srv.get('/api/account/oauth-clients', { headers: key.headers })).status).toBe(200);
+    expect((await srv.get('/api/account/oauth-clients', { headers: key.headers })).status).toBe(403);
     expect((await srv.get('/api/account/oauth-clients', { headers: { Authorization: `Bearer ${b.tokens.access_token}` } })).status).toBe(403);
     expect((await srv.get('/api/account/oauth-clients')).status).toBe(401);
 
