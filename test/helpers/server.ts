@@ -42,6 +42,8 @@ export async function startTestServer(
     BASE_URL: opts.ownOrigin ? `http://127.0.0.1:${port}` : 'http://kb.test',
     // http://kb.test is not a loopback origin: dev mode (the embedded identity provider) must be allowed.
     ALLOW_DEV_IDP: 'true',
+    // Tests send many searches from one address; the per-address limit has its own test (hostile-queries).
+    SEARCH_RATE_LIMIT_PER_MINUTE: '100000',
     PORT: String(port),
     HOST: '127.0.0.1',
     ...opts.env,

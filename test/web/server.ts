@@ -4,7 +4,5 @@ import { inject } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 export function startWebServer(env: Record<string, string> = {}): Promise<TestServer> {
-  // A browser test types many searches from one address: the per-address search limit is not under test here
-  // (test/search/hostile-queries.test.ts tests it).
-  return startTestServer({ ownOrigin: true, env: { DIST_DIR: inject('sampleDist'), SEARCH_RATE_LIMIT_PER_MINUTE: '100000', ...env } });
+  return startTestServer({ ownOrigin: true, env: { DIST_DIR: inject('sampleDist'), ...env } });
 }
