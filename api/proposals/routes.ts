@@ -1,7 +1,6 @@
 // Proposal endpoints. Permission rules, one check per route: anyone reads; signed-in people propose and
 // flag (once each, rate-limited); moderators decide (accept, reject, apply, supersede).
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import fs from 'node:fs';
 import path from 'node:path';
 import { addRoute } from '../validation/route.ts';
 import { limitParam, offsetParam } from '../validation/index.ts';
@@ -11,6 +10,7 @@ import { requireRole, requireUser, requireWriter } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
 import type { CommunityDeps } from '../app.ts';
 import type { Snapshot } from '../../src/lib/content/model.ts';
+import { conceptTaken } from '../sources/concept-file.ts';
 import {
   PROPOSAL_KINDS,
   ProposalCreate,
@@ -21,7 +21,7 @@ import {
   PublicProposalList,
 } from './schemas.ts';
 import { createProposal, decideProposal, flagProposal, flagsOf, getProposal, listProposals, type ProposalDeps, type ProposalRow } from './store.ts';
-import { planApply } from './apply.ts';
+import { planApply, planDiscard } from './apply.ts';
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 const E = {
@@ -81,7 +81,7 @@ function checkTargets(body: ProposalCreate, snapshot: Snapshot, deps: CommunityD
       break;
     case 'concept_stub': {
       const slug = body.payload.slug;
-      if (s.conceptsBySlug.has(slug) || fs.existsSync(path.join(deps.config.contentDir, 'knowledge', `${slug}.md`))) throw new ApiError(409, `A concept ${slug} already exists`);
+      if (conceptTaken(s, path.join(deps.config.contentDir, 'knowledge'), slug)) throw new ApiError(409, `A concept ${slug} already exists`);
       for (const src of body.payload.sources) if (src.type !== 'web_page') need(src.type, src.id);
       break;
     }
@@ -94,7 +94,13 @@ function checkTargets(body: ProposalCreate, snapshot: Snapshot, deps: CommunityD
 }
 
 export function registerProposalRoutes(app: OpenAPIHono, deps: CommunityDeps): void {
-  const store: ProposalDeps = { db: deps.db, audit: deps.audit, notifications: deps.notifications, autoRejectFlagThreshold: deps.config.autoRejectFlagThreshold };
+  const store: ProposalDeps = {
+    db: deps.db,
+    audit: deps.audit,
+    notifications: deps.notifications,
+    autoRejectFlagThreshold: deps.config.autoRejectFlagThreshold,
+    planDiscard: (r) => planDiscard(r.kind, JSON.parse(r.payload), deps.config.contentDir),
+  };
   const threshold = deps.config.autoRejectFlagThreshold;
   const one = (row: ProposalRow) => publicProposals([row], flagsOf(deps.db, [row.id]), threshold)[0];
 
@@ -187,7 +193,7 @@ export function registerProposalRoutes(app: OpenAPIHono, deps: CommunityDeps): v
       tags: ['proposals'],
       summary: 'Decide a proposal (moderators): accept, reject, apply or supersede',
       description:
-        'Transitions: accept pending→accepted; reject pending|accepted→rejected; apply accepted→applied; supersede pending|accepted→superseded (superseded_by required). rejected, applied and superseded are final; other moves are 409. Applying a concept_stub publishes its concept file (draft: false); applying the other kinds records the change for an editor commit and reports content_changed: false. The author is notified.',
+        'Transitions: accept pending→accepted; reject pending|accepted→rejected; apply accepted→applied; supersede pending|accepted→superseded (superseded_by required). rejected, applied and superseded are final; other moves are 409. Applying a concept_stub publishes its concept file (draft: false), only as reviewed: 409 when the draft file changed since the proposal was filed (its recorded file_sha256) or its body is not the proposal\'s; applying the other kinds records the change for an editor commit and reports content_changed: false. Rejecting or superseding a concept_stub removes the draft file written for it (if still a draft), freeing its slug. The author is notified.',
       request: { params: idParams, body: { content: { 'application/json': { schema: ProposalDecisionIn } }, required: true } },
       responses: {
         200: json(PublicProposal, 'The proposal after the decision'),

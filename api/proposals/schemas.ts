@@ -43,6 +43,8 @@ export const PAYLOAD_SCHEMAS = {
       body: z.string().max(50_000).default(''),
       /** content/-relative path of a draft already written (POST /api/sources/knowledge, the pipeline). */
       file: z.string().regex(/^knowledge\/[a-z0-9]+(?:-[a-z0-9]+)*\.md$/).optional(),
+      /** sha256 of that file as filed: apply refuses (409) a file that changed since, as nobody reviewed it. */
+      file_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
     })
     .openapi('ConceptStubPayload'),
   /** Promote a published post's essay into the curated essays. */
@@ -61,7 +63,7 @@ export const ProposalCreate = z
   .discriminatedUnion('kind', [
     z.strictObject({ kind: z.literal('link_add'), title: Title, payload: PAYLOAD_SCHEMAS.link_add, evidence: UserEvidence.optional() }),
     z.strictObject({ kind: z.literal('tag_correction'), title: Title, payload: PAYLOAD_SCHEMAS.tag_correction, evidence: UserEvidence.optional() }),
-    z.strictObject({ kind: z.literal('concept_stub'), title: Title, payload: PAYLOAD_SCHEMAS.concept_stub.omit({ file: true }), evidence: UserEvidence.optional() }),
+    z.strictObject({ kind: z.literal('concept_stub'), title: Title, payload: PAYLOAD_SCHEMAS.concept_stub.omit({ file: true, file_sha256: true }), evidence: UserEvidence.optional() }),
     z.strictObject({ kind: z.literal('essay_promotion'), title: Title, payload: PAYLOAD_SCHEMAS.essay_promotion, evidence: UserEvidence.optional() }),
   ])
   .openapi('ProposalCreate');

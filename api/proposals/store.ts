@@ -148,6 +148,11 @@ export interface ProposalDeps {
   audit: AuditLog;
   notifications: Notifications;
   autoRejectFlagThreshold: number;
+  /**
+   * What rejecting or superseding a proposal does to content/ (apply.ts planDiscard: a concept_stub's draft
+   * file is removed); its commit runs last inside the decision's transaction. None: content is left alone.
+   */
+  planDiscard?: (p: ProposalRow) => ApplyPlan | null;
 }
 
 const notifyAuthor = (deps: ProposalDeps, p: ProposalRow, verb: string, actorId?: string, body?: string) => {
@@ -177,9 +182,18 @@ export function flagProposal(deps: ProposalDeps, proposalId: string, userId: str
     if (flags >= deps.autoRejectFlagThreshold) {
       status = 'rejected';
       const note = `Rejected automatically: ${flags} community flags reached the threshold of ${deps.autoRejectFlagThreshold}`;
+      const discard = deps.planDiscard?.(p) ?? null;
       db.prepare("UPDATE proposals SET status = 'rejected', decided_at = ?, decided_by = NULL, decision_note = ? WHERE id = ?").run(t, note, proposalId);
-      audit.append({ kind: 'proposal.auto_reject', subjectType: 'proposal', subjectId: proposalId, actor: 'system', data: { from: 'pending', to: 'rejected', flags, threshold: deps.autoRejectFlagThreshold } });
+      audit.append({
+        kind: 'proposal.auto_reject',
+        subjectType: 'proposal',
+        subjectId: proposalId,
+        actor: 'system',
+        data: { from: 'pending', to: 'rejected', flags, threshold: deps.autoRejectFlagThreshold, ...(discard ? { files_removed: discard.result.files } : {}) },
+      });
       notifyAuthor(deps, p, 'rejected by community flags', undefined, note);
+      // Files last: if the removal throws, the flag and the rejection roll back with it.
+      discard?.commit();
     }
     return { proposal_id: proposalId, flags, threshold: deps.autoRejectFlagThreshold, status, decided_by: null };
   }).immediate();
@@ -214,6 +228,7 @@ export function decideProposal(
     const note = input.note ?? null;
     let applied: ApplyResult | null = null;
     let plan: ApplyPlan | undefined;
+    const discard = to === 'rejected' || to === 'superseded' ? (deps.planDiscard?.(p) ?? null) : null;
     if (input.action === 'apply') {
       plan = planApply?.(p);
       applied = plan?.result ?? { content_changed: false, files: [], note: 'Recorded as applied.' };
@@ -230,11 +245,18 @@ export function decideProposal(
       subjectType: 'proposal',
       subjectId: p.id,
       actor: { userId: input.moderatorId },
-      data: { from: p.status, to, ...(input.supersededBy ? { superseded_by: input.supersededBy } : {}), ...(applied ? { content_changed: applied.content_changed, files: applied.files } : {}) },
+      data: {
+        from: p.status,
+        to,
+        ...(input.supersededBy ? { superseded_by: input.supersededBy } : {}),
+        ...(applied ? { content_changed: applied.content_changed, files: applied.files } : {}),
+        ...(discard ? { files_removed: discard.result.files } : {}),
+      },
     });
     notifyAuthor(deps, p, VERB[input.action], input.moderatorId, note ?? undefined);
     // Files last: if the write throws, the transaction (status, audit event, notification) rolls back.
     plan?.commit();
+    discard?.commit();
     return getProposal(db, p.id)!;
   }).immediate();
 }

@@ -82,6 +82,59 @@ export function conceptFileProblems(text: string, slug: string, snapshot: Snapsh
   return problems;
 }
 
+/** The `draft: true` line of a front matter block (any spacing, optional comment). */
+export const DRAFT_TRUE = /^draft:[ \t]*true[ \t]*(#.*)?$/m;
+
+/** A concept file split at the line that closes its front matter: `rest` starts with that `\n---`. */
+export function splitConceptFile(text: string): { front: string; rest: string } {
+  const end = text.indexOf('\n---', 3);
+  return end > 0 ? { front: text.slice(0, end), rest: text.slice(end) } : { front: '', rest: text };
+}
+
+/** The Markdown body of a concept file (after its front matter), trimmed. */
+export const conceptBody = (text: string) => splitConceptFile(text).rest.replace(/^\n---[^\n]*(\n|$)/, '').trim();
+
+export const isDraftFile = (text: string) => DRAFT_TRUE.test(splitConceptFile(text).front);
+
+/**
+ * Whether the concept `slug` exists: its file is there, or the loaded snapshot has it published. A draft
+ * the snapshot still holds but whose file was removed (its proposal rejected) leaves the slug free.
+ */
+export function conceptTaken(snapshot: Snapshot, knowledgeDir: string, slug: string): boolean {
+  return fs.existsSync(path.join(knowledgeDir, `${slug}.md`)) || snapshot.conceptsBySlug.get(slug)?.draft === false;
+}
+
+/**
+ * Removes `file` when it is a draft concept; a published one (or none) is left alone. The file is first
+ * renamed aside (atomic; the loader skips dot-files) and checked again there, so a file published between
+ * the check and the removal is put back instead of deleted. Returns whether a draft was removed.
+ */
+export function removeDraftFile(file: string): boolean {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
+  if (!isDraftFile(text)) return false;
+  const aside = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.removed`);
+  try {
+    fs.renameSync(file, aside);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
+  if (isDraftFile(fs.readFileSync(aside, 'utf8'))) {
+    fs.unlinkSync(aside);
+    return true;
+  }
+  // Published meanwhile: back where it was, never over a file written since (link fails with EEXIST then).
+  fs.linkSync(aside, file);
+  fs.unlinkSync(aside);
+  return false;
+}
+
 /** Replaces links to site pages that do not exist with their text, so generated prose cannot break the build. */
 export function dropDeadSiteLinks(markdown: string, snapshot: Snapshot): string {
   const known: Record<string, (id: string) => boolean> = {

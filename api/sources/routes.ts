@@ -16,14 +16,14 @@ import { createProposal, flagsOf } from '../proposals/store.ts';
 import { publicProposals } from '../proposals/routes.ts';
 import { PublicProposal } from '../proposals/schemas.ts';
 import { SOURCE_TYPES, listSources, type SourceType } from './list.ts';
-import { createSourceStore, type SourceRow } from './store.ts';
+import { createSourceStore, sha256, type SourceRow } from './store.ts';
 import { SourceRefused, checkUrl } from './guard.ts';
 import { SourceFetchFailed, fetchPublicPage } from './fetch-page.ts';
 import { extractHtml, extractPlainText, tidy } from './extract.ts';
 import { canonicalUrl, pageCanonicalUrl } from './canonical-url.ts';
-import { wordMatchSearch, type SearchSources } from './word-search.ts';
+import { indexedSourceSearch, type SearchSources } from './word-search.ts';
 import { citable, draftConcept, slugify } from './knowledge.ts';
-import { conceptFileProblems, renderConceptFile, writeFileAtomic } from './concept-file.ts';
+import { conceptFileProblems, conceptTaken, renderConceptFile, writeFileAtomic } from './concept-file.ts';
 
 const E = {
   401: json(ErrorDetail, 'Not authenticated'),
@@ -119,13 +119,10 @@ function sourceOut(r: SourceRow) {
   };
 }
 
-/**
- * @param opts.search the search knowledge drafts are written from; the word-matching stand-in until the
- *   search service is wired here.
- */
+/** @param opts.search the search knowledge drafts are written from; by default the indexes (word-search.ts). */
 export function registerSourceRoutes(app: OpenAPIHono, deps: CommunityDeps, opts: { search?: SearchSources } = {}): void {
   const store = createSourceStore(deps.db, deps.audit);
-  const search = opts.search ?? wordMatchSearch(() => deps.content().snapshot, deps.db);
+  const search = opts.search ?? indexedSourceSearch({ search: deps.search, snapshot: () => deps.content().snapshot, db: deps.db });
   const llm = deps.config.llm ? createLlmClient(deps.config.llm) : null;
   const knowledgeDir = path.join(deps.config.contentDir, 'knowledge');
 
@@ -204,7 +201,7 @@ export function registerSourceRoutes(app: OpenAPIHono, deps: CommunityDeps, opts
       tags: ['sources'],
       summary: 'Draft a knowledge concept on a topic from the sources found, and propose it (AI-generated content)',
       description:
-        'Finds sources for the topic, writes content/knowledge/<slug>.md with draft: true (by the configured LLM, else extractively: the best-matching sentences, each cited) and files a concept_stub proposal. 404: no sources mention the topic; 409: the concept or a proposal for it exists.',
+        'Finds sources for the topic (the search index over content, a full-text index over the title and first 64 KiB of added sources), writes content/knowledge/<slug>.md with draft: true (by the configured LLM, else extractively: the best-matching sentences, each cited) and files a concept_stub proposal carrying the draft\'s body and file_sha256 (apply publishes only that text; rejecting the proposal removes the draft). 404: no sources mention the topic; 409: the concept or an open proposal for it exists.',
       request: { body: { content: { 'application/json': { schema: AddKnowledgeRequest } }, required: true } },
       responses: { 200: json(AddKnowledgeResponse, 'The draft and its proposal'), ...E, 404: json(ErrorDetail, 'No sources found') },
     }),
@@ -214,7 +211,7 @@ export function registerSourceRoutes(app: OpenAPIHono, deps: CommunityDeps, opts
       if (!slug) throw new RequestValidationError([{ type: 'value_error', loc: ['body', 'topic'], msg: 'Value error, the topic needs letters or digits', input: body.topic }]);
       const snapshot = deps.content().snapshot;
       const file = path.join(knowledgeDir, `${slug}.md`);
-      if (snapshot.conceptsBySlug.has(slug) || fs.existsSync(file)) throw new ApiError(409, `A concept ${slug} already exists`);
+      if (conceptTaken(snapshot, knowledgeDir, slug)) throw new ApiError(409, `A concept ${slug} already exists`);
       const open = deps.db
         .prepare("SELECT id FROM proposals WHERE kind = 'concept_stub' AND target_type = 'knowledge' AND target_id = ? AND status IN ('pending', 'accepted')")
         .pluck()
@@ -245,7 +242,8 @@ export function registerSourceRoutes(app: OpenAPIHono, deps: CommunityDeps, opts
           return createProposal(deps.db, deps.audit, {
             kind: 'concept_stub',
             title: `New concept: ${draft.front.title}`,
-            payload: { slug, title: draft.front.title, summary: draft.front.summary, tags: draft.front.tags, sources: draft.front.sources, file: `knowledge/${slug}.md` },
+            // The body is what moderators review on /moderation; the file's hash binds "apply" to exactly that text.
+            payload: { slug, title: draft.front.title, summary: draft.front.summary, tags: draft.front.tags, sources: draft.front.sources, body: draft.body, file: `knowledge/${slug}.md`, file_sha256: sha256(markdown) },
             evidence: {
               topic: body.topic,
               generator: draft.generator,

@@ -1,9 +1,12 @@
-// A stand-in for the search service: plain word matching over the snapshot's videos, essays and digests
-// and the sources table. POST /api/sources/knowledge depends only on the `SearchSources` signature, so
-// this one function is what to swap for the real search (src/lib/search) when it lands.
+// The sources a knowledge draft is written from: content found by the search service (src/lib/search,
+// keyword mode) and pages people added found by the sources_fts index (migration 009), both re-ranked by
+// plain word matching so a hit must carry most of the topic. Each index gives at most CANDIDATES rows and
+// an added page at most its first SOURCE_HEAD_CHARS characters, so one request reads a bounded number of
+// bytes whatever the sources table holds (it used to read up to 5,000 whole texts per request).
 import type { Db } from '../db/index.ts';
 import type { Snapshot } from '../../src/lib/content/model.ts';
 import { essayIn } from '../../src/lib/content/model.ts';
+import type { SearchService } from '../../src/lib/search/index.ts';
 
 export interface SourceHit {
   type: 'video' | 'essay' | 'digest' | 'web_page';
@@ -67,27 +70,60 @@ export function phrasePattern(words: string[]): RegExp | null {
   return words.length > 1 ? new RegExp(`\\b${words.map((w) => `${stem(w)}\\w*`).join('[\\s-]+')}`, 'gi') : null;
 }
 
-function docs(snapshot: Snapshot, db: Db): Doc[] {
-  const out: Doc[] = [];
-  for (const v of snapshot.videos) out.push({ type: 'video', id: v.video_id, title: v.title, url: null, tags: v.tags, text: `${v.summary}\n\n${v.transcript}` });
-  for (const e of snapshot.essays) {
+/** Rows taken from each index (search service, sources_fts) before word matching ranks them. */
+export const CANDIDATES = 50;
+/** Characters of an added source's text that sources_fts holds and a draft reads (migration 009's substr). */
+export const SOURCE_HEAD_CHARS = 65_536;
+
+function contentDoc(snapshot: Snapshot, type: string, id: string): Doc | null {
+  if (type === 'video') {
+    const v = snapshot.videosById.get(id);
+    return v ? { type: 'video', id: v.video_id, title: v.title, url: null, tags: v.tags, text: `${v.summary}\n\n${v.transcript}` } : null;
+  }
+  if (type === 'essay') {
+    const e = snapshot.essaysBySlug.get(id);
+    if (!e) return null;
     const t = essayIn(e);
-    out.push({ type: 'essay', id: e.slug, title: t.title, url: null, tags: t.tags, text: `${t.description}\n\n${t.body}` });
+    return { type: 'essay', id: e.slug, title: t.title, url: null, tags: t.tags, text: `${t.description}\n\n${t.body}` };
   }
-  for (const d of snapshot.digests) out.push({ type: 'digest', id: d.date, title: d.title, url: null, tags: [], text: d.content });
-  for (const r of db.prepare('SELECT id, url, title, text FROM sources ORDER BY created_at DESC LIMIT 5000').all() as { id: string; url: string | null; title: string; text: string }[]) {
-    out.push({ type: 'web_page', id: r.id, title: r.title, url: r.url, tags: [], text: r.text });
+  if (type === 'digest') {
+    const d = snapshot.digestsByDate.get(id);
+    return d ? { type: 'digest', id: d.date, title: d.title, url: null, tags: [], text: d.content } : null;
   }
-  return out;
+  return null;
 }
 
-/** The word-matching search over content and added sources, best first. */
-export function wordMatchSearch(snapshot: () => Snapshot, db: Db): SearchSources {
+/** An FTS5 query for any of the words by its stem as a prefix (as wordPattern matches); words are [a-z0-9]+. */
+const ftsQuery = (words: string[]) => words.map((w) => `"${stem(w)}"*`).join(' OR ');
+
+export interface SourceSearchDeps {
+  /** The current search service (swapped with the content). */
+  search: () => SearchService;
+  snapshot: () => Snapshot;
+  db: Db;
+}
+
+/** Content and added sources for a topic, best first, from the indexes (never a scan of stored texts). */
+export function indexedSourceSearch(deps: SourceSearchDeps): SearchSources {
+  const addedPages = deps.db.prepare<[string, number], { id: string; title: string; head: string }>(
+    'SELECT id, title, head FROM sources_fts WHERE sources_fts MATCH ? ORDER BY rank LIMIT ?',
+  );
+  const urlOf = deps.db.prepare<[string], { url: string | null }>('SELECT url FROM sources WHERE id = ?');
   return async (query, limit) => {
     const words = queryWords(query);
     if (words.length === 0) return [];
+    const snapshot = deps.snapshot();
+    const found = await deps.search().search({ q: query, types: ['video', 'essay', 'digest'], hybrid: false, draft: false, limit: CANDIDATES, agent: false });
+    const docs: Doc[] = [];
+    for (const h of found.hits) {
+      const d = contentDoc(snapshot, h.type, h.id);
+      if (d) docs.push(d);
+    }
+    for (const r of addedPages.all(ftsQuery(words), CANDIDATES)) {
+      docs.push({ type: 'web_page', id: r.id, title: r.title, url: urlOf.get(r.id)?.url ?? null, tags: [], text: r.head });
+    }
     const phrase = phrasePattern(words);
-    return docs(snapshot(), db)
+    return docs
       .map((d) => ({ ...d, score: score(d, words, phrase) }))
       .filter((d) => d.score > 0)
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))

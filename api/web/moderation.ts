@@ -1,9 +1,12 @@
 // /moderation, for moderators: hidden comments (show again or delete) and pending proposals with their
-// community flags (accept, reject or supersede, with a note). Everyone else gets a 403 page.
+// community flags (accept, reject or supersede, with a note). Everyone else gets a 403 page. A concept
+// stub shows the draft's body as it will be published (apply refuses a file that differs from it), through
+// the sanitising Markdown renderer: the text is AI-generated from pages anyone can add.
 import type { Context } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { html, type SafeHtml } from '../../src/web/html.ts';
 import { formatTime } from '../../src/web/format.ts';
+import { markdownToHtml } from '../../src/web/markdown.ts';
 import { problem, type CallApi } from './call.ts';
 import { flash, formText, pageResponse, seeOther, sessionUser, signInRedirect } from './render.ts';
 import type { WebDeps } from './index.ts';
@@ -99,15 +102,28 @@ function hiddenItem(h: HiddenComment): SafeHtml {
 `;
 }
 
+/** What applying a concept_stub would publish: its body, headings demoted under the item's <h3>. */
+function draftBody(p: Proposal): SafeHtml | '' {
+  if (p.kind !== 'concept_stub') return '';
+  const body = typeof p.payload.body === 'string' ? p.payload.body.trim() : '';
+  if (!body) return typeof p.payload.file === 'string' ? html`<p>The draft's text is not recorded in this proposal, so applying its file will be refused; reject it and draft the concept again.</p>` : '';
+  return html`<section class="draft-body" aria-label="Draft text"><p class="meta"><span>Draft text, as it will be published</span></p>
+${markdownToHtml(body, { headingOffset: 2 })}</section>`;
+}
+
 function proposalItem(p: Proposal): SafeHtml {
   const flags = p.evidence.community_flags;
   const id = p.proposal_id;
+  // A stub's body is shown rendered above, not a second time as JSON.
+  const { body: _body, ...rest } = p.payload;
+  const shown = p.kind === 'concept_stub' ? rest : p.payload;
   return html`<li><h3>${p.title}</h3>
 <p class="meta"><span>${p.kind.replace(/_/g, ' ')}</span>${p.target ? html`<span>on ${p.target.type} ${p.target.id}</span>` : ''}<span>confidence ${p.confidence.toFixed(2)}</span><span>from ${p.source}</span><span>${formatTime(p.created_at)}</span></p>
 <p><strong>${flags.count} of ${flags.threshold} flags</strong>${flags.count >= flags.threshold ? ' (at the threshold)' : ''}</p>
 ${flags.flags.length ? html`<ul>${flags.flags.map((f) => html`<li>${f.reason ?? 'no reason given'} <span class="muted">(${formatTime(f.created_at)})</span></li>`)}</ul>` : ''}
 ${p.evidence.rationale ? html`<p>Rationale: ${p.evidence.rationale}</p>` : ''}
-<details><summary>Payload</summary><pre>${JSON.stringify(p.payload, null, 2)}</pre></details>
+${draftBody(p)}
+<details><summary>Payload</summary><pre>${JSON.stringify(shown, null, 2)}</pre></details>
 <form method="post" action="/moderation/proposals/${id}/decision">
 <label for="note-${id}">Note <span class="muted">(optional, shown to the author)</span></label>
 <textarea id="note-${id}" name="note" maxlength="1000" rows="2"></textarea>
