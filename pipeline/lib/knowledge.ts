@@ -11,6 +11,7 @@ import type { Snapshot, Video } from '../../src/lib/content/model.ts';
 import { openDatabase, type Db } from '../../api/db/index.ts';
 import { auditOrigin, createAuditLog, type AuditLog } from '../../api/audit/index.ts';
 import { createProposal } from '../../api/proposals/store.ts';
+import { sha256 } from '../../api/sources/store.ts';
 import type { JobContext, JobResult } from './types.ts';
 import { keywordTags, textRank } from './textrank.ts';
 import { contentWords } from '../../src/lib/text/words.ts';
@@ -91,7 +92,8 @@ function writeDraftConcept(ctx: JobContext, snap: Snapshot, db: Db, audit: Audit
   createProposal(db, audit, {
     kind: 'concept_stub',
     title: `New concept: ${title}`,
-    payload: { slug, title, summary, tags, sources: front.sources, body, file: `knowledge/${slug}.md` },
+    // The file's hash binds a moderator's apply to exactly this draft (api/proposals/apply.ts).
+    payload: { slug, title, summary, tags, sources: front.sources, body, file: `knowledge/${slug}.md`, file_sha256: sha256(text) },
     evidence: { rationale: `${topic.kind === 'tag' ? 'Tag' : 'Key phrase'} "${topic.key}" is shared by ${topic.videos.length} videos and no concept covers it.`, source_count: topic.videos.length },
     confidence: Math.min(0.95, 0.4 + 0.08 * topic.videos.length),
     source: 'pipeline',

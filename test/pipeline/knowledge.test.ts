@@ -1,5 +1,6 @@
 // build-knowledge: draft concepts for uncovered recurring topics, filed as proposals through the same
 // data module the server uses, each with its audit event; nothing twice.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,6 +45,10 @@ describe('build-knowledge', () => {
       const pending = await (await srv.get('/api/proposals?kind=concept_stub&limit=100')).json();
       const slugs = pending.items.map((p: { payload: { slug: string } }) => p.payload.slug);
       for (const c of added) expect(slugs).toContain(c.slug);
+      // Each binds apply to the file as written: its hash is the draft file's.
+      for (const p of pending.items as { payload: { file: string; file_sha256: string } }[]) {
+        expect(p.payload.file_sha256).toBe(createHash('sha256').update(fs.readFileSync(path.join(root, 'content', p.payload.file), 'utf8')).digest('hex'));
+      }
       const confidences = pending.items.map((p: { confidence: number }) => p.confidence);
       expect([...confidences].sort((a, b) => b - a)).toEqual(confidences);
       const links = await (await srv.get('/api/proposals?kind=link_add&limit=100')).json();
