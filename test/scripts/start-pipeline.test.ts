@@ -121,6 +121,9 @@ describe('npm start runs the pipeline beside the server', () => {
       expect(list.items.map((v) => v.video_id)).toContain('startPipe01');
       const search = (await (await fetch(`${s.url}/api/search?q=${encodeURIComponent('A video the scheduler ingests')}`)).json()) as { hits: { id: string }[] };
       expect(search.hits.map((h) => h.id)).toContain('startPipe01');
+      // The briefing leads with it: the newest video.
+      const latest = (await (await fetch(`${s.url}/api/latest`)).json()) as { latest_videos: { video_id: string; url: string }[] };
+      expect(latest.latest_videos[0]).toMatchObject({ video_id: 'startPipe01', url: '/api/videos/startPipe01?agent=true' });
     } finally {
       await stop(s.child);
     }
