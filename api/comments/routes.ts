@@ -8,7 +8,7 @@ import { addRoute } from '../validation/route.ts';
 import { limitParam, offsetParam, queryBool } from '../validation/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, jsonContent as json, WriteErrors } from '../openapi/schemas.ts';
-import { principal, requireRole, requireScope, requireUser, requireWriter } from '../auth/middleware.ts';
+import { actsAs, principal, requireRole, requireScope, requireUser, requireWriter } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
 import type { CommunityDeps } from '../app.ts';
 import type { User } from '../auth/identity.ts';
@@ -57,10 +57,7 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
   const { db, identity } = deps;
   const store = createCommentStore(db, deps.audit, identity, deps.notifications);
   const noStore = { 'Cache-Control': 'no-store' };
-  const isModerator = (c: Context) => {
-    const p = principal(c);
-    return !!p && (p.user.role === 'moderator' || p.user.role === 'admin') && (p.scopes === null || p.scopes.includes('moderate') || p.scopes.includes('admin'));
-  };
+  const isModerator = (c: Context) => actsAs(principal(c), 'moderator');
 
   const authorOf = (c: CommentRow, cache: Map<string, User | undefined>) => {
     if (c.deleted_at) return null;

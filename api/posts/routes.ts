@@ -8,7 +8,7 @@ import { addRoute } from '../validation/route.ts';
 import { limitParam, offsetParam } from '../validation/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, jsonContent as json, WriteErrors } from '../openapi/schemas.ts';
-import { principal, requireRole, requireUser, requireWriter } from '../auth/middleware.ts';
+import { actsAs, principal, requireRole, requireUser, requireWriter } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
 import { publicUser, UserPublicOut } from '../auth/routes.ts';
 import { canSeePost } from '../comments/entities.ts';
@@ -106,10 +106,8 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
     updated_by: rev?.author_id ?? null,
   });
 
-  const isMod = (c: Context) => {
-    const p = principal(c);
-    return !!p && p.user.role !== 'user';
-  };
+  // Moderator powers over posts (reading others' drafts) need the moderate scope on OAuth tokens, as everywhere.
+  const isMod = (c: Context) => actsAs(principal(c), 'moderator');
   /** The post if the caller may see it; 404 otherwise (drafts do not leak their existence). */
   function visible(c: Context, idOrSlug: string): PostRow {
     const post = store.find(idOrSlug);
