@@ -8,6 +8,7 @@ import { getRequestListener } from '@hono/node-server';
 import { ConfigError, loadConfig, type Config } from '../src/lib/config.ts';
 import { loadSnapshot } from '../src/lib/content/load.ts';
 import { helpRequested } from '../scripts/cli.ts';
+import { ensurePrivateDir } from '../src/lib/data-dir.ts';
 import { siteContext } from '../src/lib/site.ts';
 import { createApp } from './app.ts';
 import { createStaticHandler, loadStaticSite, type StaticSite } from './static/index.ts';
@@ -41,7 +42,7 @@ interface BuildMeta {
 
 /** Query parameters that carry secrets (device codes, authorization codes, tokens) never reach the log. */
 export function redactUrl(url: string): string {
-  return url.replace(/([?&](?:device_code|code|token|refresh_token|code_verifier|client_secret|state)=)[^&]*/gi, '$1[redacted]');
+  return url.replace(/([?&](?:device_code|user_code|code|token|access_token|refresh_token|id_token|code_verifier|client_secret|state|api_key|key|idempotency_key)=)[^&]*/gi, '$1[redacted]');
 }
 
 export function readBuildMeta(distDir: string): BuildMeta | null {
@@ -74,6 +75,7 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   let content = loadContentState(config, log);
   let staticSite = loadStaticSite(path.join(config.distDir, 'client'));
   if (staticSite.fileCount === 0) log(`server: no prerendered files in ${config.distDir}; every read goes through the dynamic routes`);
+  ensurePrivateDir(config.dataDir, log);
   const db = openDatabase(path.join(config.dataDir, 'kb.sqlite'));
   const audit = createAuditLog(db, {
     dataDir: config.dataDir,
@@ -103,7 +105,12 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   const app = createApp({ config, content: () => content, db, audit, identity, idp, search: () => search, log: (m) => console.error(m), staticSite: () => staticSite });
   const honoListener = getRequestListener(app.fetch);
   const serveStatic = createStaticHandler(() => staticSite);
+  // Headers every response carries, whoever answers it (static files, Hono, the embedded identity provider).
+  const hsts = config.baseUrl.startsWith('https://');
   const server = http.createServer((req, res) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    // Browsers that reached us over https keep to it for a year (subdomains are the operator's to add).
+    if (hsts) res.setHeader('Strict-Transport-Security', 'max-age=31536000');
     if (config.logRequests) res.on('finish', () => log(`${req.method} ${redactUrl(req.url ?? '')} ${res.statusCode}`));
     if (embeddedIdp?.handle(req, res)) return;
     if (!serveStatic(req, res)) void honoListener(req, res);

@@ -84,7 +84,7 @@ const caches = new WeakMap<ContentState, ReadCache>();
 function encode(path: string, r: Read): CachedRead {
   const bytes = Buffer.from(r.body);
   const etag = etagFor(bytes);
-  return { bytes, etag, headers: readHeaders(path, CONTENT_TYPE[r.rep], etag, r.negotiated ?? false) };
+  return { bytes, etag, headers: readHeaders(path, CONTENT_TYPE[r.rep], etag, r.negotiated ?? false, bytes) };
 }
 
 /**

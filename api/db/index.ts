@@ -16,6 +16,8 @@ const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '
 export function openDatabase(file: string): Db {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
+  // Only this user reads the database; SQLite gives its -wal and -shm files the same mode.
+  fs.chmodSync(file, 0o600);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
   db.pragma('synchronous = NORMAL'); // WAL + NORMAL: durable across process crashes, fast commits

@@ -21,12 +21,33 @@ export function detail(c: Context, status: ContentfulStatusCode, message: string
   return c.json({ detail: message }, status, headers);
 }
 
+/** The same unexpected error is logged with its stack once, then counted: a flood of one bad request must not flood the log. */
+const REPEAT_WINDOW_MS = 60_000;
+
 /**
  * Turns ApiError and Hono's HTTPException into `{"detail"}` bodies; anything else is logged (without the
- * request body) and answered 500 with no internals.
+ * request body; its stack once per error and route, repeats counted per minute) and answered 500 with no
+ * internals.
  * @example app.onError(errorHandler())
  */
 export function errorHandler(log: (msg: string) => void = console.error): ErrorHandler {
+  const seen = new Map<string, { at: number; repeats: number }>();
+  const report = (where: string, err: unknown) => {
+    const message = err instanceof Error ? `${err.name}: ${err.message.split('\n')[0]}` : String(err);
+    const key = `${where} ${message}`;
+    const now = Date.now();
+    const last = seen.get(key);
+    if (!last) {
+      if (seen.size > 1000) seen.clear();
+      seen.set(key, { at: now, repeats: 0 });
+      log(`unhandled error on ${where}: ${(err as Error)?.stack ?? message}`);
+    } else if (now - last.at < REPEAT_WINDOW_MS) {
+      last.repeats++;
+    } else {
+      log(`unhandled error on ${where}: ${message}${last.repeats ? ` (and ${last.repeats} more since ${new Date(last.at).toISOString()})` : ''}`);
+      seen.set(key, { at: now, repeats: 0 });
+    }
+  };
   return (err, c) => {
     if (err instanceof RequestValidationError) return c.json({ detail: err.detail }, 422);
     if (err instanceof ApiError) return detail(c, err.status, err.message, err.headers);
@@ -38,7 +59,7 @@ export function errorHandler(log: (msg: string) => void = console.error): ErrorH
       }
       return detail(c, status, err.message || 'Request failed');
     }
-    log(`unhandled error on ${c.req.method} ${new URL(c.req.url).pathname}: ${(err as Error).stack ?? err}`);
+    report(`${c.req.method} ${new URL(c.req.url).pathname}`, err);
     return detail(c, 500, 'Internal server error');
   };
 }

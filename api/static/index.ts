@@ -33,15 +33,47 @@ export function cacheControlFor(urlPath: string): string {
   return 'public, max-age=60, s-maxage=300, stale-while-revalidate=3600';
 }
 
-/** Headers every anonymous read carries. */
-export function readHeaders(urlPath: string, contentType: string, etag: string, negotiated: boolean): Record<string, string> {
+/**
+ * The content security policy of a prerendered page: scripts and styles from this origin only, the page's
+ * own inline scripts by hash (the graph's), inline styles only on a page that has them, never framed.
+ * The server's own pages (api/web) use the same policy without the inline allowances.
+ */
+export function readPageCsp(html: string): string {
+  const hashes: string[] = [];
+  for (const m of html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)) {
+    const attrs = m[1];
+    if (/\bsrc\s*=/i.test(attrs)) continue;
+    const type = /\btype\s*=\s*["']?([^"'\s>]+)/i.exec(attrs)?.[1].toLowerCase();
+    // Data blocks (JSON) are not run, so the policy need not allow them.
+    if (type && !['module', 'text/javascript', 'application/javascript'].includes(type)) continue;
+    hashes.push(`'sha256-${createHash('sha256').update(m[2]).digest('base64')}'`);
+  }
+  const inlineStyles = /<style\b|\sstyle\s*=|style=\\?["']/i.test(html);
+  return [
+    "default-src 'none'",
+    `script-src 'self'${hashes.map((h) => ` ${h}`).join('')}`,
+    `style-src 'self'${inlineStyles ? " 'unsafe-inline'" : ''}`,
+    "img-src 'self' https: data:",
+    "connect-src 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+/**
+ * Headers every anonymous read carries (X-Content-Type-Options: nosniff and, with an https BASE_URL,
+ * Strict-Transport-Security come from the server's listener, for every response). HTML also gets its
+ * content security policy and is never framed.
+ */
+export function readHeaders(urlPath: string, contentType: string, etag: string, negotiated: boolean, body?: string | Buffer): Record<string, string> {
   return {
     'Content-Type': contentType,
     ETag: etag,
     'Cache-Control': cacheControlFor(urlPath),
     'Access-Control-Allow-Origin': '*',
-    'X-Content-Type-Options': 'nosniff',
     ...(negotiated ? { Vary: 'Accept' } : {}),
+    ...(contentType.startsWith('text/html') && body !== undefined ? { 'Content-Security-Policy': readPageCsp(body.toString()), 'X-Frame-Options': 'DENY' } : {}),
   };
 }
 
@@ -82,7 +114,7 @@ export function loadStaticSite(clientDir: string): StaticSite {
   for (const [urlPath, list] of files) {
     list.sort((a, b) => (a.contentType < b.contentType ? -1 : 1));
     for (const e of list) {
-      const h = readHeaders(urlPath, e.contentType, e.etag, list.length > 1);
+      const h = readHeaders(urlPath, e.contentType, e.etag, list.length > 1, e.body);
       e.headers = [...Object.entries(h).flat(), 'Content-Length', String(e.body.length)];
     }
   }

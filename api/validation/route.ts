@@ -41,6 +41,21 @@ function check(schema: Schema | undefined, raw: unknown, target: string, errors:
  * addRoute(app, createRoute({ method: 'get', path: '/api/videos/{video_id}', request: { params, query }, responses }),
  *   (c, { params, query }) => c.json(getVideo(snap, params.video_id, query)))
  */
+/** Deepest nesting of arrays and objects a JSON body may have (ours need a handful of levels). */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether a parsed JSON value nests deeper than `max` levels, walked without recursion. */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 export function addRoute<R extends RouteConfig>(
   app: OpenAPIHono,
   route: R,
@@ -61,6 +76,12 @@ export function addRoute<R extends RouteConfig>(
         raw = text === '' ? undefined : JSON.parse(text);
       } catch {
         errors.push({ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {}, ctx: { error: 'Expecting value' } });
+      }
+      // A body nested deeper than any of ours would overflow the stack of whatever walks it next (the
+      // schema check, or the 422 that echoes the input): refused here, with nothing echoed.
+      if (raw !== undefined && nestedDeeperThan(raw, MAX_JSON_DEPTH)) {
+        raw = undefined;
+        errors.push({ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {}, ctx: { error: `Nested deeper than ${MAX_JSON_DEPTH} levels` } });
       }
       if (errors.every((e) => e.type !== 'json_invalid')) body = check(bodySchema, raw, 'json', errors);
     }

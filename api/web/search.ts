@@ -36,7 +36,8 @@ export function registerSearchPage(app: OpenAPIHono, deps: WebDeps, callApi: Cal
       deps.config,
       { title: q ? `Search: ${q}` : 'Search', description: 'Search videos, essays, digests, knowledge concepts, personas and posts.', path: '/search', noindex: true, scripts: ['/assets/search.js'] },
       searchBody(state),
-      { section: 'search', headers: { 'Cache-Control': 'no-cache' } },
+      // The header names the signed-in person: a shared cache must not keep it, a browser may (revalidating).
+      { section: 'search', headers: { 'Cache-Control': 'private, no-cache', Vary: 'Cookie' } },
     );
   });
 }
