@@ -162,7 +162,8 @@ function issueCode(ctx: OAuthContext, who: Principal, target: RedirectTarget, re
   ctx.db
     .transaction(() => {
       ctx.store.insertGrant({ id: grantId, user_id: who.user.id, client_id: target.client.client_id, scope, resource: req.resource, created_at: iso(t) });
-      ctx.audit.append({ kind: 'oauth.grant.create', subjectType: 'oauth_grant', subjectId: grantId, actor: { userId: who.user.id }, data: { client_id: target.client.client_id, scope } });
+      // The client's first appearance in the log (its registration wrote none): who it says it is.
+      ctx.audit.append({ kind: 'oauth.grant.create', subjectType: 'oauth_grant', subjectId: grantId, actor: { userId: who.user.id }, data: { client_id: target.client.client_id, client_name: target.client.client_name, scope } });
       ctx.store.insertCode(
         hashSecret(code),
         {

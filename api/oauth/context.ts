@@ -3,6 +3,7 @@ import type { Db } from '../db/index.ts';
 import type { AuditLog } from '../audit/index.ts';
 import type { Identity } from '../auth/identity.ts';
 import type { OAuthStore } from './store.ts';
+import type { RateLimiter } from '../rate-limit/index.ts';
 
 /** Lifetimes in seconds. Codes are short (RFC 6749 §4.1.2 recommends at most 10 minutes). */
 export interface Lifetimes {
@@ -27,6 +28,10 @@ export interface OAuthContext {
   siteName: string;
   /** HMAC key binding consent forms to the session that saw them. */
   consentKey: Buffer;
+  /** Registrations one client address may make (OAUTH_REGISTRATIONS_PER_HOUR). */
+  registrationLimiter: RateLimiter;
+  /** A registered client no one grants anything within this many hours is removed (OAUTH_UNUSED_CLIENT_TTL_HOURS). */
+  unusedClientTtlHours: number;
   now: () => Date;
 }
 

@@ -4,8 +4,8 @@
 
 export class OAuthError extends Error {
   readonly error: string;
-  readonly status: 400 | 401 | 403 | 500;
-  constructor(error: string, description: string, status: 400 | 401 | 403 | 500 = 400) {
+  readonly status: 400 | 401 | 403 | 429 | 500;
+  constructor(error: string, description: string, status: 400 | 401 | 403 | 429 | 500 = 400) {
     super(description);
     this.error = error;
     this.status = status;
@@ -68,6 +68,15 @@ export class AccessDenied extends OAuthError {
   }
 }
 
+/** Over a per-address limit: 429 with Retry-After, in the RFC 6749 body (its temporarily_unavailable code). */
+export class TooManyRequests extends OAuthError {
+  readonly retryAfter: number;
+  constructor(description: string, retryAfter: number) {
+    super('temporarily_unavailable', description, 429);
+    this.retryAfter = retryAfter;
+  }
+}
+
 /** RFC 7591 §3.2.2 */
 export class InvalidRedirectUri extends OAuthError {
   constructor(description: string) {
@@ -95,5 +104,6 @@ export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as c
 export function oauthErrorResponse(err: OAuthError, realm: string): Response {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', ...NO_STORE };
   if (err instanceof InvalidClient) headers['WWW-Authenticate'] = `Basic realm="${realm}"`;
+  if (err instanceof TooManyRequests) headers['Retry-After'] = String(err.retryAfter);
   return new Response(JSON.stringify({ error: err.error, error_description: err.message }), { status: err.status, headers });
 }

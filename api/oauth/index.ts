@@ -10,7 +10,8 @@ import { LIFETIMES, type Lifetimes, type OAuthContext } from './context.ts';
 import { loadConsentKey } from './consent.ts';
 import { mcpResource } from './check_resource.ts';
 import { accessTokenVerifier } from './bearer.ts';
-import { registerRegistrationEndpoint } from './register.ts';
+import { purgeUnusedClients, registerRegistrationEndpoint } from './register.ts';
+import { RateLimiter } from '../rate-limit/index.ts';
 import { registerAuthorizeEndpoint } from './authorize.ts';
 import { registerTokenEndpoint } from './token.ts';
 import { registerRevokeEndpoint } from './revoke.ts';
@@ -39,8 +40,11 @@ export function registerOAuthRoutes(
     lifetimes: { ...LIFETIMES, ...opts.lifetimes },
     siteName: deps.config.siteName,
     consentKey: loadConsentKey(deps.config.dataDir),
+    registrationLimiter: new RateLimiter({ limit: deps.config.oauth.registrationsPerHour, windowMs: 3_600_000, now: () => now().getTime() }),
+    unusedClientTtlHours: deps.config.oauth.unusedClientTtlHours,
     now,
   };
+  purgeUnusedClients(ctx);
   const verify = accessTokenVerifier(deps.db, deps.identity, ctx.resource, now);
   deps.identity.addBearerResolver((token) => verify(token)?.principal ?? null);
 

@@ -1,13 +1,17 @@
 // POST /api/oauth/v2/register: dynamic client registration (RFC 7591), open to anyone, as MCP clients
 // expect. Every call makes a new client_id (no deduplication). A confidential client's secret is in this
 // answer only; the database keeps its SHA-256. 200 with the registered metadata (the spec's status; the
-// RFC says 201), 400 with invalid_redirect_uri or invalid_client_metadata.
+// RFC says 201), 400 with invalid_redirect_uri or invalid_client_metadata, 429 beyond the per-address limit.
+// A registration alone is no one's act and changes nothing a person relies on: it writes no audit event
+// (the client enters the log with the first grant a person gives it, oauth.grant.create naming it), and a
+// client no one grants anything within OAUTH_UNUSED_CLIENT_TTL_HOURS is removed.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { hashSecret, randomId, randomSecret } from '../auth/secrets.ts';
 import { checkClientMetadata } from './check_client_metadata.ts';
 import { iso, type OAuthContext } from './context.ts';
 import { oauthEndpoint, oauthJson } from './endpoint.ts';
-import { InvalidClientMetadata } from './errors.ts';
+import { InvalidClientMetadata, TooManyRequests } from './errors.ts';
+import { clientAddress } from '../rate-limit/index.ts';
 import { OAuthErrorBody } from './schemas.ts';
 
 const RegistrationRequest = z
@@ -48,10 +52,13 @@ export function registerRegistrationEndpoint(app: OpenAPIHono, ctx: OAuthContext
       responses: {
         200: { description: 'Registered client', content: { 'application/json': { schema: RegistrationResponse } } },
         400: { description: 'invalid_redirect_uri or invalid_client_metadata', content: { 'application/json': { schema: OAuthErrorBody } } },
+        429: { description: 'temporarily_unavailable: too many registrations from this address (OAUTH_REGISTRATIONS_PER_HOUR); Retry-After says when', content: { 'application/json': { schema: OAuthErrorBody } } },
       },
     }),
     ctx.issuer,
     async (c) => {
+      const wait = ctx.registrationLimiter.take(clientAddress(c));
+      if (wait > 0) throw new TooManyRequests(`Too many registrations from this address; try again in ${wait} s`, wait);
       const text = await c.req.text();
       if (text.length > MAX_BODY) throw new InvalidClientMetadata('the registration request is too large');
       let body: unknown;
@@ -75,15 +82,9 @@ export function registerRegistrationEndpoint(app: OpenAPIHono, ctx: OAuthContext
             metadata: m.metadata,
             created_at: iso(t),
           });
-          ctx.audit.append({
-            kind: 'oauth.client.register',
-            subjectType: 'oauth_client',
-            subjectId: clientId,
-            actor: 'system',
-            data: { token_endpoint_auth_method: m.token_endpoint_auth_method, grant_types: m.metadata.grant_types },
-          });
         })
         .immediate();
+      purgeUnusedClients(ctx);
       return oauthJson({
         client_id: clientId,
         client_id_issued_at: Math.floor(t.getTime() / 1000),
@@ -92,4 +93,9 @@ export function registerRegistrationEndpoint(app: OpenAPIHono, ctx: OAuthContext
       });
     },
   );
+}
+
+/** Removes clients older than the unused-client lifetime that no one ever granted anything. */
+export function purgeUnusedClients(ctx: OAuthContext): number {
+  return ctx.store.purgeUnusedClients(iso(new Date(ctx.now().getTime() - ctx.unusedClientTtlHours * 3_600_000)));
 }

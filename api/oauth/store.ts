@@ -87,6 +87,13 @@ export function oauthStore(db: Db) {
       ).run(c.client_id, c.secret_hash, c.client_name, JSON.stringify(c.redirect_uris), c.token_endpoint_auth_method, JSON.stringify(c.metadata), c.created_at);
     },
 
+    /** Removes clients registered before `before` that no one ever granted anything; returns how many. */
+    purgeUnusedClients(before: string): number {
+      return db
+        .prepare('DELETE FROM oauth_clients WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)')
+        .run(before).changes;
+    },
+
     getClient(clientId: string): Client | undefined {
       const r = clientRow.get(clientId);
       return r && { ...r, redirect_uris: JSON.parse(r.redirect_uris) as string[], metadata: JSON.parse(r.metadata) as Client['metadata'] };

@@ -41,6 +41,8 @@ const EnvSchema = z.object({
   WRITE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   SEARCH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+  OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).default(20),
+  OAUTH_UNUSED_CLIENT_TTL_HOURS: z.coerce.number().min(0.01).max(24 * 365).default(24),
   AUTO_REJECT_FLAG_THRESHOLD: z.coerce.number().int().min(1).default(3),
   SOURCES_ALLOW_PRIVATE_CIDRS: z
     .string()
@@ -115,6 +117,8 @@ export interface Config {
   searchRateLimitPerMinute: number;
   /** Browser sign-ins a client address may start per minute before 429. */
   loginRateLimitPerMinute: number;
+  /** Dynamic client registration: per-address limit, and the lifetime of clients no one grants anything. */
+  oauth: { registrationsPerHour: number; unusedClientTtlHours: number };
   /** Device flow (RFC 8628): how long a device code lives, and the polling interval it starts with. */
   device: { codeTtlSeconds: number; pollIntervalSeconds: number };
   /** Personal knowledge: the git host (null: an embedded bare repository per person plays the host). */
@@ -216,6 +220,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     writeRateLimitPerMinute: e.WRITE_RATE_LIMIT_PER_MINUTE,
     searchRateLimitPerMinute: e.SEARCH_RATE_LIMIT_PER_MINUTE,
     loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
+    oauth: { registrationsPerHour: e.OAUTH_REGISTRATIONS_PER_HOUR, unusedClientTtlHours: e.OAUTH_UNUSED_CLIENT_TTL_HOURS },
     pipeline: e.PIPELINE === 'on',
     device: { codeTtlSeconds: e.DEVICE_CODE_TTL_SECONDS, pollIntervalSeconds: e.DEVICE_POLL_INTERVAL_SECONDS },
     vcs: vcsConfig(e),

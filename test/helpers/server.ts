@@ -44,6 +44,7 @@ export async function startTestServer(
     ALLOW_DEV_IDP: 'true',
     // Tests send many searches from one address; the per-address limit has its own test (hostile-queries).
     SEARCH_RATE_LIMIT_PER_MINUTE: '100000',
+    OAUTH_REGISTRATIONS_PER_HOUR: '100000',
     PORT: String(port),
     HOST: '127.0.0.1',
     ...opts.env,

