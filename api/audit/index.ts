@@ -10,7 +10,12 @@ import { auditStore, type AuditStore, type StoredCheckpoint, type StoredEvent } 
 import { consistencyProof, inclusionProof, leafHash, treeHash } from './merkle.ts';
 import { checkpointBody, createSigner, loadOrCreateKey, signNote, verifierKey, type NoteSigner } from './checkpoint.ts';
 
-/** Who did it: a signed-in user (published only as an opaque pseudonym), or the service itself. */
+/**
+ * Who did it: a signed-in user, or the service itself. A user is published only as a pseudonym scoped to
+ * the event's subject (HMAC of the user id, subject type and subject id under a key in DATA_DIR/keys), so
+ * one pseudonym never spans two subjects: the events on a public subject (a sign-in names its user, a
+ * comment its author) cannot be used to recognise that person's events on any other subject.
+ */
 export type AuditActor = { userId: string } | 'system' | 'pipeline';
 
 export interface AuditEventInput {
@@ -21,6 +26,11 @@ export interface AuditEventInput {
   actor: AuditActor;
   /** Small, non-personal facts about the write (ids, states). Public and part of the Merkle leaf. */
   data?: Record<string, unknown>;
+  /**
+   * An act promised anonymous (a proposal flag): the pseudonym is scoped to the event's kind as well, so it
+   * matches no other event, not even the same person's other acts on the same subject.
+   */
+  anonymous?: boolean;
 }
 
 export interface AuditOptions {
@@ -62,8 +72,11 @@ export function createAuditLog(db: Db, opts: AuditOptions) {
   const pseudonymKey = secretKey(opts.dataDir, 'audit-pseudonym.key');
   let timer: NodeJS.Timeout | undefined;
 
-  const actorId = (a: AuditActor): string =>
-    typeof a === 'string' ? a : `u_${createHmac('sha256', pseudonymKey).update(a.userId).digest('hex').slice(0, 24)}`;
+  const actorId = (e: AuditEventInput): string => {
+    if (typeof e.actor === 'string') return e.actor;
+    const scope = [e.actor.userId, e.subjectType, e.subjectId, e.anonymous ? e.kind : ''].join('\0');
+    return `u_${createHmac('sha256', pseudonymKey).update(scope).digest('hex').slice(0, 24)}`;
+  };
 
   /** Signs a checkpoint of the current tree, unless the newest checkpoint already covers it. */
   function checkpointInTransaction(): StoredCheckpoint | null {
@@ -87,7 +100,7 @@ export function createAuditLog(db: Db, opts: AuditOptions) {
      */
     append(e: AuditEventInput): number {
       const created_at = now().toISOString();
-      const actor = actorId(e.actor);
+      const actor = actorId(e);
       const { seq } = store.append(
         {
           kind: e.kind,

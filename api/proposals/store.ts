@@ -177,7 +177,7 @@ export function flagProposal(deps: ProposalDeps, proposalId: string, userId: str
     const t = now();
     db.prepare('INSERT INTO proposal_flags (proposal_id, user_id, reason, created_at) VALUES (?, ?, ?, ?)').run(proposalId, userId, reason, t);
     const flags = db.prepare('SELECT COUNT(*) FROM proposal_flags WHERE proposal_id = ?').pluck().get(proposalId) as number;
-    audit.append({ kind: 'proposal.flag', subjectType: 'proposal', subjectId: proposalId, actor: { userId }, data: { flags, reason_sha256: reason ? sha256(reason) : null } });
+    audit.append({ kind: 'proposal.flag', subjectType: 'proposal', subjectId: proposalId, actor: { userId }, anonymous: true, data: { flags, reason_sha256: reason ? sha256(reason) : null } });
     let status: ProposalStatus = 'pending';
     if (flags >= deps.autoRejectFlagThreshold) {
       status = 'rejected';

@@ -64,18 +64,23 @@ describe('appending audit events', () => {
     expect(audit.events({ afterSeq: 0, limit: 10 }).items[0].kind).toBe('test.write');
   });
 
-  it('publishes a pseudonym for the actor, never the user id', () => {
+  it('publishes a pseudonym for the actor, never the user id, scoped to the subject (and the kind, for anonymous acts)', () => {
     const { db, audit } = setup();
     db.transaction(() => {
       audit.append(event(0));
-      audit.append(event(3)); // same user-0
+      audit.append(event(3)); // same user-0, another subject
+      audit.append({ ...event(0), kind: 'test.edit' }); // same user-0, same subject
+      audit.append({ ...event(0), kind: 'test.flag', anonymous: true }); // same user and subject, anonymous
       audit.append({ ...event(1), actor: 'pipeline' });
     }).immediate();
-    const [a, b, c] = audit.events({ afterSeq: 0, limit: 10 }).items;
+    const [a, b, same, anon, c] = audit.events({ afterSeq: 0, limit: 10 }).items;
     expect(a.actor).toMatch(/^u_[0-9a-f]{24}$/);
-    expect(b.actor).toBe(a.actor);
+    expect(b.actor).not.toBe(a.actor);
+    expect(same.actor).toBe(a.actor);
+    expect(anon.actor).toMatch(/^u_[0-9a-f]{24}$/);
+    expect([a.actor, b.actor, same.actor]).not.toContain(anon.actor);
     expect(c.actor).toBe('pipeline');
-    expect(JSON.stringify([a, b, c])).not.toContain('user-0');
+    expect(JSON.stringify([a, b, same, anon, c])).not.toContain('user-0');
   });
 
   it('checkpoints every N events, with roots that match the entries', () => {
