@@ -202,12 +202,14 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
       path: '/api/posts/{post_id}',
       tags: ['posts'],
       summary: 'Change a post (author or co-admin)',
+      description: 'With POSTS_AUTO_PUBLISH=false a change to a published post sends it back to review (status submitted): it leaves the public lists and search until a moderator publishes it again, so no unreviewed text is public.',
       request: { params: postIdParam, body: { content: { 'application/json': { schema: PostUpdate } }, required: true } },
       responses: { 200: json(PostOut, 'Updated'), ...E },
     }),
     (c, { params, body }) => {
       const { post, userId } = editable(c, params.post_id);
-      const updated = store.update(post.id, body, userId);
+      const updated = store.update(post.id, body, userId, !autoPublish);
+      if (post.status === 'published' && updated.status !== 'published') listener?.removed(post.id);
       announce(updated);
       return c.json(out(updated), 200, noStore);
     },
@@ -284,6 +286,7 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
       path: '/api/posts/{post_id}/essay',
       tags: ['posts'],
       summary: 'Replace the post essay; send If-Match with the ETag you read (412 when someone saved in between)',
+      description: 'With POSTS_AUTO_PUBLISH=false a new essay of a published post sends the post back to review (status submitted) until a moderator publishes it again.',
       request: {
         params: postIdParam,
         headers: z.object({ 'if-match': z.string().max(200).optional() }),
@@ -309,13 +312,15 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
         const match = tags.find((t) => t === etagOf(post.id, current?.revision ?? 0));
         expected = match ? (current?.revision ?? 0) : -1;
       }
-      const saved = expected === -1 ? null : store.writeEssay(post.id, body.body, userId, expected ?? current?.revision ?? 0);
+      const saved = expected === -1 ? null : store.writeEssay(post.id, body.body, userId, expected ?? current?.revision ?? 0, !autoPublish);
       if (!saved) {
         const latest = essayOut(post.id, store.essay(post.id));
         return c.json({ detail: 'The essay changed since you read it; merge with the current version and try again', current: latest }, 412, { ...noStore, ETag: latest.etag });
       }
       const e = essayOut(post.id, saved);
-      if (post.status === 'published') listener?.published(store.get(post.id)!, saved.body);
+      const now = store.get(post.id)!;
+      if (now.status === 'published') listener?.published(now, saved.body);
+      else if (post.status === 'published') listener?.removed(post.id);
       return c.json(e, 200, { ...noStore, ETag: e.etag });
     },
   );

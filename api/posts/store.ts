@@ -58,6 +58,16 @@ export function createPostStore(db: Db, audit: AuditLog, notifications: Notifica
     db.prepare('DELETE FROM post_tags WHERE post_id = ?').run(postId);
     for (const t of tags) db.prepare('INSERT INTO post_tags (post_id, tag) VALUES (?, ?)').run(postId, t);
   }
+  /**
+   * A published post whose text changes goes back to review (when posts need a moderator): the change and
+   * the move are one transaction, so no unreviewed text is ever public. Call inside the edit's transaction.
+   */
+  function backToReviewIfPublished(postId: string, userId: string, reviewEdits: boolean): void {
+    if (!reviewEdits || byId.get(postId)?.status !== 'published') return;
+    const t = iso();
+    db.prepare("UPDATE posts SET status = 'submitted', submitted_at = ?, updated_at = ? WHERE id = ?").run(t, t, postId);
+    audit.append({ kind: 'post.submit', subjectType: 'post', subjectId: postId, actor: { userId }, data: { reason: 'edited_after_publication' } });
+  }
   function addRevision(postId: string, body: string, authorId: string): EssayRevision {
     const revision = (latest.get(postId)?.revision ?? 0) + 1;
     db.prepare('INSERT INTO post_essay_revisions (post_id, revision, body, author_id, created_at) VALUES (?, ?, ?, ?, ?)').run(postId, revision, body, authorId, iso());
@@ -87,7 +97,8 @@ export function createPostStore(db: Db, audit: AuditLog, notifications: Notifica
       }).immediate();
     },
 
-    update(id: string, patch: { title?: string; summary?: string; tags?: string[]; lang?: 'en' | 'sl' }, userId: string): PostRow {
+    /** Changes a post's fields; with `reviewEdits`, a published post goes back to review with the change. */
+    update(id: string, patch: { title?: string; summary?: string; tags?: string[]; lang?: 'en' | 'sl' }, userId: string, reviewEdits = false): PostRow {
       return db.transaction(() => {
         const fields: Record<string, unknown> = {};
         if (patch.title !== undefined) fields.title = patch.title;
@@ -101,6 +112,7 @@ export function createPostStore(db: Db, audit: AuditLog, notifications: Notifica
         if (keys.length) {
           db.prepare(`UPDATE posts SET ${keys.map((k) => `${k} = @${k}`).join(', ')}, updated_at = @t WHERE id = @id`).run({ ...fields, t: iso(), id });
           audit.append({ kind: 'post.update', subjectType: 'post', subjectId: id, actor: { userId }, data: { fields: keys.sort() } });
+          backToReviewIfPublished(id, userId, reviewEdits);
         }
         return byId.get(id)!;
       }).immediate();
@@ -153,13 +165,14 @@ export function createPostStore(db: Db, audit: AuditLog, notifications: Notifica
     revisions: (postId: string): number => db.prepare('SELECT COUNT(*) FROM post_essay_revisions WHERE post_id = ?').pluck().get(postId) as number,
 
     /** Writes a new essay revision if `expectedRevision` is still the current one; otherwise returns null. */
-    writeEssay(postId: string, body: string, userId: string, expectedRevision: number | null): EssayRevision | null {
+    writeEssay(postId: string, body: string, userId: string, expectedRevision: number | null, reviewEdits = false): EssayRevision | null {
       return db.transaction(() => {
         const current = latest.get(postId)?.revision ?? 0;
         if (expectedRevision !== null && expectedRevision !== current) return null;
         const rev = addRevision(postId, body, userId);
         db.prepare('UPDATE posts SET updated_at = ? WHERE id = ?').run(iso(), postId);
         audit.append({ kind: 'post.essay_update', subjectType: 'post', subjectId: postId, actor: { userId }, data: { revision: rev.revision } });
+        backToReviewIfPublished(postId, userId, reviewEdits);
         return rev;
       }).immediate();
     },
