@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { ConfigError, loadConfig, type Config } from '../src/lib/config.ts';
 import { loadSnapshot } from '../src/lib/content/load.ts';
+import { contentCacheDir } from '../src/lib/content/parse-cache.ts';
 import { helpRequested } from '../scripts/cli.ts';
 import { ensurePrivateDir } from '../src/lib/data-dir.ts';
 import { siteContext } from '../src/lib/site.ts';
@@ -58,7 +59,7 @@ export function readBuildMeta(distDir: string): BuildMeta | null {
  * build's generation time and pipeline status are reused, so a dynamic read equals its prerendered file.
  */
 export function loadContentState(config: Config, log: (m: string) => void = console.log): ContentState {
-  const snapshot = loadSnapshot(config.contentDir);
+  const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) });
   const meta = readBuildMeta(config.distDir);
   const site = siteContext(config);
   if (meta && meta.content_hash === snapshot.contentHash && meta.base_url === config.baseUrl) {

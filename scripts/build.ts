@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/lib/config.ts';
 import { loadSnapshot, ContentError } from '../src/lib/content/load.ts';
+import { contentCacheDir } from '../src/lib/content/parse-cache.ts';
 import { siteContext } from '../src/lib/site.ts';
 import { helpRequested } from './cli.ts';
 
@@ -41,7 +42,7 @@ export async function buildSite(env: Record<string, string | undefined> = proces
   const started = performance.now();
   const config = loadConfig(env);
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-  const snapshot = loadSnapshot(config.contentDir); // fail fast, before Astro starts
+  const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) }); // fail fast, before Astro starts
   const site = siteContext(config);
   // Astro imports its prerender bundle from the output folder, so the build must happen inside the project
   // (where node_modules resolves); it is then moved to DIST_DIR in one rename where the disk allows.

@@ -2,6 +2,7 @@
 // serves, and runs the content pipeline's scheduler beside the server (PIPELINE=off: serve only). Installs nothing.
 import { ConfigError, loadConfig } from '../src/lib/config.ts';
 import { loadSnapshot, ContentError } from '../src/lib/content/load.ts';
+import { contentCacheDir } from '../src/lib/content/parse-cache.ts';
 import { buildSite } from './build.ts';
 import { readBuildMeta, startServer } from '../api/server.ts';
 import { startScheduler } from '../pipeline/scheduler.ts';
@@ -21,7 +22,7 @@ try {
   process.exit(1);
 }
 try {
-  const snapshot = loadSnapshot(config.contentDir);
+  const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) });
   const meta = readBuildMeta(config.distDir);
   const reason = !meta
     ? 'no build yet'

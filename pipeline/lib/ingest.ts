@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
+import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import { Lang, Slug, Tag, VideoId } from '../../src/lib/content/schema.ts';
 import type { JobContext, JobResult } from './types.ts';
 import { HttpCache, fetchText } from './http.ts';
@@ -26,7 +27,7 @@ const InboxEntry = z.strictObject({
 const InboxFile = z.union([InboxEntry, z.array(InboxEntry)]);
 
 export async function ingestVideos(ctx: JobContext): Promise<JobResult> {
-  const snap = loadSnapshot(ctx.contentDir);
+  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir) });
   const cache = new HttpCache(ctx.dataDir);
   const errors: string[] = [];
   let added = 0;

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
+import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import type { Snapshot, Video } from '../../src/lib/content/model.ts';
 import { openDatabase, type Db } from '../../api/db/index.ts';
 import { auditOrigin, createAuditLog, type AuditLog } from '../../api/audit/index.ts';
@@ -102,7 +103,7 @@ function writeDraftConcept(ctx: JobContext, snap: Snapshot, db: Db, audit: Audit
 }
 
 export async function buildKnowledge(ctx: JobContext): Promise<JobResult> {
-  const snap = loadSnapshot(ctx.contentDir);
+  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir) });
   const db = openDatabase(path.join(ctx.dataDir, 'kb.sqlite'));
   const errors: string[] = [];
   let concepts = 0;

@@ -1,11 +1,12 @@
 // build-index: the keyword index and the embeddings of every searchable item, into DATA_DIR/index/ with
 // a manifest, written to a temporary folder and swapped in (src/lib/search does the writing).
 import { loadSnapshot } from '../../src/lib/content/load.ts';
+import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import { buildSearchIndex, resolveEmbedderSetting } from '../../src/lib/search/index.ts';
 import type { JobContext, JobResult } from './types.ts';
 
 export async function buildIndex(ctx: JobContext): Promise<JobResult> {
-  const snap = loadSnapshot(ctx.contentDir);
+  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir) });
   const embedder = await resolveEmbedderSetting(ctx.config.embedding, ctx.log);
   const started = performance.now();
   const index = await buildSearchIndex(snap, { dataDir: ctx.dataDir, embedder, log: ctx.log });

@@ -3,6 +3,7 @@
 // language) — and keyword tags from the existing tag vocabulary when they have none.
 import path from 'node:path';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
+import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import type { JobContext, JobResult } from './types.ts';
 import { keywordTags, textRank } from './textrank.ts';
 import { updateFrontMatter } from './video-files.ts';
@@ -23,7 +24,7 @@ export const extractiveSummariser: Summariser = {
 };
 
 export async function summariseVideos(ctx: JobContext, summariser: Summariser = extractiveSummariser): Promise<JobResult> {
-  const snap = loadSnapshot(ctx.contentDir);
+  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir) });
   const vocabulary = [...new Set(snap.videos.flatMap((v) => v.tags))].sort();
   const todo = snap.videos.filter((v) => v.summary === '');
   const errors: string[] = [];

@@ -3,6 +3,7 @@
 // server, reading dist/build-meta.json, answers dynamic twins with the same bytes.
 import { loadConfig } from './config.ts';
 import { loadSnapshot } from './content/load.ts';
+import { contentCacheDir } from './content/parse-cache.ts';
 import type { Snapshot } from './content/model.ts';
 import { siteContext, type SiteContext } from './site.ts';
 
@@ -13,7 +14,7 @@ export function buildInputs(): { snapshot: Snapshot; site: SiteContext } {
   if (!cached) {
     const config = loadConfig();
     const at = process.env.KB_GENERATED_AT ? new Date(process.env.KB_GENERATED_AT) : new Date();
-    cached = { snapshot: loadSnapshot(config.contentDir), site: siteContext(config, at) };
+    cached = { snapshot: loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) }), site: siteContext(config, at) };
   }
   return cached;
 }

@@ -19,6 +19,7 @@ import {
 } from './schema.ts';
 import type { Channel, Concept, Digest, Essay, EssayTranslation, Persona, Skill, Snapshot, Video } from './model.ts';
 import { DigestShapeError, SITE_LINK, linkUrls, parseDigest, parseMarkdown } from './markdown.ts';
+import { openParseCache } from './parse-cache.ts';
 
 export class ContentError extends Error {
   readonly problems: string[];
@@ -31,6 +32,8 @@ export class ContentError extends Error {
 interface RawFile {
   rel: string;
   text: string;
+  /** SHA-256 of the bytes: the parse cache's key. */
+  sha: string;
 }
 
 function listFiles(root: string, dir: string, ext: string): RawFile[] {
@@ -40,7 +43,8 @@ function listFiles(root: string, dir: string, ext: string): RawFile[] {
   for (const entry of fs.readdirSync(abs, { withFileTypes: true, recursive: true })) {
     if (!entry.isFile() || !entry.name.endsWith(ext) || entry.name.startsWith('.')) continue;
     const full = path.join(entry.parentPath, entry.name);
-    out.push({ rel: path.relative(root, full).split(path.sep).join('/'), text: fs.readFileSync(full, 'utf8') });
+    const bytes = fs.readFileSync(full);
+    out.push({ rel: path.relative(root, full).split(path.sep).join('/'), text: bytes.toString('utf8'), sha: createHash('sha256').update(bytes).digest('hex') });
   }
   return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
 }
@@ -53,27 +57,41 @@ const MATTER_OPTIONS = {
   engines: { yaml: (text: string) => yaml.load(text, { schema: yaml.CORE_SCHEMA }) as object },
 };
 
-export function loadSnapshot(contentDir: string): Snapshot {
+export interface LoadOptions {
+  /**
+   * A folder for the parse cache (the pipeline's is `$DATA_DIR/cache`): files whose bytes were parsed
+   * before are not parsed again. The snapshot is the same with or without it.
+   */
+  cacheDir?: string;
+}
+
+export function loadSnapshot(contentDir: string, opts: LoadOptions = {}): Snapshot {
   const problems: string[] = [];
   const hash = createHash('sha256');
+  const cache = opts.cacheDir ? openParseCache(opts.cacheDir) : null;
+  /** What parsing this file's bytes gives, from the cache when it has it. */
+  const memo = <T>(file: { rel: string; sha: string }, kind: string, compute: () => T): T => (cache ? cache.memo(file.rel, file.sha, kind, compute) : compute());
+  const shaOf = new Map<string, string>();
 
   function front<S extends z.ZodType>(file: RawFile, schema: S): { data: z.infer<S>; body: string } | null {
     hash.update(file.rel).update('\0').update(file.text).update('\0');
-    let parsed: matter.GrayMatterFile<string>;
-    try {
-      parsed = matter(file.text, MATTER_OPTIONS);
-    } catch (err) {
-      problems.push(`${file.rel}: front matter is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
-      return null;
-    }
-    const result = schema.safeParse(parsed.data);
-    if (!result.success) {
-      for (const issue of result.error.issues) {
-        problems.push(`${file.rel}: ${issue.path.join('.') || '(front matter)'}: ${issue.message}`);
+    shaOf.set(file.rel, file.sha);
+    const r = memo(file, 'front', (): { data: z.infer<S>; body: string } | { problems: string[] } => {
+      let parsed: matter.GrayMatterFile<string>;
+      try {
+        parsed = matter(file.text, MATTER_OPTIONS);
+      } catch (err) {
+        return { problems: [`${file.rel}: front matter is not valid YAML: ${(err as Error).message.split('\n')[0]}`] };
       }
+      const result = schema.safeParse(parsed.data);
+      if (!result.success) return { problems: result.error.issues.map((issue) => `${file.rel}: ${issue.path.join('.') || '(front matter)'}: ${issue.message}`) };
+      return { data: result.data, body: parsed.content.replace(/^\s*\n/, '').trimEnd() };
+    });
+    if ('problems' in r) {
+      problems.push(...r.problems);
       return null;
     }
-    return { data: result.data, body: parsed.content.replace(/^\s*\n/, '').trimEnd() };
+    return r;
   }
 
   const baseName = (rel: string, ext: string) => path.posix.basename(rel, ext);
@@ -171,18 +189,25 @@ export function loadSnapshot(contentDir: string): Snapshot {
       problems.push(`${file.rel}: date: must equal the file name`);
       continue;
     }
-    try {
-      const digest = parseDigest(r.data.date, r.body);
-      for (const item of digest.items) {
-        for (const s of item.sources) {
-          if (!present.videos.has(s.video_id)) problems.push(`${file.rel}: item ${item.number}: unknown video "${s.video_id}"`);
-        }
+    const parsed = memo(file, 'digest', (): { digest: Digest } | { error: string } => {
+      try {
+        return { digest: parseDigest(r.data.date, r.body) };
+      } catch (err) {
+        if (!(err instanceof DigestShapeError)) throw err;
+        return { error: err.message };
       }
-      digests.push(digest);
-    } catch (err) {
-      if (!(err instanceof DigestShapeError)) throw err;
-      problems.push(`${file.rel}: body: ${err.message}`);
+    });
+    if ('error' in parsed) {
+      problems.push(`${file.rel}: body: ${parsed.error}`);
+      continue;
     }
+    const digest = parsed.digest;
+    for (const item of digest.items) {
+      for (const s of item.sources) {
+        if (!present.videos.has(s.video_id)) problems.push(`${file.rel}: item ${item.number}: unknown video "${s.video_id}"`);
+      }
+    }
+    digests.push(digest);
   }
   digests.sort((a, b) => (a.date < b.date ? 1 : -1));
   const digestsByDate = new Map(digests.map((d) => [d.date, d]));
@@ -250,7 +275,7 @@ export function loadSnapshot(contentDir: string): Snapshot {
   // Cross-references that need every collection loaded.
   const exists = (kind: string, id: string): boolean => present[kind as keyof typeof present]?.has(id) ?? false;
   const checkLinks = (rel: string, body: string) => {
-    for (const url of linkUrls(parseMarkdown(body))) {
+    for (const url of memo({ rel, sha: shaOf.get(rel)! }, 'links', () => linkUrls(parseMarkdown(body)))) {
       const m = SITE_LINK.exec(url);
       if (m && !exists(m[1], m[2])) problems.push(`${rel}: body: link ${url} points at nothing`);
     }
@@ -270,6 +295,8 @@ export function loadSnapshot(contentDir: string): Snapshot {
   }
   for (const e of essayBodies) checkLinks(e.rel, e.body);
 
+  // What was parsed is kept whether or not the content is valid: fixing one file re-parses that file only.
+  cache?.save();
   if (problems.length > 0) throw new ContentError(problems);
 
   // Back-references, so a video read does not scan every digest and concept.

@@ -1,0 +1,97 @@
+// The content loader's parse cache (issue 14, item 2): a cached load is the same snapshot as an uncached
+// one through edits (even same-size edits that keep the mtime), additions, deletions and invalid files; a
+// load that finds nothing new parses nothing, so it does not even rewrite the cache.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateCorpus } from '../../scripts/gen-corpus.ts';
+import { ContentError, loadSnapshot } from '../../src/lib/content/load.ts';
+import { parseCacheFile } from '../../src/lib/content/parse-cache.ts';
+
+let root: string;
+let content: string;
+let cacheDir: string;
+const cached = () => loadSnapshot(content, { cacheDir });
+const uncached = () => loadSnapshot(content);
+const cacheFile = () => parseCacheFile(cacheDir);
+const videoFile = (id: string) => path.join(content, 'videos', `${id}.md`);
+
+beforeAll(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-content-cache-'));
+  content = path.join(root, 'content');
+  cacheDir = path.join(root, 'var', 'cache');
+  generateCorpus({ dir: content, videos: 24, seed: 5 });
+});
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+describe('loadSnapshot with a parse cache', () => {
+  it('gives the uncached snapshot, cold and warm, and a warm load with nothing new parses nothing', () => {
+    const reference = uncached();
+    expect(cached()).toEqual(reference);
+    expect(fs.existsSync(cacheFile())).toBe(true);
+    const before = { text: fs.readFileSync(cacheFile(), 'utf8'), mtime: fs.statSync(cacheFile()).mtimeMs };
+    const warm = cached();
+    expect(warm).toEqual(reference);
+    expect(warm.contentHash).toBe(reference.contentHash);
+    // Nothing parsed: the cache was not written again.
+    expect(fs.statSync(cacheFile()).mtimeMs).toBe(before.mtime);
+    expect(fs.readFileSync(cacheFile(), 'utf8')).toBe(before.text);
+  });
+
+  it('re-reads an edited file, even one of the same size whose mtime was put back', () => {
+    const id = uncached().videos[0].video_id;
+    const file = videoFile(id);
+    const stat = fs.statSync(file);
+    const text = fs.readFileSync(file, 'utf8');
+    const title = /^title: "(.)/m.exec(text)!;
+    const swapped = text.replace(/^title: "./m, `title: "${title[1] === 'Q' ? 'Z' : 'Q'}`);
+    expect(swapped.length).toBe(text.length);
+    fs.writeFileSync(file, swapped);
+    fs.utimesSync(file, stat.atime, stat.mtime);
+    const snap = cached();
+    expect(snap.videosById.get(id)!.title).toBe(uncached().videosById.get(id)!.title);
+    expect(snap.videosById.get(id)!.title[0]).toBe(title[1] === 'Q' ? 'Z' : 'Q');
+    expect(snap).toEqual(uncached());
+  });
+
+  it('finds a new file and forgets a deleted one, in the snapshot and in the cache', () => {
+    const template = fs.readFileSync(videoFile(uncached().videos[1].video_id), 'utf8');
+    const fresh = 'cacheNew001';
+    fs.writeFileSync(videoFile(fresh), template.replace(/^video_id: .*$/m, `video_id: ${fresh}`));
+    expect(cached().videosById.has(fresh)).toBe(true);
+    expect(fs.readFileSync(cacheFile(), 'utf8')).toContain(`videos/${fresh}.md`);
+    fs.rmSync(videoFile(fresh));
+    const snap = cached();
+    expect(snap.videosById.has(fresh)).toBe(false);
+    expect(snap).toEqual(uncached());
+    expect(fs.readFileSync(cacheFile(), 'utf8')).not.toContain(`videos/${fresh}.md`);
+  });
+
+  it('reports an invalid file exactly as an uncached load does, and loads again once it is fixed', () => {
+    const id = uncached().videos[2].video_id;
+    const good = fs.readFileSync(videoFile(id), 'utf8');
+    fs.writeFileSync(videoFile(id), good.replace(/^date: .*$/m, 'date: 2026-13-45'));
+    const problems = (load: () => unknown) => {
+      try {
+        load();
+      } catch (err) {
+        if (err instanceof ContentError) return err.problems;
+        throw err;
+      }
+      return [];
+    };
+    const expected = problems(uncached);
+    expect(expected).toEqual([`videos/${id}.md: date: expected a date YYYY-MM-DD`]);
+    expect(problems(cached)).toEqual(expected);
+    expect(problems(cached)).toEqual(expected); // and again from the cache
+    fs.writeFileSync(videoFile(id), good);
+    expect(cached()).toEqual(uncached());
+  });
+
+  it('ignores a corrupt cache and replaces it', () => {
+    fs.writeFileSync(cacheFile(), '{not json');
+    expect(cached()).toEqual(uncached());
+    expect(() => JSON.parse(fs.readFileSync(cacheFile(), 'utf8'))).not.toThrow();
+  });
+});
