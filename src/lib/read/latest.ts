@@ -3,7 +3,6 @@
 import { essayIn, type Snapshot } from '../content/model.ts';
 import { LANGUAGES } from '../content/schema.ts';
 import type { SiteContext } from '../site.ts';
-import { rewriteLinksForAgents } from '../content/markdown.ts';
 import { essayItem, essayThumbnailUrl, featuredEssay } from './essays.ts';
 import { itemUrl } from './links.ts';
 
@@ -88,9 +87,9 @@ export function briefing(snap: Snapshot, site: SiteContext) {
       essays: snap.essays.length,
       digests: snap.digests.length,
     },
-    latest_digest: digest
-      ? { date: digest.date, title: digest.title, content: rewriteLinksForAgents(digest.content) }
-      : null,
+    // The digest Markdown as the spec fixes it: Sources lines link `[title](/videos/<video_id>)`. Agents
+    // get the JSON links from latest_videos[].url and from /api/digests/<date>?agent=true.
+    latest_digest: digest ? { date: digest.date, title: digest.title, content: digest.content } : null,
     latest_videos: snap.videos.slice(0, LATEST_VIDEO_COUNT).map((v) => ({
       video_id: v.video_id,
       title: v.title,
