@@ -3,6 +3,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Config } from '../src/lib/config.ts';
 import { errorHandler, notFoundHandler } from './errors/index.ts';
+import { BODY_TOO_LARGE, MAX_BODY_BYTES } from './errors/body-size.ts';
 import { registerContentRoutes, type ContentState } from './content/index.ts';
 import { registerOpenApi } from './openapi/index.ts';
 import { registerAuditRoutes } from './audit/routes.ts';
@@ -58,10 +59,11 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   const app = new OpenAPIHono({ strict: true });
   app.onError(errorHandler(deps.log));
   app.notFound(notFoundHandler);
-  // Request bodies beyond 1 MB are refused before anything reads them (the largest, a post essay, is 100k
-  // characters). GET and HEAD skip the check: touching the body makes the Node adapter build a stream for
-  // it, which cost a third of a dynamic read's time.
-  const limitBody = bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.json({ detail: 'Request body too large (1 MB at most)' }, 413, { Connection: 'close' }) });
+  // Request bodies beyond 1 MB are refused before anything reads them. api/server.ts does it in the Node
+  // listener, where the rest of a refused body can be drained (api/errors/body-size.ts); this is the same
+  // rule for the app served any other way. GET and HEAD skip the check: touching the body makes the Node
+  // adapter build a stream for it, which cost a third of a dynamic read's time.
+  const limitBody = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ detail: BODY_TOO_LARGE }, 413) });
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
   app.use('*', authenticate(deps.identity, { publicOrigin: new URL(deps.config.baseUrl).origin }));
   const operators: { detail: () => Record<string, unknown> } = { detail: () => ({}) };

@@ -22,6 +22,7 @@ import { openSearch, type SearchService } from '../src/lib/search/index.ts';
 import { syncPublishedPosts } from './search/posts.ts';
 import { createPostStore } from './posts/store.ts';
 import { createNotifications } from './notifications/index.ts';
+import { bufferChunkedBody, refuseDeclaredOversize } from './errors/body-size.ts';
 
 export interface RunningServer {
   url: string;
@@ -113,8 +114,10 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
     // Browsers that reached us over https keep to it for a year (subdomains are the operator's to add).
     if (hsts) res.setHeader('Strict-Transport-Security', 'max-age=31536000');
     if (config.logRequests) res.on('finish', () => log(`${req.method} ${redactUrl(req.url ?? '')} ${res.statusCode}`));
+    // Bodies over the limit are answered 413 here, before anything reads them (api/errors/body-size.ts).
+    if (refuseDeclaredOversize(req, res)) return;
     if (embeddedIdp?.handle(req, res)) return;
-    if (!serveStatic(req, res)) void honoListener(req, res);
+    if (!serveStatic(req, res)) bufferChunkedBody(req, res, () => void honoListener(req, res));
   });
   server.keepAliveTimeout = 65_000;
   // The pipeline's rebuild-site swaps in a new dist/ and with it a new build-meta.json: reload both the
