@@ -26,8 +26,11 @@ export function noteKeyId(name: string, rawPublicKey: Buffer): Buffer {
   return createHash('sha256').update(name).update('\n').update(Buffer.from([ED25519])).update(rawPublicKey).digest().subarray(0, 4);
 }
 
+/** A note key name (and so a log origin here): non-empty, without Unicode spaces or '+'. */
+export const isValidKeyName = (name: string): boolean => name !== '' && !/[\s+]/u.test(name);
+
 export function createSigner(name: string, privateKey: KeyObject): NoteSigner {
-  if (!name || /[\s+]/u.test(name)) throw new Error(`invalid note key name "${name}"`);
+  if (!isValidKeyName(name)) throw new Error(`invalid note key name "${name}"`);
   if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error('the audit signing key must be Ed25519');
   const publicKey = createPublicKey(privateKey);
   const rawPublicKey = rawEd25519PublicKey(publicKey);

@@ -5,10 +5,12 @@ import path from 'node:path';
 import { createHmac } from 'node:crypto';
 import { secretKey } from '../keys/index.ts';
 import type { Db } from '../db/index.ts';
+import type { Config } from '../../src/lib/config.ts';
 import { canonicalJson } from './canonical.ts';
 import { auditStore, type AuditStore, type StoredCheckpoint, type StoredEvent } from './store.ts';
-import { consistencyProof, inclusionProof, leafHash, treeHash } from './merkle.ts';
-import { checkpointBody, createSigner, loadOrCreateKey, signNote, verifierKey, type NoteSigner } from './checkpoint.ts';
+import { EMPTY_ROOT, consistencyProof, inclusionProof, leafHash, treeHash } from './merkle.ts';
+import { TILE_HEIGHT, TILE_WIDTH, entryBundle, type TileCoord } from './tiles.ts';
+import { checkpointBody, createSigner, isValidKeyName, loadOrCreateKey, signNote, verifierKey, type NoteSigner } from './checkpoint.ts';
 
 /**
  * Who did it: a signed-in user, or the service itself. A user is published only as a pseudonym scoped to
@@ -35,8 +37,14 @@ export interface AuditEventInput {
 
 export interface AuditOptions {
   dataDir: string;
-  /** The log origin, e.g. `kb.example.org/audit`: the checkpoint's first line and the key name. */
+  /**
+   * The origin a log created now takes, e.g. `kb.example.org/api/audit`: the checkpoint's first line and
+   * the note key name. A log keeps the origin it was created with (stored in the database), whatever is
+   * passed later.
+   */
   origin: string;
+  /** `origin` was set explicitly (AUDIT_ORIGIN): refuse to open a log created under another origin. */
+  requireOrigin?: boolean;
   checkpointEvery: number;
   checkpointIntervalSeconds: number;
   /** PKCS#8 PEM file of the Ed25519 signing key; created on first start when absent. */
@@ -44,11 +52,26 @@ export interface AuditOptions {
   now?: () => Date;
 }
 
-/** The log origin for a public base URL: host and path, no scheme, ending in /audit. */
+/**
+ * The origin a new log takes for a public base URL: the tiles' URL prefix without its scheme,
+ * `<host><path>/api/audit`, as C2SP tlog-tiles recommends.
+ */
 export function auditOrigin(baseUrl: string): string {
   const u = new URL(baseUrl);
-  return `${u.host}${u.pathname.replace(/\/+$/, '')}/audit`;
+  return `${u.host}${u.pathname.replace(/\/+$/, '')}/api/audit`;
 }
+
+/**
+ * The origin options for a configuration: AUDIT_ORIGIN, which an existing log must match, else the
+ * origin derived from BASE_URL, which only a new log takes.
+ * @example createAuditLog(db, { dataDir, ...auditOriginOptions(config), checkpointEvery, checkpointIntervalSeconds })
+ */
+export function auditOriginOptions(config: Pick<Config, 'baseUrl' | 'audit'>): Pick<AuditOptions, 'origin' | 'requireOrigin'> {
+  return config.audit.origin ? { origin: config.audit.origin, requireOrigin: true } : { origin: auditOrigin(config.baseUrl) };
+}
+
+/** The log in DATA_DIR was created under another origin than AUDIT_ORIGIN. */
+export class AuditOriginError extends Error {}
 
 
 export interface PublicEvent {
@@ -68,7 +91,15 @@ export function createAuditLog(db: Db, opts: AuditOptions) {
   const store: AuditStore = auditStore(db);
   const now = opts.now ?? (() => new Date());
   const keyFile = opts.signingKeyFile ?? path.join(opts.dataDir, 'keys', 'audit-ed25519.pem');
-  const signer: NoteSigner = createSigner(opts.origin, loadOrCreateKey(keyFile));
+  // The origin is fixed with the log: serving it under another host later must not orphan its checkpoints.
+  if (!isValidKeyName(opts.origin)) throw new AuditOriginError(`invalid audit log origin "${opts.origin}": non-empty, without spaces or '+'`);
+  const { origin } = store.fixOrigin(opts.origin, now().toISOString());
+  if (opts.requireOrigin && origin !== opts.origin) {
+    throw new AuditOriginError(
+      `AUDIT_ORIGIN is "${opts.origin}", but the audit log in ${opts.dataDir} was created with origin "${origin}", under which its checkpoints are signed. Unset AUDIT_ORIGIN or set it to "${origin}".`,
+    );
+  }
+  const signer: NoteSigner = createSigner(origin, loadOrCreateKey(keyFile));
   const pseudonymKey = secretKey(opts.dataDir, 'audit-pseudonym.key');
   let timer: NodeJS.Timeout | undefined;
 
@@ -84,14 +115,14 @@ export function createAuditLog(db: Db, opts: AuditOptions) {
     const last = store.lastCheckpoint();
     if (size === 0 || (last && last.tree_size >= size)) return null;
     const root = treeHash(size, store.readHash);
-    const cp = { tree_size: size, root_hash: root, note: signNote(checkpointBody(opts.origin, size, root), signer), created_at: now().toISOString() };
+    const cp = { tree_size: size, root_hash: root, note: signNote(checkpointBody(origin, size, root), signer), created_at: now().toISOString() };
     store.addCheckpoint(cp);
     return cp;
   }
 
   const log = {
     signer,
-    origin: opts.origin,
+    origin,
 
     /**
      * Appends one event as the next seq. Call it inside the write's own transaction (better-sqlite3
@@ -165,7 +196,7 @@ export function createAuditLog(db: Db, opts: AuditOptions) {
     publicKey() {
       return {
         algorithm: 'Ed25519',
-        origin: opts.origin,
+        origin,
         key_name: signer.name,
         key_id: signer.keyId.toString('hex'),
         verifier_key: verifierKey(signer),
@@ -174,6 +205,27 @@ export function createAuditLog(db: Db, opts: AuditOptions) {
         checkpoint_format: 'https://c2sp.org/tlog-checkpoint',
         note_format: 'https://c2sp.org/signed-note',
       };
+    },
+
+    /**
+     * The newest signed checkpoint (a C2SP signed note); before the first one, a signed checkpoint of the
+     * empty tree (Ed25519 signatures are deterministic, so it is the same bytes every time).
+     */
+    latestCheckpointNote(): string {
+      return store.lastCheckpoint()?.note ?? signNote(checkpointBody(origin, 0, EMPTY_ROOT), signer);
+    },
+
+    /**
+     * A tlog-tiles resource: the hashes of a hash tile, or an entry bundle. Null when the log does not
+     * hold all of it yet. What it returns never changes: the log's tables refuse UPDATE and DELETE.
+     */
+    tile(t: TileCoord): Buffer | null {
+      if (t.level === 'entries') {
+        const entries = store.entryRange(t.index * TILE_WIDTH + 1, t.width);
+        return entries.length === t.width ? entryBundle(entries) : null;
+      }
+      const hashes = store.hashRange(t.level * TILE_HEIGHT, t.index * TILE_WIDTH, t.width);
+      return hashes.length === t.width ? Buffer.concat(hashes) : null;
     },
 
     /** Inclusion proof of event `seq` in the tree of `treeSize`; callers check the bounds. */

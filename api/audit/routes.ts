@@ -1,11 +1,15 @@
 // Public reads of the audit log: events, signed checkpoints, the verification key, and (beyond the spec)
-// inclusion and consistency proofs, so anyone can verify the log without trusting the server.
+// inclusion and consistency proofs, so anyone can verify the log without trusting the server; and the
+// same log in the C2SP tlog-tiles layout (checkpoint, hash tiles, entry bundles) that tiles clients read.
+import { gzipSync } from 'node:zlib';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { addRoute } from '../validation/route.ts';
+import type { Context } from 'hono';
+import { addRoute, RequestValidationError } from '../validation/route.ts';
 import { queryInt, requiredInt } from '../validation/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
 import type { AuditLog } from './index.ts';
+import { parseTilePath } from './tiles.ts';
 
 const b64 = z.string().openapi({ description: 'base64' });
 
@@ -18,7 +22,7 @@ const AuditEvent = z
     actor: z.string().openapi({ description: 'An opaque pseudonym of the user, or system / pipeline' }),
     created_at: z.string(),
     data: z.record(z.string(), z.unknown()),
-    entry: z.string().openapi({ description: 'The canonical JSON whose SHA-256(0x00 || entry) is the Merkle leaf' }),
+    entry: z.string().openapi({ description: 'The event as RFC 8785 (JCS) canonical JSON; its Merkle leaf hash is SHA-256(0x00 || UTF-8 bytes of entry)' }),
     leaf_hash: b64,
   })
   .openapi('AuditEvent');
@@ -134,4 +138,90 @@ export function registerAuditRoutes(app: OpenAPIHono, audit: () => AuditLog) {
       return c.json(audit().consistency(query.from, query.to), 200, noStore);
     },
   );
+  registerTileRoutes(app, audit);
+}
+
+const TILES = 'https://c2sp.org/tlog-tiles';
+/** Tiles and entry bundles never change once the log holds them: any cache may keep them for good. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const binary = (description: string) => ({ description, content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) } } });
+const tileIndex = z.string().openapi({
+  description: 'Tile index as zero-padded 3-digit path elements, all but the last prefixed with x (1234067: x001/x234/067), optionally followed by .p/<W> for a partial tile of W (1..255) entries. The value spans several path segments.',
+  example: '000',
+});
+const tileErrors = {
+  404: json(ErrorDetail, 'The log does not hold this tile (yet)'),
+  422: json(HTTPValidationError, 'Not a tile path'),
+};
+
+/** Whether Accept-Encoding admits gzip (a q of 0 refuses it). */
+function acceptsGzip(header: string | undefined): boolean {
+  return (header ?? '').split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    if (coding !== 'gzip' && coding !== '*') return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return !q || Number(q.slice(2)) > 0;
+  });
+}
+
+/**
+ * C2SP tlog-tiles under the prefix /api/audit: `checkpoint` (mutable, cached a few seconds), and the
+ * immutable `tile/<L>/<N>[.p/<W>]` and `tile/entries/<N>[.p/<W>]`. The tile routes match several path
+ * segments, which an OpenAPI path parameter cannot: they are documented here and served by one wildcard.
+ */
+function registerTileRoutes(app: OpenAPIHono, audit: () => AuditLog) {
+  addRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/audit/checkpoint',
+      tags: ['audit'],
+      operationId: 'getAuditCheckpoint',
+      summary: 'The latest signed checkpoint (C2SP tlog-tiles)',
+      description: `The newest checkpoint as a C2SP signed note (${TILES}): origin, tree size and base64 root hash, then the Ed25519 signature line. Before the first event, a signed checkpoint of the empty tree.`,
+      responses: { 200: { description: 'Signed note', content: { 'text/plain': { schema: z.string() } } } },
+    }),
+    (c) => c.body(audit().latestCheckpointNote(), 200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'public, max-age=5' }),
+  );
+  app.openAPIRegistry.registerPath(
+    createRoute({
+      method: 'get',
+      path: '/api/audit/tile/{L}/{N}',
+      tags: ['audit'],
+      operationId: 'getAuditTile',
+      summary: 'A Merkle tree hash tile (C2SP tlog-tiles)',
+      description: `Up to 256 consecutive 32-byte Merkle tree hashes at tree level 8·L (${TILES}); a full tile is 8,192 bytes. Immutable: cached for a year.`,
+      request: { params: z.object({ L: z.string().openapi({ description: 'Tile level, 0..63', example: '0' }), N: tileIndex }) },
+      responses: { 200: binary('The concatenated hashes'), ...tileErrors },
+    }),
+  );
+  app.openAPIRegistry.registerPath(
+    createRoute({
+      method: 'get',
+      path: '/api/audit/tile/entries/{N}',
+      tags: ['audit'],
+      operationId: 'getAuditEntryBundle',
+      summary: 'An entry bundle (C2SP tlog-tiles)',
+      description: `The entries of up to 256 consecutive events, each the event's JCS JSON in UTF-8 after its length as a big-endian uint16 (${TILES}); SHA-256(0x00 || entry) is the matching hash of the level-0 tile. Immutable; gzip when accepted.`,
+      request: { params: z.object({ N: tileIndex }) },
+      responses: { 200: binary('The entry bundle'), ...tileErrors },
+    }),
+  );
+  const PREFIX = '/api/audit/tile/';
+  app.get(`${PREFIX}*`, (c: Context) => {
+    const parsed = parseTilePath(c.req.path.slice(PREFIX.length));
+    if (parsed && 'problem' in parsed) {
+      const { param, ...p } = parsed.problem;
+      throw new RequestValidationError([{ ...p, loc: ['path', param] }]);
+    }
+    const body = parsed && audit().tile(parsed.tile);
+    // A tile the log does not hold yet will exist later: the 404 must not be cached.
+    if (!body) throw new ApiError(404, 'Tile not found', { 'Cache-Control': 'no-store' });
+    const headers: Record<string, string> = { 'Content-Type': 'application/octet-stream', 'Cache-Control': IMMUTABLE };
+    if (parsed.tile.level !== 'entries') return c.body(new Uint8Array(body), 200, headers);
+    // Entry bundles are JSON text and compress well; the hash tiles are random bytes and do not.
+    headers.Vary = 'Accept-Encoding';
+    if (!acceptsGzip(c.req.header('accept-encoding'))) return c.body(new Uint8Array(body), 200, headers);
+    return c.body(new Uint8Array(gzipSync(body)), 200, { ...headers, 'Content-Encoding': 'gzip' });
+  });
 }

@@ -35,6 +35,7 @@ const EnvSchema = z.object({
   AUDIT_CHECKPOINT_EVERY: z.coerce.number().int().min(1).default(100),
   AUDIT_CHECKPOINT_INTERVAL_SECONDS: z.coerce.number().min(0.1).default(60),
   AUDIT_SIGNING_KEY_FILE: z.string().optional(),
+  AUDIT_ORIGIN: z.string().regex(/^[^\s+]+$/u, 'a checkpoint origin without spaces or "+", e.g. kb.example.org/api/audit').optional(),
   ADMIN_EMAILS: z.string().default(''),
   MODERATOR_EMAILS: z.string().default(''),
   SESSION_TTL_HOURS: z.coerce.number().min(0.01).max(24 * 365).default(24 * 30),
@@ -140,6 +141,8 @@ export interface Config {
     checkpointIntervalSeconds: number;
     /** Ed25519 PKCS#8 PEM; default DATA_DIR/keys/audit-ed25519.pem, created on first start. */
     signingKeyFile?: string;
+    /** AUDIT_ORIGIN: the checkpoint origin a new log takes (default from BASE_URL); an existing log must match. */
+    origin?: string;
   };
 }
 
@@ -238,6 +241,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       checkpointEvery: e.AUDIT_CHECKPOINT_EVERY,
       checkpointIntervalSeconds: e.AUDIT_CHECKPOINT_INTERVAL_SECONDS,
       signingKeyFile: e.AUDIT_SIGNING_KEY_FILE ? path.resolve(cwd, e.AUDIT_SIGNING_KEY_FILE) : undefined,
+      origin: e.AUDIT_ORIGIN,
     },
   };
 }

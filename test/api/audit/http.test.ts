@@ -81,10 +81,10 @@ describe('checkpoints, key and proofs', () => {
     const page = await json('/api/audit/checkpoints');
     expect(page.items.map((c: { tree_size: number }) => c.tree_size)).toEqual([20, 40, 57]);
     const key = await json('/api/audit/pubkey');
-    expect(key).toMatchObject({ algorithm: 'Ed25519', origin: 'kb.test/audit', key_name: 'kb.test/audit' });
+    expect(key).toMatchObject({ algorithm: 'Ed25519', origin: 'kb.test/api/audit', key_name: 'kb.test/api/audit' });
     expect(key.public_key_pem).toMatch(/^-----BEGIN PUBLIC KEY-----/);
     expect(Buffer.from(key.public_key, 'base64')).toHaveLength(32);
-    expect(page.items[0].note.startsWith(`kb.test/audit\n20\n${page.items[0].root_hash}\n\n— kb.test/audit `)).toBe(true);
+    expect(page.items[0].note.startsWith(`kb.test/api/audit\n20\n${page.items[0].root_hash}\n\n— kb.test/api/audit `)).toBe(true);
     const later = await json('/api/audit/checkpoints?after_seq=20&limit=1');
     expect(later.items.map((c: { tree_size: number }) => c.tree_size)).toEqual([40]);
     expect(later.next_after_seq).toBe(40);
