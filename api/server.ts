@@ -15,7 +15,7 @@ import { createApp } from './app.ts';
 import { createStaticHandler, loadStaticSite, type StaticSite } from './static/index.ts';
 import type { ContentState } from './content/index.ts';
 import { openDatabase, type Db } from './db/index.ts';
-import { auditOrigin, createAuditLog, type AuditLog } from './audit/index.ts';
+import { auditOriginOptions, createAuditLog, type AuditLog } from './audit/index.ts';
 import { createIdentity, type Identity } from './auth/identity.ts';
 import { createEmbeddedIdp } from './auth/embedded-idp/index.ts';
 import { openSearch, type SearchService } from '../src/lib/search/index.ts';
@@ -81,7 +81,7 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   const db = openDatabase(path.join(config.dataDir, 'kb.sqlite'));
   const audit = createAuditLog(db, {
     dataDir: config.dataDir,
-    origin: auditOrigin(config.baseUrl),
+    ...auditOriginOptions(config),
     checkpointEvery: config.audit.checkpointEvery,
     checkpointIntervalSeconds: config.audit.checkpointIntervalSeconds,
     signingKeyFile: config.audit.signingKeyFile,

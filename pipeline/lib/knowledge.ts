@@ -10,7 +10,7 @@ import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import type { Snapshot, Video } from '../../src/lib/content/model.ts';
 import { openDatabase, type Db } from '../../api/db/index.ts';
-import { auditOrigin, createAuditLog, type AuditLog } from '../../api/audit/index.ts';
+import { auditOriginOptions, createAuditLog, type AuditLog } from '../../api/audit/index.ts';
 import { createProposal } from '../../api/proposals/store.ts';
 import { sha256 } from '../../api/sources/store.ts';
 import type { JobContext, JobResult } from './types.ts';
@@ -112,7 +112,7 @@ export async function buildKnowledge(ctx: JobContext): Promise<JobResult> {
   try {
     const audit = createAuditLog(db, {
       dataDir: ctx.dataDir,
-      origin: auditOrigin(ctx.config.baseUrl),
+      ...auditOriginOptions(ctx.config),
       checkpointEvery: ctx.config.audit.checkpointEvery,
       checkpointIntervalSeconds: ctx.config.audit.checkpointIntervalSeconds,
       signingKeyFile: ctx.config.audit.signingKeyFile,
