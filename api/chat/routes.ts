@@ -93,8 +93,6 @@ export function registerChatRoutes(app: OpenAPIHono, deps: AppDeps) {
     (c, { body }) => {
       persona(body.persona_id, body.mode, body.lang);
       const p = principal(c);
-      if (hasInvalidToken(c)) throw new ApiError(401, 'Invalid or expired token', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
-      if (!p && !config.chat.allowAnonymous) throw new ApiError(401, 'Sign in to chat (anonymous chat is off)', { 'WWW-Authenticate': 'Bearer' });
       const ttl = config.chat.tokenTtlSeconds;
       const exp = Math.floor(Date.now() / 1000) + ttl;
       const token = issueChatToken(key, { sub: p?.user.id ?? null, persona: body.persona_id, lang: body.lang, mode: body.mode, exp, ...(p ? {} : { anon: clientAddress(c) }) });
@@ -104,19 +102,30 @@ export function registerChatRoutes(app: OpenAPIHono, deps: AppDeps) {
         noStore,
       );
     },
+    {
+      // Who may ask, checked before the body (401 before 422): anyone signed in, everyone with anonymous chat.
+      identity: (c) => {
+        if (hasInvalidToken(c)) throw new ApiError(401, 'Invalid or expired token', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+        if (!principal(c) && !config.chat.allowAnonymous) throw new ApiError(401, 'Sign in to chat (anonymous chat is off)', { 'WWW-Authenticate': 'Bearer' });
+      },
+    },
   );
 
-  /** The token's claims, checked against the request: not expired, same persona, language, mode and user. */
-  function claimsOf(c: Context, body: { persona_id?: string; lang?: string; mode?: string }): ChatClaims {
+  /** The chat token's claims: present, well signed and not expired (401 otherwise). */
+  function tokenClaims(c: Context): ChatClaims {
     const m = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '');
     if (!m) throw new ApiError(401, 'Send the chat token from POST /api/chat/auth as Authorization: Bearer', { 'WWW-Authenticate': 'Bearer' });
-    let claims: ChatClaims;
     try {
-      claims = verifyChatToken(key, m[1]);
+      return verifyChatToken(key, m[1]);
     } catch (err) {
       if (err instanceof ChatTokenError) throw new ApiError(401, err.message, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
       throw err;
     }
+  }
+
+  /** The token's claims, checked against the request: not expired, same persona, language, mode and user. */
+  function claimsOf(c: Context, body: { persona_id?: string; lang?: string; mode?: string }): ChatClaims {
+    const claims = tokenClaims(c);
     if (body.persona_id !== undefined && body.persona_id !== claims.persona) throw new ApiError(403, `This chat token is for the persona ${claims.persona}`);
     if (body.lang !== undefined && body.lang !== claims.lang) throw new ApiError(403, `This chat token is for the language ${claims.lang}`);
     if (body.mode !== undefined && body.mode !== claims.mode) throw new ApiError(403, `This chat token is for the mode ${claims.mode}`);
@@ -232,6 +241,8 @@ export function registerChatRoutes(app: OpenAPIHono, deps: AppDeps) {
         return new Response(stream, { status: 200, headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' } });
       }
     },
+    // The token is checked before the body (401 before 422); what it is bound to, against the body after.
+    { identity: (c) => void tokenClaims(c) },
   );
 
   return { health };

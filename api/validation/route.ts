@@ -1,11 +1,15 @@
 // Route definition with validation at the edge: one call documents a route in /openapi.json and installs
-// its handler behind a synchronous zod check of path, query and JSON body. All failures of a request are
-// reported together in FastAPI's 422 body. (OpenAPIHono's own validators do the same work asynchronously,
-// one middleware per part, at several times the cost on hot read paths.)
+// its handler behind the caller's identity check (from the route's access in api/openapi/catalogue.ts, so
+// 401 comes before 422) and a synchronous zod check of path, query and JSON body. All failures of a request
+// are reported together in FastAPI's 422 body. (OpenAPIHono's own validators do the same work
+// asynchronously, one middleware per part, at several times the cost on hot read paths.)
 import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { validationDetail, type ValidationDetail } from './index.ts';
+import { IDENTITY_CHECKS } from './access.ts';
+import { catalogueEntry } from '../openapi/catalogue.ts';
+import { ValidationErrorResponse } from '../openapi/schemas.ts';
 
 /** Thrown when a request fails its schemas; the error handler answers 422 with `detail`. */
 export class RequestValidationError extends Error {
@@ -36,11 +40,6 @@ function check(schema: Schema | undefined, raw: unknown, target: string, errors:
   return undefined;
 }
 
-/**
- * @example
- * addRoute(app, createRoute({ method: 'get', path: '/api/videos/{video_id}', request: { params, query }, responses }),
- *   (c, { params, query }) => c.json(getVideo(snap, params.video_id, query)))
- */
 /** Deepest nesting of arrays and objects a JSON body may have (ours need a handful of levels). */
 export const MAX_JSON_DEPTH = 64;
 
@@ -56,15 +55,28 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
+/**
+ * @example
+ * addRoute(app, createRoute({ method: 'get', path: '/api/videos/{video_id}', request: { params, query }, responses }),
+ *   (c, { params, query }) => c.json(getVideo(snap, params.video_id, query)))
+ * @param opts.identity the caller check made before validation, where the route's catalogue access is not
+ *   the whole rule (it replaces the check that access implies).
+ */
 export function addRoute<R extends RouteConfig>(
   app: OpenAPIHono,
   route: R,
   handler: (c: Context, input: Input<R['request']>) => Response | Promise<Response>,
+  opts: { identity?: (c: Context) => void } = {},
 ): void {
-  app.openAPIRegistry.registerPath(route);
   const req = route.request ?? {};
   const bodySchema = (req.body?.content?.['application/json'] as { schema?: Schema } | undefined)?.schema;
+  // Whatever is validated can answer 422: documented even where the route's responses forgot it.
+  const validates = Boolean(req.params || req.query || bodySchema);
+  app.openAPIRegistry.registerPath(validates && !route.responses[422] ? { ...route, responses: { ...route.responses, ...ValidationErrorResponse } } : route);
+  const entry = catalogueEntry(route.method, route.path);
+  const identity = opts.identity ?? (entry ? IDENTITY_CHECKS[entry.access] : undefined);
   app.on(route.method.toUpperCase(), toHonoPath(route.path), async (c) => {
+    identity?.(c);
     const errors: ValidationDetail[] = [];
     const params = check(req.params as Schema | undefined, c.req.param(), 'param', errors);
     const query = check(req.query as Schema | undefined, c.req.query(), 'query', errors);
