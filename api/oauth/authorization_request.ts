@@ -1,6 +1,6 @@
-// The authorization request (RFC 6749 §4.1.1, OAuth 2.1 §4.1.1), checked in two stages, because errors
-// before the redirect_uri is trusted must not be redirected (they become a page) and errors after it are
-// sent back to the client with `state`:
+// The authorization request (RFC 6749 §4.1.1, OAuth 2.1 §4.1.1), checked in two stages: errors of the
+// first (the redirect_uri is not trusted yet) are always a page; errors of the second are a page too until
+// the person has seen the consent page (RFC 9700 §4.11.2), and go back to the client with `state` after:
 //   1. check_client, check_redirect_uri, no repeated client_id or redirect_uri
 //   2. no repeated parameter, response_type=code, check_pkce, check_scope, check_resource
 import { checkAuthorizeClient } from './check_client.ts';

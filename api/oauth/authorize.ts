@@ -1,7 +1,8 @@
 // GET /api/oauth/v2/authorize and the consent form's POST back to it. Browser-facing: the checks of
 // authorization_request.ts, then the session (none: off to the identity provider's login with `next` set
 // to this very request), then the consent page; on approval one grant and one single-use code bound to
-// client, redirect_uri, code_challenge, scope and resource, sent back with `state` and `iss`.
+// client, redirect_uri, code_challenge, scope and resource, sent back with `state` and `iss`. Nothing is
+// sent back to the client before the person has seen the consent page: until then every error is a page.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Principal } from '../auth/identity.ts';
@@ -22,7 +23,7 @@ import { grantableScope } from './check_scope.ts';
 import { checkConsentToken, consentPage } from './consent.ts';
 import { iso, plusSeconds, type OAuthContext } from './context.ts';
 import { AccessDenied, InvalidRequest, NonRedirectableError, OAuthError } from './errors.ts';
-import { singleValued } from './form.ts';
+import { FORM_ENCODED, mediaType, singleValued } from './form.ts';
 import { errorPage } from './html.ts';
 
 const AUTHORIZE_PATH = '/api/oauth/v2/authorize';
@@ -66,22 +67,26 @@ const browserSession = (c: Context): Principal | null => {
   return who?.via === 'session' ? who : null;
 };
 
-/**
- * Runs both stages of the checks. A stage-1 failure is a page; a stage-2 failure goes back to the
- * client. Returns the checked request or the response to send.
- */
-function check(ctx: OAuthContext, p: AuthorizeParams, repeated: string[], status: 302 | 303): { target: RedirectTarget; req: CheckedRequest } | Response {
-  let target: RedirectTarget;
+/** Stage 1: the client and where it may be sent back to. A failure is a page: there is nothing to trust. */
+function checkTarget(ctx: OAuthContext, p: AuthorizeParams, repeated: string[]): RedirectTarget | Response {
   try {
-    target = checkRedirectTarget(ctx, p, repeated);
+    return checkRedirectTarget(ctx, p, repeated);
   } catch (err) {
     if (err instanceof NonRedirectableError) return errorPage(400, err.error, err.message);
     throw err;
   }
+}
+
+/**
+ * Stage 2 before the person has seen the consent page: a failure is a page too (with a plain link to the
+ * client's origin), never a redirect. With open registration anyone can register a redirect URI, so
+ * redirecting a failing request would make this server an open redirector (RFC 9700 §4.11.2).
+ */
+function checkBeforeConsent(ctx: OAuthContext, p: AuthorizeParams, target: RedirectTarget, repeated: string[]): CheckedRequest | Response {
   try {
-    return { target, req: checkRequest(ctx, p, target, repeated) };
+    return checkRequest(ctx, p, target, repeated);
   } catch (err) {
-    if (err instanceof OAuthError) return redirect(clientRedirect(ctx, target.redirectUri, { error: err.error, error_description: err.message }, p.state), status);
+    if (err instanceof OAuthError) return errorPage(400, err.error, err.message, new URL(target.redirectUri).origin);
     throw err;
   }
 }
@@ -97,20 +102,22 @@ export function registerAuthorizeEndpoint(app: OpenAPIHono, ctx: OAuthContext): 
       request: { query: AuthorizeQuery },
       responses: {
         200: html('The consent page'),
-        302: { description: 'To the identity-provider login (no session), or back to the client with an error' },
-        400: html('An error that cannot be sent to the client: unknown client or unregistered redirect_uri'),
+        302: { description: 'To the identity-provider login (no session). Never back to the client: only the consent form\'s answer redirects there' },
+        400: html('Any error in the request (unknown client, unregistered redirect_uri, bad PKCE, scope or resource): a page, not a redirect (RFC 9700 §4.11.2)'),
       },
     }),
     (c) => {
       const url = new URL(c.req.url);
       const p = paramsFrom((k) => url.searchParams.get(k) ?? undefined);
       const repeated = [...new Set([...url.searchParams.keys()].filter((k) => url.searchParams.getAll(k).length > 1))];
-      const checked = check(ctx, p, repeated, 302);
-      if (checked instanceof Response) return checked;
+      const target = checkTarget(ctx, p, repeated);
+      if (target instanceof Response) return target;
+      const req = checkBeforeConsent(ctx, p, target, repeated);
+      if (req instanceof Response) return req;
       const who = browserSession(c);
       if (!who) return toLogin(`${url.pathname}${url.search}`);
-      const { granted, withheld } = grantableScope(checked.req.scopes, who.user.role);
-      return consentPage(ctx, who, p, checked.target, checked.req.scopes, granted, withheld);
+      const { granted, withheld } = grantableScope(req.scopes, who.user.role);
+      return consentPage(ctx, who, p, target, req.scopes, granted, withheld);
     },
   );
 
@@ -121,36 +128,44 @@ export function registerAuthorizeEndpoint(app: OpenAPIHono, ctx: OAuthContext): 
       tags: ['oauth'],
       summary: "The consent form's answer (same-origin, session and CSRF token): approve or deny",
       request: { body: { content: { 'application/x-www-form-urlencoded': { schema: AuthorizeQuery.extend({ csrf: z.string(), decision: z.enum(['approve', 'deny']) }) } } } },
-      responses: { 303: { description: 'Back to the client with code and state, or error=access_denied' }, 400: html('Invalid form'), 403: html('Expired or foreign consent form') },
+      responses: { 302: { description: 'To the identity-provider login (the session ended)' }, 303: { description: 'Back to the client with code and state, or with an error (access_denied, or a request error found after consent)' }, 400: html('Invalid form, unknown client or unregistered redirect_uri'), 403: html('Expired or foreign consent form') },
     }),
   );
   app.post(AUTHORIZE_PATH, async (c) => {
     let form: Map<string, string>;
     try {
-      const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
-      if (type !== 'application/x-www-form-urlencoded') throw new InvalidRequest('the consent form is form-encoded');
+      if (mediaType(c) !== FORM_ENCODED) throw new InvalidRequest('the consent form is form-encoded');
       form = singleValued(new URLSearchParams(await c.req.text()));
     } catch (err) {
       if (err instanceof OAuthError) return errorPage(400, err.error, err.message);
       throw err;
     }
     const p = paramsFrom((k) => form.get(k));
-    const checked = check(ctx, p, [], 303);
-    if (checked instanceof Response) return checked;
+    const target = checkTarget(ctx, p, []);
+    if (target instanceof Response) return target;
     const who = browserSession(c);
     if (!who) return toLogin(authorizeUrlOf(p));
     if (!checkConsentToken(ctx, who, p, form.get('csrf') ?? '')) {
       return errorPage(403, 'invalid_request', 'This consent form has expired or was not shown to this session. Start again from the app.');
     }
+    // From here on the person has seen who the client is (the token proves this session was shown this
+    // very request), so errors go back to the client.
+    const back = (params: Record<string, string>) => redirect(clientRedirect(ctx, target.redirectUri, params, p.state), 303);
+    let req: CheckedRequest;
+    try {
+      req = checkRequest(ctx, p, target, []);
+    } catch (err) {
+      if (err instanceof OAuthError) return back({ error: err.error, error_description: err.message });
+      throw err;
+    }
     const decision = form.get('decision');
-    const back = (params: Record<string, string>) => redirect(clientRedirect(ctx, checked.target.redirectUri, params, p.state), 303);
     if (decision === 'deny') {
       const denied = new AccessDenied('the person declined the request');
       return back({ error: denied.error, error_description: denied.message });
     }
     if (decision !== 'approve') return errorPage(400, 'invalid_request', 'decision must be approve or deny');
-    const { granted } = grantableScope(checked.req.scopes, who.user.role);
-    return back({ code: issueCode(ctx, who, checked.target, checked.req, granted.join(' ')) });
+    const { granted } = grantableScope(req.scopes, who.user.role);
+    return back({ code: issueCode(ctx, who, target, req, granted.join(' ')) });
   });
 }
 

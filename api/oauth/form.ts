@@ -3,10 +3,14 @@
 import type { Context } from 'hono';
 import { InvalidClient, InvalidRequest } from './errors.ts';
 
+export const FORM_ENCODED = 'application/x-www-form-urlencoded';
+
+/** The request's media type, lower case, without parameters ('' when there is no Content-Type). */
+export const mediaType = (c: Context): string => (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+
 /** Parameters of an `application/x-www-form-urlencoded` body; a repeated parameter is invalid_request. */
 export async function readForm(c: Context): Promise<Map<string, string>> {
-  const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
-  if (type !== 'application/x-www-form-urlencoded') {
+  if (mediaType(c) !== FORM_ENCODED) {
     throw new InvalidRequest('the request body must be application/x-www-form-urlencoded');
   }
   return singleValued(new URLSearchParams(await c.req.text()));

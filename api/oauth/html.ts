@@ -30,12 +30,20 @@ export function htmlPage(status: 200 | 400 | 403, title: string, body: string, f
   });
 }
 
-export function errorPage(status: 400 | 403, error: string, description: string): Response {
+/**
+ * The page for an authorization request that cannot continue. `clientOrigin`, when the client and its
+ * redirect URI are known, is offered as a plain link: the person decides whether to follow it, and the
+ * client learns nothing (RFC 9700 §4.11.2: no automatic redirect before the person has seen the client).
+ */
+export function errorPage(status: 400 | 403, error: string, description: string, clientOrigin?: string): Response {
+  const back = clientOrigin
+    ? `\n<p>The app that sent you here is at <a href="${escapeHtml(clientOrigin)}/" rel="noreferrer nofollow">${escapeHtml(clientOrigin)}</a>; you were not sent back to it.</p>`
+    : '';
   return htmlPage(
     status,
     'Authorization request refused',
     `<h1>This sign-in request cannot continue</h1>
 <p>${escapeHtml(description)}</p>
-<p class="note">Error: <code>${escapeHtml(error)}</code>. The app that sent you here may be misconfigured; nothing was shared with it.</p>`,
+<p class="note">Error: <code>${escapeHtml(error)}</code>. The app that sent you here may be misconfigured; nothing was shared with it.</p>${back}`,
   );
 }

@@ -1,5 +1,5 @@
 // The authorization endpoint: sign-in redirect, consent page, approval and denial, and every error the
-// request can carry (those that must not go back to the client are pages).
+// request can carry (pages: only the consent form's answer goes back to the client).
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
@@ -167,7 +167,8 @@ describe('authorization request errors', () => {
       authorizeUrl(as, { client_id: 'client_nope' }, p),
       authorizeUrl(as, reg.client, p, { client_id: '' }),
       authorizeUrl(as, reg.client, p, { redirect_uri: 'http://127.0.0.1:9/callback/other' }),
-      authorizeUrl(as, reg.client, p, { redirect_uri: 'http://127.0.0.1:10/callback' }),
+      authorizeUrl(as, reg.client, p, { redirect_uri: 'http://127.0.0.1:10/callback/other' }), // loopback: any port, not any path
+      authorizeUrl(as, reg.client, p, { redirect_uri: 'http://localhost:9/callback' }),
       authorizeUrl(as, reg.client, p, { redirect_uri: 'https://evil.example/callback' }),
       `${authorizeUrl(as, reg.client, p)}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`,
     ];
@@ -181,7 +182,9 @@ describe('authorization request errors', () => {
     }
   });
 
-  it('redirects the other errors back to the client with error, state and iss', async () => {
+  // RFC 9700 §4.11.2: before the person has seen the consent page nothing goes back to the client, or anyone
+  // who registers a redirect URI could bounce visitors there with a failing request.
+  it('shows the other errors as a 400 page too, with a plain link to the client, never a redirect', async () => {
     const p = await pkce();
     const cases: [Record<string, string>, string][] = [
       [{ code_challenge: '' }, 'invalid_request'],
@@ -194,16 +197,18 @@ describe('authorization request errors', () => {
       [{ resource: `${srv.url}/api` }, 'invalid_target'],
     ];
     for (const [extra, error] of cases) {
-      const res = await signedIn().request(authorizeUrl(as, reg.client, p, extra));
-      expect(res.status, JSON.stringify(extra)).toBe(302);
-      const back = new URL(res.headers.get('location')!);
-      expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URI);
-      expect(back.searchParams.get('error'), JSON.stringify(extra)).toBe(error);
-      expect(back.searchParams.get('state')).toBe(p.state);
-      expect(back.searchParams.get('iss')).toBe(srv.url);
+      for (const browser of [new Browser(srv.url), signedIn()]) {
+        const res = await browser.request(authorizeUrl(as, reg.client, p, extra));
+        expect(res.status, JSON.stringify(extra)).toBe(400);
+        expect(res.headers.get('location')).toBeNull();
+        const html = await res.text();
+        expect(html, JSON.stringify(extra)).toContain(`<code>${error}</code>`);
+        expect(html).toContain('<a href="http://127.0.0.1:9/" rel="noreferrer nofollow">');
+      }
     }
     const repeated = await signedIn().request(`${authorizeUrl(as, reg.client, p)}&scope=read&scope=write`);
-    expect(new URL(repeated.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+    expect(repeated.status).toBe(400);
+    expect(await repeated.text()).toContain('<code>invalid_request</code>');
   });
 
   it('defaults code_challenge_method to S256, resource to /mcp, and redirect_uri to the only registered one', async () => {
@@ -223,7 +228,8 @@ describe('authorization request errors', () => {
     const readOnly = await register(as, { scope: 'read' });
     const p = await pkce();
     const res = await signedIn().request(authorizeUrl(as, readOnly.client, p, { scope: 'read write' }));
-    expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_scope');
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('<code>invalid_scope</code>');
     const writer = await register(as, { scope: 'read write' });
     const html = await (await signedIn().request(authorizeUrl(as, writer.client, p))).text();
     expect(html).toMatch(/<strong>write<\/strong>/);
