@@ -1,7 +1,9 @@
 // check_redirect_uri: what a client may register and what an authorization request may name.
 // - registration: absolute https URLs, or http on a loopback host (RFC 8252 §7.3); no fragment, no userinfo
 // - authorization: the redirect_uri must equal a registered one exactly (string comparison, OAuth 2.1
-//   §4.1.1); it may be omitted only when exactly one is registered
+//   §4.1.1), except that a loopback redirect URI (http on 127.0.0.1, [::1] or localhost) matches on any
+//   port (RFC 8252 §7.3, OAuth 2.1 §2.3.1: native apps get an ephemeral port from the system); it may be
+//   omitted only when exactly one is registered
 // - a bad redirect_uri is never redirected to: the person sees an error page (RFC 6749 §4.1.2.1)
 import { InvalidRedirectUri, NonRedirectableError } from './errors.ts';
 import type { Client } from './store.ts';
@@ -30,8 +32,24 @@ export function checkRedirectUri(client: Client, requested: string): { redirectU
     if (client.redirect_uris.length === 1) return { redirectUri: client.redirect_uris[0], given: false };
     throw new NonRedirectableError('invalid_request', 'redirect_uri is required: this client registered more than one');
   }
-  if (!client.redirect_uris.includes(requested)) {
+  if (!client.redirect_uris.includes(requested) && !matchesLoopbackOnAnyPort(client.redirect_uris, requested)) {
     throw new NonRedirectableError('invalid_request', 'redirect_uri does not match any redirect URI registered for this client');
   }
   return { redirectUri: requested, given: true };
+}
+
+// `http://` + a loopback host + an optional port, then the path, query or the end. Only the port may differ:
+// the rest is compared as written, like any other redirect URI.
+const LOOPBACK_AUTHORITY = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(?::(\d{1,5}))?(?=[/?]|$)/i;
+
+/** The URI with its loopback port removed, or null when it is not a loopback URI with a valid port. */
+function withoutLoopbackPort(uri: string): string | null {
+  const m = LOOPBACK_AUTHORITY.exec(uri);
+  if (!m || (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 65_535)) || !URL.canParse(uri)) return null;
+  return `http://${m[1].toLowerCase()}${uri.slice(m[0].length)}`;
+}
+
+function matchesLoopbackOnAnyPort(registered: string[], requested: string): boolean {
+  const asked = withoutLoopbackPort(requested);
+  return asked !== null && registered.some((r) => withoutLoopbackPort(r) === asked);
 }
