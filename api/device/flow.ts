@@ -7,6 +7,7 @@ import type { Db } from '../db/index.ts';
 import type { AuditLog } from '../audit/index.ts';
 import type { Identity, User } from '../auth/identity.ts';
 import { hashSecret, randomSecret } from '../auth/secrets.ts';
+import { OAuthError } from '../oauth/errors.ts';
 import { formatUserCode, generateUserCode } from './user-code.ts';
 
 export type DeviceStatus = 'pending' | 'approved' | 'denied' | 'consumed';
@@ -44,13 +45,17 @@ export const SLOW_DOWN_STEP_SECONDS = 5;
 /** Decided and expired rows are kept this long after expiry (support questions), then purged. */
 const PURGE_AFTER_MS = 7 * 86_400_000;
 
-/** An RFC 8628 / RFC 6749 token-endpoint error, answered as 400 {error, error_description}. */
-export class DeviceGrantError extends Error {
-  readonly error: 'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token' | 'invalid_grant' | 'unsupported_grant_type';
+/** The token-endpoint errors of a device_code poll (RFC 8628 §3.5, RFC 6749 §5.2). */
+export type DeviceGrantErrorCode = 'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token' | 'invalid_grant';
+
+/**
+ * An RFC 8628 token-endpoint error, answered as 400 {error, error_description} (and the new `interval`
+ * with slow_down) by api/oauth/errors.ts, like every other OAuth error.
+ */
+export class DeviceGrantError extends OAuthError {
   readonly interval?: number;
-  constructor(error: DeviceGrantError['error'], description: string, interval?: number) {
-    super(description);
-    this.error = error;
+  constructor(error: DeviceGrantErrorCode, description: string, interval?: number) {
+    super(error, description, 400, interval !== undefined ? { interval } : {});
     this.interval = interval;
   }
 }

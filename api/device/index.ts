@@ -12,6 +12,10 @@ import { createDeviceFlow, type DeviceFlow } from './flow.ts';
 import { GuessGuard } from './guess-guard.ts';
 import { registerDevicePage } from './page.ts';
 import { registerDeviceApiRoutes } from './routes.ts';
+import { registerDeviceTokenEndpoint } from './token.ts';
+
+export { redeemDeviceCode } from './token.ts';
+export type { DeviceFlow } from './flow.ts';
 
 export interface DeviceDeps {
   config: Config;
@@ -28,16 +32,26 @@ export const GUESS_LIMIT = { limit: 10, windowMs: 10 * 60_000 };
 export const START_LIMIT = { limit: 60, windowMs: 10 * 60_000 };
 
 /**
- * @example registerDeviceRoutes(app, { config, db, audit, identity })
+ * The device flow over this configuration's database. It keeps no state of its own, so the authorization
+ * server's token endpoint (the device grant at /api/oauth/v2/token) opens its own over the same tables.
+ * @example deviceFlowFor({ config, db, audit, identity }).redeem(deviceCode, false)
  */
-export function registerDeviceRoutes(app: OpenAPIHono, deps: DeviceDeps): DeviceFlow {
-  const flow = createDeviceFlow(deps.db, deps.audit, deps.identity, {
+export function deviceFlowFor(deps: DeviceDeps): DeviceFlow {
+  return createDeviceFlow(deps.db, deps.audit, deps.identity, {
     codeTtlSeconds: deps.config.device.codeTtlSeconds,
     pollIntervalSeconds: deps.config.device.pollIntervalSeconds,
     now: deps.now,
   });
+}
+
+/**
+ * @example registerDeviceRoutes(app, { config, db, audit, identity })
+ */
+export function registerDeviceRoutes(app: OpenAPIHono, deps: DeviceDeps): DeviceFlow {
+  const flow = deviceFlowFor(deps);
   const codes = codeAccess(flow, new GuessGuard(GUESS_LIMIT), clientAddress);
   registerDeviceApiRoutes(app, flow, codes, { baseUrl: deps.config.baseUrl, startLimiter: new RateLimiter(START_LIMIT), clientAddress });
+  registerDeviceTokenEndpoint(app, flow, { baseUrl: deps.config.baseUrl });
   registerDevicePage(app, codes, { siteName: deps.config.siteName });
   return flow;
 }

@@ -1,25 +1,26 @@
-// The device flow's JSON endpoints: start (POST, and the GET alias for sandboxes), the token poll (POST,
-// and its GET alias), the code lookup the approval page uses, and the approve/deny decision.
+// The device flow's JSON endpoints: start (POST with the spec's JSON or an RFC 8628 form, and the GET alias
+// for sandboxes), the code lookup the approval page uses, and the approve/deny decision. The token poll is
+// in token.ts.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { addRoute } from '../validation/route.ts';
 import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
 import { principal, requireSession } from '../auth/middleware.ts';
-import { DeviceGrantError, keyLifetime, type DeviceFlow, type DeviceRequest } from './flow.ts';
+import { keyLifetime, type DeviceFlow, type DeviceRequest } from './flow.ts';
+import { OAuthError, TooManyRequests, InvalidRequest, oauthErrorResponse } from '../oauth/errors.ts';
+import { FORM_ENCODED, mediaType, singleValued } from '../oauth/form.ts';
+import { OAuthErrorBody } from '../oauth/schemas.ts';
 import { formatUserCode } from './user-code.ts';
 import {
-  DEVICE_GRANT_TYPES,
   DeviceApproveOut,
   DeviceApproveRequest,
+  DeviceAuthForm,
   DeviceAuthQuery,
   DeviceAuthRequest,
   DeviceAuthResponse,
   DeviceLookupOut,
   LookupQuery,
-  TokenError,
-  TokenRequest,
-  TokenResponse,
 } from './schemas.ts';
 import type { CodeAccess } from './access.ts';
 
@@ -52,10 +53,20 @@ export function lookupOut(c: Context, row: DeviceRequest) {
   };
 }
 
+/** The first problem zod found in a form, as an invalid_request description. */
+const firstIssue = (error: z.ZodError) => {
+  const issue = error.issues[0];
+  return `${issue.path.join('.')}: ${issue.message}`;
+};
+
 export function registerDeviceApiRoutes(app: OpenAPIHono, flow: DeviceFlow, codes: CodeAccess, opts: DeviceRouteOptions) {
-  const start = (c: Context, clientName: string, clientHost: string, sandbox: boolean) => {
+  const start = (c: Context, clientName: string, clientHost: string, sandbox: boolean, rfcErrors = false) => {
     const wait = opts.startLimiter.take(`ip:${opts.clientAddress(c)}`);
-    if (wait > 0) throw new ApiError(429, `Too many sign-in requests; try again in ${wait} s`, { 'Retry-After': String(wait) });
+    if (wait > 0) {
+      const message = `Too many sign-in requests; try again in ${wait} s`;
+      if (rfcErrors) throw new TooManyRequests(message, wait);
+      throw new ApiError(429, message, { 'Retry-After': String(wait) });
+    }
     const r = flow.start({ clientName, clientHost, sandbox });
     const page = `${opts.baseUrl}/device`;
     return c.json(
@@ -72,15 +83,46 @@ export function registerDeviceApiRoutes(app: OpenAPIHono, flow: DeviceFlow, code
     );
   };
 
+  // A standard RFC 8628 client (RFC 8628 §3.1) sends a form and reads RFC 6749 §5.2 errors: answered here,
+  // ahead of the JSON route below, which keeps the spec's DeviceAuthRequest and its 422.
+  app.post('/api/oauth/device', async (c, next) => {
+    if (mediaType(c) !== FORM_ENCODED) return next();
+    try {
+      const parsed = DeviceAuthForm.safeParse(Object.fromEntries(singleValued(new URLSearchParams(await c.req.text()))));
+      if (!parsed.success) throw new InvalidRequest(firstIssue(parsed.error));
+      const f = parsed.data;
+      return start(c, f.client_name || f.client_id || 'Unnamed client', f.client_host || 'unknown host', false, true);
+    } catch (err) {
+      if (err instanceof OAuthError) return oauthErrorResponse(err, opts.baseUrl);
+      throw err;
+    }
+  });
+
   addRoute(
     app,
     createRoute({
       method: 'post',
       path: '/api/oauth/device',
       tags: ['device'],
-      summary: 'Start a device sign-in (RFC 8628 device authorization request, JSON body)',
-      request: { body: { content: { 'application/json': { schema: DeviceAuthRequest } }, required: true } },
-      responses: { 200: json(DeviceAuthResponse, 'Codes to show the person and to poll with'), ...E422, ...E429 },
+      summary: 'Start a device sign-in (RFC 8628 device authorization request): the spec\'s JSON DeviceAuthRequest, or a form as standard clients send it',
+      request: {
+        body: {
+          content: {
+            'application/json': { schema: DeviceAuthRequest },
+            [FORM_ENCODED]: { schema: DeviceAuthForm },
+          },
+          required: true,
+        },
+      },
+      responses: {
+        200: json(DeviceAuthResponse, 'Codes to show the person and to poll with'),
+        400: json(OAuthErrorBody, 'A form-encoded request with an invalid field (RFC 6749 §5.2 invalid_request)'),
+        ...E422,
+        429: {
+          description: 'Too many sign-in requests from this client address; see Retry-After. JSON requests get {detail}, form-encoded ones the RFC error temporarily_unavailable',
+          content: { 'application/json': { schema: z.union([ErrorDetail, OAuthErrorBody]) } },
+        },
+      },
     }),
     (c, { body }) => start(c, body.client_name, body.client_host, false),
   );
@@ -93,64 +135,9 @@ export function registerDeviceApiRoutes(app: OpenAPIHono, flow: DeviceFlow, code
       tags: ['device'],
       summary: 'Start a device sign-in from a sandbox that cannot POST (non-RFC alias; the key will live one hour)',
       request: { query: DeviceAuthQuery },
-      responses: { 200: json(DeviceAuthResponse, 'Codes to show the person and to poll with'), ...E422, ...E429 },
+      responses: { 200: json(DeviceAuthResponse, 'Codes to show the person and to poll with'), ...E422, 429: json(ErrorDetail, 'Too many sign-in requests from this client address; see Retry-After') },
     }),
     (c, { query }) => start(c, query.client_name || 'Unnamed client', query.client_host || 'unknown host', true),
-  );
-
-  const token = (c: Context, grantType: string, deviceCode: string, viaGet: boolean) => {
-    try {
-      if (!(DEVICE_GRANT_TYPES as readonly string[]).includes(grantType)) {
-        throw new DeviceGrantError('unsupported_grant_type', `This endpoint only takes grant_type ${DEVICE_GRANT_TYPES.join(' or ')}`);
-      }
-      const issued = flow.redeem(deviceCode, viaGet);
-      return c.json(
-        {
-          access_token: issued.secret,
-          token_type: 'Bearer' as const,
-          expires_in: issued.expiresIn,
-          key_id: issued.keyId,
-          // The person just approved this device to act as them, and it asks for a credential file that
-          // names them (spec, Authentication 7). Sandboxes keep nothing, so they are not told.
-          ...(issued.sandbox ? {} : { user_email: issued.user.email }),
-        },
-        200,
-        NO_STORE,
-      );
-    } catch (err) {
-      if (!(err instanceof DeviceGrantError)) throw err;
-      return c.json(
-        { error: err.error, error_description: err.message, ...(err.interval !== undefined ? { interval: err.interval } : {}) },
-        400,
-        NO_STORE,
-      );
-    }
-  };
-
-  addRoute(
-    app,
-    createRoute({
-      method: 'post',
-      path: '/api/oauth/token',
-      tags: ['device'],
-      summary: 'Poll for the API key of a device sign-in (RFC 8628 §3.4, JSON body)',
-      request: { body: { content: { 'application/json': { schema: TokenRequest } }, required: true } },
-      responses: { 200: json(TokenResponse, 'The API key'), 400: json(TokenError, 'Not (yet) granted: the RFC 8628 error'), ...E422 },
-    }),
-    (c, { body }) => token(c, body.grant_type, body.device_code, false),
-  );
-
-  addRoute(
-    app,
-    createRoute({
-      method: 'get',
-      path: '/api/oauth/token',
-      tags: ['device'],
-      summary: 'Poll for the API key from a sandbox that cannot POST (non-RFC alias; the key lives one hour)',
-      request: { query: TokenRequest },
-      responses: { 200: json(TokenResponse, 'The API key'), 400: json(TokenError, 'Not (yet) granted: the RFC 8628 error'), ...E422 },
-    }),
-    (c, { query }) => token(c, query.grant_type, query.device_code, true),
   );
 
   addRoute(

@@ -14,7 +14,7 @@ export const CLIENT_HOST_MAX = 255;
 const clientName = () => printable(CLIENT_NAME_MAX, 'The client program, as the approval page shows it, e.g. "agent-login.sh".');
 const clientHost = () => printable(CLIENT_HOST_MAX, 'The machine it runs on, as the approval page shows it.');
 
-/** POST /api/oauth/device. Unknown fields (an RFC 8628 client's client_id, scope) are ignored. */
+/** POST /api/oauth/device with a JSON body. Unknown fields (an RFC 8628 client's client_id, scope) are ignored. */
 export const DeviceAuthRequest = z.object({ client_name: clientName(), client_host: clientHost() }).openapi('DeviceAuthRequest');
 
 /** GET /api/oauth/device: the same fields, optional; absent or empty means "not said". */
@@ -23,6 +23,18 @@ const optionalPrintable = (max: number, description: string) =>
 export const DeviceAuthQuery = z.object({
   client_name: optionalPrintable(CLIENT_NAME_MAX, 'As in DeviceAuthRequest.'),
   client_host: optionalPrintable(CLIENT_HOST_MAX, 'As in DeviceAuthRequest.'),
+});
+
+/**
+ * POST /api/oauth/device with a form (RFC 8628 §3.1, what standard clients send): every field optional;
+ * the approval page names the client by client_name, else by client_id. `scope` is accepted and ignored
+ * (the key acts with the approver's rights).
+ */
+export const DeviceAuthForm = z.object({
+  client_id: optionalPrintable(CLIENT_NAME_MAX, 'The client\'s identifier (RFC 8628 §3.1); informational, no registration needed. Names the client when client_name is absent.'),
+  client_name: optionalPrintable(CLIENT_NAME_MAX, 'As in DeviceAuthRequest.'),
+  client_host: optionalPrintable(CLIENT_HOST_MAX, 'As in DeviceAuthRequest.'),
+  scope: z.string().max(200).optional().openapi({ description: 'Accepted and ignored.' }),
 });
 
 export const DeviceAuthResponse = z
@@ -38,13 +50,19 @@ export const DeviceAuthResponse = z
 
 export const DEVICE_GRANT_TYPES = ['device_code', 'urn:ietf:params:oauth:grant-type:device_code'] as const;
 
-/** POST /api/oauth/token. grant_type is checked by the handler so a wrong one is the RFC's 400, not a 422. */
+/**
+ * POST /api/oauth/token (JSON) and its GET alias (query). Documentation only: the handler reads the
+ * fields itself, so that every failure is the RFC 6749 error JSON rather than a 422.
+ */
 export const TokenRequest = z
   .object({
-    grant_type: z.string().min(1).max(200).openapi({ description: `${DEVICE_GRANT_TYPES.join(' or ')}`, example: 'device_code' }),
-    device_code: z.string().min(1).max(200),
+    grant_type: z.string().min(1).openapi({ description: `${DEVICE_GRANT_TYPES.join(' or ')}`, example: 'device_code' }),
+    device_code: z.string().min(1),
   })
   .openapi('TokenRequest');
+
+/** POST /api/oauth/token as a form (RFC 8628 §3.4): the same fields, and the client_id standard clients send (ignored). */
+export const TokenForm = TokenRequest.extend({ client_id: z.string().optional().openapi({ description: 'Accepted and ignored: the device_code alone identifies the request.' }) });
 
 export const TokenResponse = z
   .object({
@@ -58,7 +76,7 @@ export const TokenResponse = z
 
 export const TokenError = z
   .object({
-    error: z.enum(['authorization_pending', 'slow_down', 'access_denied', 'expired_token', 'invalid_grant', 'unsupported_grant_type']),
+    error: z.enum(['authorization_pending', 'slow_down', 'access_denied', 'expired_token', 'invalid_grant', 'invalid_request', 'unsupported_grant_type']),
     error_description: z.string(),
     interval: z.number().int().optional().openapi({ description: 'With slow_down: the new polling interval in seconds.' }),
   })

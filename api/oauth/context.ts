@@ -4,6 +4,7 @@ import type { AuditLog } from '../audit/index.ts';
 import type { Identity } from '../auth/identity.ts';
 import type { OAuthStore } from './store.ts';
 import type { RateLimiter } from '../rate-limit/index.ts';
+import type { DeviceFlow } from '../device/index.ts';
 
 /** Lifetimes in seconds. Codes are short (RFC 6749 §4.1.2 recommends at most 10 minutes). */
 export interface Lifetimes {
@@ -32,6 +33,8 @@ export interface OAuthContext {
   registrationLimiter: RateLimiter;
   /** A registered client no one grants anything within this many hours is removed (OAUTH_UNUSED_CLIENT_TTL_HOURS). */
   unusedClientTtlHours: number;
+  /** The device flow (api/device), whose grant the token endpoint also answers (RFC 8628 §3.4). */
+  deviceFlow: DeviceFlow;
   now: () => Date;
 }
 

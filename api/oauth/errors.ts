@@ -1,14 +1,17 @@
 // Typed protocol errors. Every step throws one of these; `oauthErrorResponse` is the one place that turns
-// them into the RFC 6749 §5.2 (token, revoke), RFC 7591 §3.2.2 (register) error body, and the authorize
-// endpoint turns them into a redirect or an error page.
+// them into the RFC 6749 §5.2 (token, revoke; the device endpoints of RFC 8628 too), RFC 7591 §3.2.2
+// (register) error body, and the authorize endpoint turns them into a redirect or an error page.
 
 export class OAuthError extends Error {
   readonly error: string;
   readonly status: 400 | 401 | 403 | 429 | 500;
-  constructor(error: string, description: string, status: 400 | 401 | 403 | 429 | 500 = 400) {
+  /** Extra members of the error body (RFC 6749 §5.2 allows them), e.g. the new `interval` of slow_down. */
+  readonly extra: Record<string, string | number>;
+  constructor(error: string, description: string, status: 400 | 401 | 403 | 429 | 500 = 400, extra: Record<string, string | number> = {}) {
     super(description);
     this.error = error;
     this.status = status;
+    this.extra = extra;
   }
 }
 
@@ -105,5 +108,5 @@ export function oauthErrorResponse(err: OAuthError, realm: string): Response {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', ...NO_STORE };
   if (err instanceof InvalidClient) headers['WWW-Authenticate'] = `Basic realm="${realm}"`;
   if (err instanceof TooManyRequests) headers['Retry-After'] = String(err.retryAfter);
-  return new Response(JSON.stringify({ error: err.error, error_description: err.message }), { status: err.status, headers });
+  return new Response(JSON.stringify({ error: err.error, error_description: err.message, ...err.extra }), { status: err.status, headers });
 }

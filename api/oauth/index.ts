@@ -1,5 +1,6 @@
 // The OAuth 2.1 authorization server for the /mcp resource: registration (RFC 7591), authorize and consent,
-// token (PKCE, rotating refresh tokens, reuse detection), revocation (RFC 7009). Each rule is a small step
+// token (PKCE, rotating refresh tokens, reuse detection; and the device flow's grant, RFC 8628), revocation
+// (RFC 7009). Each rule is a small step
 // (check_*.ts), errors are typed (errors.ts); access tokens reach routes through identity.addBearerResolver.
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
@@ -17,6 +18,7 @@ import { registerTokenEndpoint } from './token.ts';
 import { registerRevokeEndpoint } from './revoke.ts';
 import { registerAccountOAuthRoutes } from './account.ts';
 import { InvalidRequest, oauthErrorResponse } from './errors.ts';
+import { deviceFlowFor } from '../device/index.ts';
 
 export { accessTokenVerifier, type AccessTokenVerifier } from './bearer.ts';
 export { mcpResource } from './check_resource.ts';
@@ -42,6 +44,7 @@ export function registerOAuthRoutes(
     consentKey: loadConsentKey(deps.config.dataDir),
     registrationLimiter: new RateLimiter({ limit: deps.config.oauth.registrationsPerHour, windowMs: 3_600_000, now: () => now().getTime() }),
     unusedClientTtlHours: deps.config.oauth.unusedClientTtlHours,
+    deviceFlow: deviceFlowFor({ ...deps, now }),
     now,
   };
   purgeUnusedClients(ctx);

@@ -238,7 +238,11 @@ export function mcpCard(site: SiteContext) {
   };
 }
 
-/** RFC 8414 authorization server metadata for the OAuth 2.1 endpoints under /api/oauth/v2. */
+/**
+ * RFC 8414 authorization server metadata for the OAuth 2.1 endpoints under /api/oauth/v2, and the device
+ * flow (RFC 8628 §4): its authorization endpoint is the spec's unversioned one, its grant is answered at
+ * the token_endpoint too (api/oauth/grants/device_code.ts).
+ */
 export function oauthAuthorizationServer(site: SiteContext) {
   const b = site.baseUrl;
   return {
@@ -247,9 +251,10 @@ export function oauthAuthorizationServer(site: SiteContext) {
     token_endpoint: `${b}/api/oauth/v2/token`,
     registration_endpoint: `${b}/api/oauth/v2/register`,
     revocation_endpoint: `${b}/api/oauth/v2/revoke`,
+    device_authorization_endpoint: `${b}/api/oauth/device`,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: ['none', 'client_secret_basic'],
     revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic'],

@@ -193,13 +193,13 @@ describe.each(FORMS)('%s form: the other terminal and waiting states', (form) =>
     expect(await other.json()).toMatchObject({ error: 'unsupported_grant_type' });
   });
 
-  it('validates the token request shape (422)', async () => {
+  it('answers a malformed token request with the RFC 6749 error, not a 422', async () => {
     const res =
       form === 'post'
         ? await dev.send('/api/oauth/token', { method: 'POST', json: { grant_type: 'device_code' } })
         : await dev.send('/api/oauth/token?grant_type=device_code');
-    expect(res.status).toBe(422);
-    expect((await res.json()).detail[0]).toMatchObject({ type: 'missing', loc: [form === 'post' ? 'body' : 'query', 'device_code'] });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'invalid_request', error_description: 'device_code is required' });
   });
 });
 

@@ -1,0 +1,97 @@
+// The device flow's token endpoint, POST /api/oauth/token (RFC 8628 §3.4) and its GET alias for sandboxes.
+// - the poll comes as the spec's JSON TokenRequest or as a form, as standard RFC 8628 clients send it
+//   (client_id and other extra parameters are ignored: the device_code alone names the request)
+// - grant_type: the short `device_code` or the RFC's URN; every parameter at most once
+// - every failure is the RFC 6749 §5.2 error JSON, never a 422: polling clients parse `error`
+// The same redemption answers the device grant at /api/oauth/v2/token (api/oauth/grants/device_code.ts).
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { oauthEndpoint, oauthJson } from '../oauth/endpoint.ts';
+import { InvalidRequest, UnsupportedGrantType } from '../oauth/errors.ts';
+import { FORM_ENCODED, mediaType, singleValued } from '../oauth/form.ts';
+import type { DeviceFlow } from './flow.ts';
+import { DEVICE_GRANT_TYPES, TokenError, TokenForm, TokenRequest, TokenResponse } from './schemas.ts';
+
+/** The token response for a device_code: the API key, once. Throws DeviceGrantError while it is not granted. */
+export function redeemDeviceCode(flow: DeviceFlow, deviceCode: string, viaGet: boolean) {
+  const issued = flow.redeem(deviceCode, viaGet);
+  return {
+    access_token: issued.secret,
+    token_type: 'Bearer' as const,
+    expires_in: issued.expiresIn,
+    key_id: issued.keyId,
+    // The person just approved this device to act as them, and it asks for a credential file that
+    // names them (spec, Authentication 7). Sandboxes keep nothing, so they are not told.
+    ...(issued.sandbox ? {} : { user_email: issued.user.email }),
+  };
+}
+
+/** The poll's parameters, one value each, from a form or (any other type, as before forms were taken) a JSON object. */
+async function readPoll(c: Context): Promise<Map<string, string>> {
+  const text = await c.req.text();
+  if (mediaType(c) === FORM_ENCODED) return singleValued(new URLSearchParams(text));
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new InvalidRequest('send the poll as a JSON object or as application/x-www-form-urlencoded');
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new InvalidRequest('the body must be a JSON object');
+  const params = new Map<string, string>();
+  for (const [k, v] of Object.entries(body)) {
+    if (typeof v === 'string') params.set(k, v);
+    else if (k === 'grant_type' || k === 'device_code') throw new InvalidRequest(`${k} must be a string`);
+  }
+  return params;
+}
+
+function poll(flow: DeviceFlow, params: Map<string, string>, viaGet: boolean): Response {
+  const grantType = params.get('grant_type');
+  if (!grantType) throw new InvalidRequest('grant_type is required');
+  if (!(DEVICE_GRANT_TYPES as readonly string[]).includes(grantType)) {
+    throw new UnsupportedGrantType(`This endpoint only takes grant_type ${DEVICE_GRANT_TYPES.join(' or ')}`);
+  }
+  const deviceCode = params.get('device_code');
+  if (!deviceCode) throw new InvalidRequest('device_code is required');
+  return oauthJson(redeemDeviceCode(flow, deviceCode, viaGet));
+}
+
+const json = (schema: typeof TokenResponse | typeof TokenError, description: string) => ({ description, content: { 'application/json': { schema } } });
+
+export function registerDeviceTokenEndpoint(app: OpenAPIHono, flow: DeviceFlow, opts: { baseUrl: string }): void {
+  oauthEndpoint(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/oauth/token',
+      tags: ['device'],
+      summary: 'Poll for the API key of a device sign-in (RFC 8628 §3.4): the spec\'s JSON TokenRequest, or a form as standard clients send it',
+      request: {
+        body: { content: { 'application/json': { schema: TokenRequest }, [FORM_ENCODED]: { schema: TokenForm } }, required: true },
+      },
+      responses: {
+        200: json(TokenResponse, 'The API key'),
+        400: json(TokenError, 'Not (yet) granted, or a malformed poll: the RFC 6749 §5.2 / RFC 8628 §3.5 error'),
+      },
+    }),
+    opts.baseUrl,
+    async (c) => poll(flow, await readPoll(c), false),
+  );
+
+  oauthEndpoint(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/oauth/token',
+      tags: ['device'],
+      summary: 'Poll for the API key from a sandbox that cannot POST (non-RFC alias; the key lives one hour)',
+      request: { query: TokenRequest },
+      responses: {
+        200: json(TokenResponse, 'The API key'),
+        400: json(TokenError, 'Not (yet) granted, or a malformed poll: the RFC 6749 §5.2 / RFC 8628 §3.5 error'),
+      },
+    }),
+    opts.baseUrl,
+    (c) => poll(flow, singleValued(new URL(c.req.url).searchParams), true),
+  );
+}
