@@ -22,8 +22,11 @@ export type Access = 'public' | 'optional' | 'user' | 'session' | 'account' | 'm
 
 export interface OperationEntry {
   operationId: string;
-  description: string;
+  /** What the operation does beyond its summary (followed by any description the route declares itself). */
+  description?: string;
   access: Access;
+  /** Answers the route's own declaration misses, by status (documented with the `{"detail"}` body). */
+  responses?: Record<string, string>;
 }
 
 /** Access kinds that need a signed-in user: checked before validation, and documented with 401 (and 403). */
@@ -185,8 +188,18 @@ export const CATALOGUE: Record<string, OperationEntry> = {
   'GET /api/oauth/token': { operationId: 'pollDeviceTokenViaGet', access: 'public', description: 'The same poll for sandboxes that cannot POST (a non-RFC alias); the key lives one hour.' },
   'GET /api/device/lookup': { operationId: 'lookupDeviceRequest', access: 'optional', description: 'The pending request behind a user code (404 unknown, 410 expired or decided), with the viewer\'s role when signed in.' },
   'POST /api/device/approve': { operationId: 'decideDeviceRequest', access: 'session', description: 'Approve or deny a device sign-in in a browser session; the approver owns the key the device gets.' },
-  'GET /device': { operationId: 'getDeviceApprovalPage', access: 'browser', description: 'The approval page for people (HTML): enter or check the code, sign in, then approve or deny.' },
-  'POST /device': { operationId: 'submitDeviceApprovalForm', access: 'browser', description: 'The approval page\'s form (HTML): needs a browser session and a same-origin Origin header.' },
+  'GET /device': {
+    operationId: 'getDeviceApprovalPage',
+    access: 'browser',
+    description: 'The approval page for people (HTML): enter or check the code, sign in, then approve or deny.',
+    responses: { 404: 'Unknown code (the page says so)', 410: 'Expired or already decided code', 422: 'A code longer than any code', 429: 'Too many wrong codes from this address' },
+  },
+  'POST /device': {
+    operationId: 'submitDeviceApprovalForm',
+    access: 'browser',
+    description: 'The approval page\'s form (HTML): needs a browser session and a same-origin Origin header.',
+    responses: { 401: 'Not signed in with a browser session', 404: 'Unknown code', 410: 'Expired or already decided code', 422: 'No code or no decision in the form', 429: 'Too many wrong codes from this address' },
+  },
 
   // ---- OAuth 2.1 ----
   'POST /api/oauth/v2/register': { operationId: 'registerOAuthClient', access: 'public', description: 'Dynamic client registration (RFC 7591): public clients (none) or confidential ones (client_secret_basic, secret returned once). Limited per address.' },
@@ -208,6 +221,10 @@ export const CATALOGUE: Record<string, OperationEntry> = {
   'GET /api/audit/pubkey': { operationId: 'getAuditPublicKey', access: 'public', description: 'The public key that verifies the checkpoints\' signatures.' },
   'GET /api/audit/proof/inclusion': { operationId: 'getAuditInclusionProof', access: 'public', description: 'An RFC 9162 inclusion proof of one event in a tree size.' },
   'GET /api/audit/proof/consistency': { operationId: 'getAuditConsistencyProof', access: 'public', description: 'An RFC 9162 consistency proof between two tree sizes.' },
+  // C2SP tlog-tiles (api/audit/routes.ts describes them)
+  'GET /api/audit/checkpoint': { operationId: 'getAuditCheckpoint', access: 'public' },
+  'GET /api/audit/tile/{L}/{N}': { operationId: 'getAuditTile', access: 'public' },
+  'GET /api/audit/tile/entries/{N}': { operationId: 'getAuditEntryBundle', access: 'public' },
 };
 
 /** The catalogue entry of an operation; undefined when it has none (the OpenAPI test names it). */
