@@ -154,14 +154,15 @@ const tileErrors = {
   422: json(HTTPValidationError, 'Not a tile path'),
 };
 
-/** Whether Accept-Encoding admits gzip (a q of 0 refuses it). */
+/** Whether Accept-Encoding admits gzip: by name, else by `*`; a q of 0 refuses it. */
 function acceptsGzip(header: string | undefined): boolean {
-  return (header ?? '').split(',').some((part) => {
-    const [coding, ...params] = part.trim().toLowerCase().split(';');
-    if (coding !== 'gzip' && coding !== '*') return false;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return !q || Number(q.slice(2)) > 0;
-  });
+  const q: Record<string, number> = {};
+  for (const part of (header ?? '').toLowerCase().split(',')) {
+    const [coding, ...params] = part.trim().split(';');
+    const weight = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    q[coding.trim()] = weight ? Number(weight.slice(2)) || 0 : 1;
+  }
+  return (q.gzip ?? q['*'] ?? 0) > 0;
 }
 
 /**

@@ -269,6 +269,8 @@ describe('tiles', () => {
     const part = Buffer.from(await (await srv.get('/api/audit/tile/0/000.p/7')).arrayBuffer());
     expect(part.equals((await get('/api/audit/tile/0/000')).subarray(0, 7 * 32))).toBe(true);
     expect((await srv.get('/api/audit/tile/1/000')).status).toBe(200);
+    const head = await srv.get('/api/audit/tile/0/000', { method: 'HEAD' });
+    expect([head.status, head.headers.get('content-type')]).toEqual([200, 'application/octet-stream']);
   });
 
   it('serve entry bundles gzip-compressed when asked, and plain otherwise', async () => {
@@ -290,6 +292,8 @@ describe('tiles', () => {
     expect(gz.headers['content-encoding']).toBe('gzip');
     expect(gz.body.length).toBeLessThan(plainBytes.length / 3);
     expect(gunzipSync(gz.body).equals(plainBytes)).toBe(true);
+    const refused = await srv.get('/api/audit/tile/entries/001', { headers: { 'Accept-Encoding': 'gzip;q=0, *' } });
+    expect(refused.headers.get('content-encoding')).toBeNull();
   });
 
   it.each([
