@@ -71,7 +71,12 @@ export const CATALOGUE: Record<string, OperationEntry> = {
   'GET /.well-known/oauth-protected-resource/mcp': { operationId: 'getMcpProtectedResourceMetadata', access: 'public', description: 'RFC 9728 metadata at the path-suffixed location for the /mcp resource; the same document.' },
   'GET /agent-login.sh': { operationId: 'getAgentLoginScript', access: 'public', description: 'A POSIX sh client of the device flow for this server; it stores the key in a 0600 credential file.' },
   'GET /api/config': { operationId: 'getPublicConfig', access: 'public', description: 'Public client configuration, including dev_mode and the API key prefix.' },
-  'GET /api/health': { operationId: 'getHealth', access: 'optional', description: 'Anonymous liveness probe. With detail=true an admin also gets component states and failure counters; anyone else gets 401 or 403 for the detail view.' },
+  'GET /api/health': {
+    operationId: 'getHealth',
+    access: 'optional',
+    description: 'Anonymous liveness probe. With detail=true an admin also gets component states and failure counters; anyone else gets 401 or 403 for the detail view.',
+    responses: { 401: 'detail=true without credentials', 403: 'detail=true by someone who is not an admin' },
+  },
   'GET /api/skills': { operationId: 'listSkills', access: 'public', description: 'The installable skills, with a link to each.' },
   'GET /api/skills/{name}': { operationId: 'getSkill', access: 'public', description: 'One skill as plain-text Markdown.' },
 
@@ -102,7 +107,7 @@ export const CATALOGUE: Record<string, OperationEntry> = {
   'GET /api/essays/{slug}/related': { operationId: 'listRelatedToEssay', access: 'public', description: 'The k items nearest to one essay by embedding, blended with shared tags and links.' },
   'GET /api/digests/{date}/related': { operationId: 'listRelatedToDigest', access: 'public', description: 'The k items nearest to one digest by embedding, blended with shared tags and links.' },
   'GET /api/personas/{persona_id}/related': { operationId: 'listRelatedToPersona', access: 'public', description: 'The k items nearest to one persona by embedding, blended with shared tags and links.' },
-  'GET /api/posts/{post_id}/related': { operationId: 'listRelatedToPost', access: 'optional', description: `The k items nearest to one published post by embedding, blended with shared tags and links. ${SAME_AS_SLUG}` },
+  'GET /api/posts/{post_id}/related': { operationId: 'listRelatedToPost', access: 'public', description: `The k items nearest to one published post by embedding, blended with shared tags and links. ${SAME_AS_SLUG}` },
 
   // ---- auth and account ----
   'GET /api/auth/me': { operationId: 'getCurrentIdentity', access: 'optional', description: 'Whether the credentials (session, API key or OAuth token) are valid and whose they are: {authenticated:false} without credentials. Never returns e-mail or other personal data.' },

@@ -112,6 +112,16 @@ function sample(schema: Schema | undefined, depth = 0): unknown {
   return 'walk'.padEnd(Math.max(4, Number(s.minLength ?? 0)), 'k').slice(0, Math.max(4, Number(s.maxLength ?? 64)));
 }
 
+/** Another accepted value, away from the default: the other boolean, the last enum value, the maximum. */
+function alternative(schema: Schema | undefined): string {
+  const s = resolve(schema);
+  if (Array.isArray(s.enum)) return String(s.enum.at(-1));
+  const type = Array.isArray(s.type) ? (s.type as string[]).find((t) => t !== 'null') : s.type;
+  if (type === 'boolean') return String(s.default !== true);
+  if ((type === 'integer' || type === 'number') && s.maximum !== undefined) return String(s.maximum);
+  return String(sample(s));
+}
+
 /** A value no sensible schema accepts for this parameter. */
 function invalid(schema: Schema | undefined): string {
   const s = resolve(schema);
@@ -143,11 +153,12 @@ interface Call {
 function calls(path: string, method: string, op: Operation): Call[] {
   const params = op.parameters ?? [];
   const fill = (bad: boolean) => path.replace(/\{([^}]+)\}/g, (_m, n: string) => encodeURIComponent(bad ? 'x'.repeat(400) : pathValue(path, n)));
-  const query = (which: 'required' | 'all' | 'invalid') => {
+  const query = (which: 'required' | 'all' | 'other' | 'invalid') => {
     const q = new URLSearchParams();
     for (const p of params.filter((x) => x.in === 'query')) {
       if (which === 'required' && !p.required) continue;
-      q.set(p.name, which === 'invalid' ? invalid(p.schema) : (realValue(p.name) ?? String(sample(p.schema))));
+      const value = which === 'invalid' ? invalid(p.schema) : which === 'other' ? alternative(p.schema) : (realValue(p.name) ?? String(sample(p.schema)));
+      q.set(p.name, value);
     }
     const s = q.toString();
     return s ? `?${s}` : '';
@@ -163,6 +174,7 @@ function calls(path: string, method: string, op: Operation): Call[] {
   const out: Call[] = [
     { name: 'required parameters', path: fill(false) + query('required'), headers: typeHeader, body: good },
     { name: 'every parameter', path: fill(false) + query('all'), headers: typeHeader, body: good },
+    { name: 'every parameter, other values', path: fill(false) + query('other'), headers: typeHeader, body: good },
     { name: 'invalid parameters', path: fill(true) + query('invalid'), headers: typeHeader, body: good },
   ];
   if (type) {
