@@ -12,7 +12,7 @@ import { helpRequested } from '../scripts/cli.ts';
 import { ensurePrivateDir } from '../src/lib/data-dir.ts';
 import { siteContext } from '../src/lib/site.ts';
 import { createApp } from './app.ts';
-import { createStaticHandler, loadStaticSite, type StaticSite } from './static/index.ts';
+import { createStaticHandler, loadStaticSite, patchStaticSite, type StaticSite } from './static/index.ts';
 import type { ContentState } from './content/index.ts';
 import { openDatabase, type Db } from './db/index.ts';
 import { auditOriginOptions, createAuditLog, type AuditLog } from './audit/index.ts';
@@ -40,6 +40,11 @@ interface BuildMeta {
   base_url: string;
   content_hash: string;
   pipeline: { last_run_at: string | null; last_status: string };
+  mode?: 'full' | 'incremental';
+  /** Incremental builds: the build they changed and the files (under dist/client) written and removed. */
+  previous?: string;
+  written?: string[];
+  removed?: string[];
 }
 
 /** Query parameters that carry secrets (device codes, authorization codes, tokens) never reach the log. */
@@ -120,28 +125,41 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
     if (!serveStatic(req, res)) bufferChunkedBody(req, res, () => void honoListener(req, res));
   });
   server.keepAliveTimeout = 65_000;
-  // The pipeline's rebuild-site swaps in a new dist/ and with it a new build-meta.json: reload both the
-  // files and the snapshot, so the server never answers from a stale build. A broken build keeps the old.
+  // The pipeline's rebuild-site writes a new build-meta.json last, after a full build's swap or an
+  // incremental build's file writes: reload the snapshot and the files (only those the incremental build
+  // lists, when it built on the build this server holds), so the server never answers from a stale build.
+  // A broken build, or one made for another origin, keeps the old.
   const metaFile = path.join(config.distDir, 'build-meta.json');
+  const clientDir = path.join(config.distDir, 'client');
+  let servedBuild = readBuildMeta(config.distDir)?.generated_at ?? null;
+  let reloading = Promise.resolve();
+  const reload = async () => {
+    const meta = readBuildMeta(config.distDir);
+    if (!meta || meta.generated_at === servedBuild) return;
+    if (meta.base_url !== config.baseUrl) {
+      log(`server: ignoring a build made for ${meta.base_url} (this server is ${config.baseUrl})`);
+      return;
+    }
+    const nextContent = loadContentState(config, log);
+    const patch = meta.mode === 'incremental' && meta.previous === servedBuild && meta.written && meta.removed;
+    const nextSite = patch ? patchStaticSite(staticSite, clientDir, meta.written!, meta.removed!) : loadStaticSite(clientDir);
+    const nextSearch = await openSearch(config, nextContent.snapshot, log, search);
+    await syncPublishedPosts(nextSearch, posts);
+    content = nextContent;
+    staticSite = nextSite;
+    search = nextSearch;
+    servedBuild = meta.generated_at;
+    // Posts published while the new index opened went to the old service: sync again (safe twice).
+    await syncPublishedPosts(nextSearch, posts);
+    running.staticSite = nextSite;
+    log(patch ? `server: applied an incremental build (${meta.written!.length} files written, ${meta.removed!.length} removed)` : `server: reloaded a new build (${nextSite.fileCount} files)`);
+  };
   const onBuild = (cur: fs.Stats, prev: fs.Stats) => {
     if (cur.mtimeMs === prev.mtimeMs || cur.mtimeMs === 0) return;
-    void (async () => {
-      try {
-        const nextContent = loadContentState(config, log);
-        const nextSite = loadStaticSite(path.join(config.distDir, 'client'));
-        const nextSearch = await openSearch(config, nextContent.snapshot, log);
-        await syncPublishedPosts(nextSearch, posts);
-        content = nextContent;
-        staticSite = nextSite;
-        search = nextSearch;
-        // Posts published while the new index opened went to the old service: sync again (safe twice).
-        await syncPublishedPosts(nextSearch, posts);
-        running.staticSite = nextSite;
-        log(`server: reloaded a new build (${nextSite.fileCount} files)`);
-      } catch (err) {
-        log(`server: a new build could not be loaded, keeping the previous one: ${(err as Error).message.split('\n')[0]}`);
-      }
-    })();
+    // One reload at a time, in order: an incremental build patches the site the previous reload made.
+    reloading = reloading.then(reload).catch((err) => {
+      log(`server: a new build could not be loaded, keeping the previous one: ${(err as Error).message.split('\n')[0]}`);
+    });
   };
   fs.watchFile(metaFile, { interval: 1000 }, onBuild);
   await new Promise<void>((resolve, reject) => {

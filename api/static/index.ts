@@ -92,33 +92,82 @@ function pickEntry(entries: StaticEntry[], accept: string | undefined): StaticEn
   return (prefersJson(accept) ? json : other) ?? entries[0];
 }
 
-export function loadStaticSite(clientDir: string): StaticSite {
-  const files = new Map<string, StaticEntry[]>();
+/** A file of dist/client as served: its URL path and representation. */
+function readEntry(clientDir: string, rel: string): { urlPath: string; entry: StaticEntry } {
+  const body = fs.readFileSync(path.join(clientDir, rel));
+  return { urlPath: urlPathForDistFile(rel), entry: { body, contentType: contentTypeForFile(rel), etag: etagFor(body), headers: [] } };
+}
+
+/** A file the incremental build is still writing (src/lib/fs-atomic.ts names them so); never served. */
+const TEMP_FILE = /(^|\/)\.[^/]+\.\d+\.[a-z0-9]+\.tmp$/;
+
+/** Header arrays are built once all representations of a path are known (Vary: Accept where several). */
+function finishPath(urlPath: string, list: StaticEntry[]): void {
+  list.sort((a, b) => (a.contentType < b.contentType ? -1 : 1));
+  for (const e of list) {
+    const h = readHeaders(urlPath, e.contentType, e.etag, list.length > 1, e.body);
+    e.headers = [...Object.entries(h).flat(), 'Content-Length', String(e.body.length)];
+  }
+}
+
+function totals(files: Map<string, StaticEntry[]>): { fileCount: number; bytes: number } {
   let fileCount = 0;
   let bytes = 0;
-  if (!fs.existsSync(clientDir)) return { files, fileCount, bytes };
-  for (const entry of fs.readdirSync(clientDir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile()) continue;
-    const rel = path.relative(clientDir, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
-    const body = fs.readFileSync(path.join(clientDir, rel));
+  for (const list of files.values()) {
+    fileCount += list.length;
+    for (const e of list) bytes += e.body.length;
+  }
+  return { fileCount, bytes };
+}
+
+export function loadStaticSite(clientDir: string): StaticSite {
+  const files = new Map<string, StaticEntry[]>();
+  if (!fs.existsSync(clientDir)) return { files, fileCount: 0, bytes: 0 };
+  for (const e of fs.readdirSync(clientDir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile()) continue;
+    const rel = path.relative(clientDir, path.join(e.parentPath, e.name)).split(path.sep).join('/');
+    if (TEMP_FILE.test(rel)) continue;
+    const { urlPath, entry } = readEntry(clientDir, rel);
+    const list = files.get(urlPath) ?? [];
+    list.push(entry);
+    files.set(urlPath, list);
+  }
+  for (const [urlPath, list] of files) finishPath(urlPath, list);
+  return { files, ...totals(files) };
+}
+
+/**
+ * The site after an incremental build: the same entries, but for the files it wrote (read again) and
+ * removed. Returns a new StaticSite; the one being served is not touched, so a request sees either the
+ * old or the new bytes of a document, never a mix.
+ */
+export function patchStaticSite(site: StaticSite, clientDir: string, written: readonly string[], removed: readonly string[]): StaticSite {
+  const files = new Map(site.files);
+  const touched = new Set<string>();
+  const drop = (rel: string) => {
     const urlPath = urlPathForDistFile(rel);
     const contentType = contentTypeForFile(rel);
-    const etag = etagFor(body);
-    const list = files.get(urlPath) ?? [];
-    list.push({ body, contentType, etag, headers: [] });
-    files.set(urlPath, list);
-    fileCount++;
-    bytes += body.length;
+    const list = (files.get(urlPath) ?? []).filter((e) => e.contentType !== contentType);
+    if (list.length) files.set(urlPath, list);
+    else files.delete(urlPath);
+    touched.add(urlPath);
+  };
+  for (const rel of removed) drop(rel);
+  for (const rel of written) {
+    drop(rel);
+    const { urlPath, entry } = readEntry(clientDir, rel);
+    files.set(urlPath, [...(files.get(urlPath) ?? []), entry]);
   }
-  // Header arrays are built once all representations of a path are known (Vary: Accept where several).
-  for (const [urlPath, list] of files) {
-    list.sort((a, b) => (a.contentType < b.contentType ? -1 : 1));
-    for (const e of list) {
-      const h = readHeaders(urlPath, e.contentType, e.etag, list.length > 1, e.body);
-      e.headers = [...Object.entries(h).flat(), 'Content-Length', String(e.body.length)];
+  // Entries are shared with the old site: give touched paths fresh entry objects before new headers.
+  for (const urlPath of touched) {
+    const list = files.get(urlPath);
+    if (list) {
+      const fresh = list.map((e) => ({ ...e }));
+      finishPath(urlPath, fresh);
+      files.set(urlPath, fresh);
     }
   }
-  return { files, fileCount, bytes };
+  return { files, ...totals(files) };
 }
 
 function etagMatches(ifNoneMatch: string, etag: string): boolean {

@@ -8,6 +8,7 @@ export function jobContext(options: Record<string, string> = {}, env: Record<str
   ensurePrivateDir(config.dataDir);
   return {
     config,
+    env,
     contentDir: config.contentDir,
     dataDir: config.dataDir,
     options,

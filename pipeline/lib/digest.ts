@@ -9,7 +9,7 @@ import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import type { Video } from '../../src/lib/content/model.ts';
 import { parseDigest } from '../../src/lib/content/markdown.ts';
 import type { JobContext, JobResult } from './types.ts';
-import { writeFileAtomic } from './atomic.ts';
+import { writeFileAtomic } from '../../src/lib/fs-atomic.ts';
 import { sentences } from '../../src/lib/text/words.ts';
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];

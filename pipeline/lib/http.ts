@@ -3,7 +3,7 @@
 // unchanged feed costs a 304.
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from './atomic.ts';
+import { writeFileAtomic } from '../../src/lib/fs-atomic.ts';
 
 export interface FetchOptions {
   timeoutMs?: number;

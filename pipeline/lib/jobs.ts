@@ -5,7 +5,7 @@ import { summariseVideos } from './summarise.ts';
 import { buildDigest } from './digest.ts';
 import { rebuildSite } from './site.ts';
 import { buildKnowledge } from './knowledge.ts';
-import { buildIndex } from './search-index.ts';
+import { buildIndex, updateIndex } from './search-index.ts';
 import { llmSummariser } from './llm-summariser.ts';
 
 export interface JobSpec {
@@ -24,17 +24,19 @@ export const JOBS: Record<string, JobSpec> = {
   },
   'build-digest': { run: buildDigest, cron: '0 5 * * *', description: "the day's digest, for the previous day" },
   'build-knowledge': { run: buildKnowledge, cron: '30 2 * * *', description: 'draft concepts and proposals derived from the sources' },
-  'build-index': { run: buildIndex, cron: '0 3 * * *', description: 'the search index and embeddings' },
+  'build-index': { run: buildIndex, cron: '0 3 * * *', description: 'the full search index and embeddings (retrains the builtin embedder)' },
+  'update-index': { run: updateIndex, cron: null, description: 'new, changed and deleted items into the search index (after content changes)' },
   'rebuild-site': { run: rebuildSite, cron: null, description: 'the static site (after any job that changed content)' },
 };
 
 /**
  * What runs when a job finishes: summarise after ingest brought videos; after anything that changed
- * content, the search index and the site (the site last, so a reader never finds what search cannot).
+ * content, the incremental search index update and then the site (the site last, so a reader never finds
+ * what search cannot); after the nightly full index, the site too (its search-facing documents).
  */
 export function followUps(job: string, result: JobResult): string[] {
   if (job === 'ingest-videos' && result.counts.added > 0) return ['summarise'];
-  if (job === 'build-index') return ['rebuild-site'];
-  if (result.changed && job !== 'rebuild-site') return ['build-index'];
+  if (job === 'build-index' || job === 'update-index') return ['rebuild-site'];
+  if (result.changed && job !== 'rebuild-site') return ['update-index'];
   return [];
 }

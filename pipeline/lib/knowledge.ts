@@ -16,7 +16,7 @@ import { sha256 } from '../../api/sources/store.ts';
 import type { JobContext, JobResult } from './types.ts';
 import { keywordTags, textRank } from './textrank.ts';
 import { contentWords } from '../../src/lib/text/words.ts';
-import { createFileAtomic } from './atomic.ts';
+import { createFileAtomic } from '../../src/lib/fs-atomic.ts';
 import { conceptFileProblems, renderConceptFile } from '../../api/sources/concept-file.ts';
 
 export const MIN_SOURCES = 3;

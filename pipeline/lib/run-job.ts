@@ -2,7 +2,7 @@
 // one clear line). Every job, run by the daemon or by hand, goes through here.
 import { acquireLock } from './lock.ts';
 import { recordRun, type JobRun } from './status.ts';
-import { sweepTempFiles } from './atomic.ts';
+import { sweepTempFiles } from '../../src/lib/fs-atomic.ts';
 import type { JobContext, JobResult } from './types.ts';
 
 export async function runJob(name: string, ctx: JobContext, fn: (ctx: JobContext) => Promise<JobResult>): Promise<JobResult & { ok: boolean; error: string | null }> {

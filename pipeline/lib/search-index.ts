@@ -1,16 +1,46 @@
-// build-index: the keyword index and the embeddings of every searchable item, into DATA_DIR/index/ with
-// a manifest, written to a temporary folder and swapped in (src/lib/search does the writing).
+// build-index: the full search index (keyword index, the builtin embedder's retrained basis, every item's
+// vectors) into DATA_DIR/index/, written to a temporary folder and swapped in; nightly, and whenever the
+// incremental update finds its delta too large. update-index: after content changes, only the new, changed
+// and deleted items, as a delta over that base (src/lib/search/delta.ts).
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import { buildSearchIndex, resolveEmbedderSetting } from '../../src/lib/search/index.ts';
+import { updateSearchIndex } from '../../src/lib/search/delta.ts';
+import { progress, type Progress } from './progress.ts';
 import type { JobContext, JobResult } from './types.ts';
+
+/** A progress bar that appears once the total is known (the embedding step reports it). */
+function embeddingProgress(label: string): { onProgress: (done: number, total: number) => void; finish: () => void } {
+  let bar: Progress | undefined;
+  let last = 0;
+  return {
+    onProgress: (done, total) => {
+      bar ??= progress(label, total);
+      bar.tick(done - last);
+      last = done;
+    },
+    finish: () => bar?.done(),
+  };
+}
 
 export async function buildIndex(ctx: JobContext): Promise<JobResult> {
   const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir) });
   const embedder = await resolveEmbedderSetting(ctx.config.embedding, ctx.log);
   const started = performance.now();
-  const index = await buildSearchIndex(snap, { dataDir: ctx.dataDir, embedder, log: ctx.log });
+  const bar = embeddingProgress('build-index (embedding)');
+  const index = await buildSearchIndex(snap, { dataDir: ctx.dataDir, embedder, log: ctx.log, onProgress: bar.onProgress });
+  bar.finish();
   const ms = Math.round(performance.now() - started);
   ctx.log(`build-index: ${index.manifest.items} items with ${index.manifest.embedder.name} in ${ms} ms`);
   return { counts: { items: index.manifest.items, rows: index.manifest.rows, bytes: index.manifest.bytes, ms }, changed: false, errors: [] };
+}
+
+export async function updateIndex(ctx: JobContext): Promise<JobResult> {
+  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir) });
+  const embedder = await resolveEmbedderSetting(ctx.config.embedding, ctx.log);
+  const bar = embeddingProgress('update-index (embedding)');
+  const r = await updateSearchIndex(snap, { dataDir: ctx.dataDir, embedder, log: ctx.log, now: ctx.now, onProgress: bar.onProgress });
+  bar.finish();
+  ctx.log(`update-index: ${r.mode}${r.reason ? ` (${r.reason})` : ''}, ${r.manifest.items} items, ${r.added} new or changed, ${r.removed} removed, in ${r.ms} ms`);
+  return { counts: { items: r.manifest.items, added: r.added, removed: r.removed, full: r.mode === 'full' ? 1 : 0, ms: r.ms }, changed: false, errors: [] };
 }

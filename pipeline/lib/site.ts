@@ -1,17 +1,37 @@
-// rebuild-site: the static build into a fresh folder, swapped in atomically (scripts/build.ts does the
-// swap); a running server notices the new build-meta.json and reloads.
-import { buildSite } from '../../scripts/build.ts';
+// rebuild-site: the incremental static build (src/lib/static-build/incremental.ts) rewrites only the files
+// whose bytes change, atomically, and falls back to the full build (a fresh folder swapped in) when it must.
+// A running server notices the new build-meta.json and reloads exactly the files it lists.
+import { buildSiteIncremental } from '../../src/lib/static-build/incremental.ts';
+import { progress, type Progress } from './progress.ts';
 import type { JobContext, JobResult } from './types.ts';
 
 export async function rebuildSite(ctx: JobContext): Promise<JobResult> {
   const env: Record<string, string | undefined> = {
-    ...process.env,
+    ...ctx.env,
     CONTENT_DIR: ctx.contentDir,
     DATA_DIR: ctx.dataDir,
     DIST_DIR: ctx.config.distDir,
     BASE_URL: ctx.config.baseUrl,
   };
-  const meta = await buildSite(env);
-  ctx.log(`rebuild-site: ${meta.files} files in ${(meta.built_in_ms / 1000).toFixed(1)} s`);
-  return { counts: { files: meta.files, ms: meta.built_in_ms }, changed: false, errors: [] };
+  let bar: Progress | undefined;
+  const meta = await buildSiteIncremental(env, {
+    log: ctx.log,
+    onProgress: (done, total) => (bar ??= progress('rebuild-site (pages)', total)).tick(),
+  });
+  bar?.done();
+  const seconds = (meta.built_in_ms / 1000).toFixed(1);
+  if (meta.mode === 'full') ctx.log(`rebuild-site: full build, ${meta.files} files in ${seconds} s`);
+  else ctx.log(`rebuild-site: ${meta.written!.length} files written, ${meta.removed!.length} removed, ${meta.pages_rendered} pages rendered, in ${seconds} s`);
+  return {
+    counts: {
+      files: meta.files,
+      written: meta.mode === 'full' ? meta.files : meta.written!.length,
+      removed: meta.removed?.length ?? 0,
+      pages_rendered: meta.mode === 'full' ? -1 : meta.pages_rendered,
+      full: meta.mode === 'full' ? 1 : 0,
+      ms: meta.built_in_ms,
+    },
+    changed: false,
+    errors: [],
+  };
 }

@@ -2,7 +2,7 @@
 // `freshness.pipeline_status` of /api/latest and `npm run pipeline -- status`.
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from './atomic.ts';
+import { writeFileAtomic } from '../../src/lib/fs-atomic.ts';
 import { withFileMutex } from './lock.ts';
 
 export interface JobRun {

@@ -3,6 +3,8 @@ import type { Config } from '../../src/lib/config.ts';
 
 export interface JobContext {
   config: Config;
+  /** The environment config was read from (a job that starts a build hands it on whole). */
+  env: Record<string, string | undefined>;
   contentDir: string;
   dataDir: string;
   /** Job options from the command line (e.g. --date for build-digest). */

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import matter from 'gray-matter';
-import { createFileAtomic, writeFileAtomic } from './atomic.ts';
+import { createFileAtomic, writeFileAtomic } from '../../src/lib/fs-atomic.ts';
 
 export interface NewVideo {
   video_id: string;

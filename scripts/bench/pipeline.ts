@@ -10,7 +10,10 @@ import { runJob } from '../../pipeline/lib/run-job.ts';
 import { jobContext } from '../../pipeline/lib/context.ts';
 import { table } from './util.ts';
 
-const ORDER = ['ingest-videos', 'summarise', 'build-digest', 'build-knowledge', 'build-index', 'rebuild-site'];
+/** The full run: every job, the index built whole. */
+const FULL = ['ingest-videos', 'summarise', 'build-digest', 'build-knowledge', 'build-index', 'rebuild-site'];
+/** What the scheduler chains when ingest brings new videos: the index and the site updated incrementally. */
+const INCREMENTAL = ['ingest-videos', 'summarise', 'update-index', 'rebuild-site'];
 
 function feed(videos: { id: string; title: string; published: string; description: string }[]): string {
   const entries = videos
@@ -19,9 +22,9 @@ function feed(videos: { id: string; title: string; published: string; descriptio
   return `<?xml version="1.0" encoding="UTF-8"?><feed xmlns:yt="http://www.youtube.com/xml/schemas/2015" xmlns:media="http://search.yahoo.com/mrss/" xmlns="http://www.w3.org/2005/Atom"><title>bench</title>${entries}</feed>`;
 }
 
-async function runAll(env: Record<string, string | undefined>, date: string) {
+async function runAll(env: Record<string, string | undefined>, date: string, order: readonly string[]) {
   const rows: { job: string; ms: number; counts: Record<string, number>; ok: boolean }[] = [];
-  for (const job of ORDER) {
+  for (const job of order) {
     const t = performance.now();
     const r = await runJob(job, { ...jobContext(job === 'build-digest' ? { date } : {}, env), log: () => {} }, JOBS[job].run);
     rows.push({ job, ms: Math.round(performance.now() - t), counts: r.counts, ok: r.ok });
@@ -53,7 +56,9 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
   const env = { ...process.env, CONTENT_DIR: contentDir, DATA_DIR: path.join(root, 'var'), DIST_DIR: path.join(root, 'dist'), BASE_URL: 'http://bench.local', ALLOW_DEV_IDP: 'true' };
   try {
     console.log(`bench pipeline: full run over ${videos} videos …`);
-    const full = await runAll(env, '2026-11-22');
+    const full = await runAll(env, '2026-11-22', FULL);
+    // The process's peak so far is the full run's (the incremental runs below are far smaller).
+    const fullPeakMb = Math.round(process.resourceUsage().maxRSS / 1024);
     served = new Map(
       channels.map((f, ci) => [
         `/${f.replace(/\.md$/, '')}`,
@@ -68,14 +73,24 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
       ]),
     );
     console.log('bench pipeline: incremental run (50 new videos) …');
-    const incremental = await runAll(env, '2026-11-23');
+    const incremental = await runAll(env, '2026-11-23', INCREMENTAL);
+    console.log('bench pipeline: no-op run (the feeds bring nothing new) …');
+    const noop = await runAll(env, '2026-11-23', ['ingest-videos']);
     const show = (label: string, rows: typeof full) => {
       const total = rows.reduce((a, r) => a + r.ms, 0);
       console.log(`\n${label}: ${(total / 1000).toFixed(1)} s`);
       console.log(table(rows.map((r) => ({ job: r.job, seconds: (r.ms / 1000).toFixed(2), share: `${Math.round((r.ms / total) * 100)}%`, result: r.ok ? JSON.stringify(r.counts) : 'FAILED' }))));
       return { total_ms: total, jobs: rows };
     };
-    return { videos, full: show(`full run over ${videos} videos`, full), incremental: show('incremental run (50 new videos)', incremental) };
+    const result = {
+      videos,
+      full: { ...show(`full run over ${videos} videos (peak RSS ${fullPeakMb} MB)`, full), peak_rss_mb: fullPeakMb },
+      incremental: show('incremental run (50 new videos): ingest, summarise, update-index, rebuild-site', incremental),
+      noop: show('no-op run (nothing new: ingest only, nothing chained)', noop),
+    };
+    const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+    console.log(`\n${table([{ videos, full: s(result.full.total_ms), 'full peak RSS': `${fullPeakMb} MB`, 'incremental (50 new)': s(result.incremental.total_ms), 'no-op': s(result.noop.total_ms) }])}`);
+    return result;
   } finally {
     server.close();
   }

@@ -47,7 +47,7 @@ describe('prerendered files and their dynamic twins', () => {
           mismatches.push(`${how} ${url} (${rel}): ${res.status} ${res.headers.get('content-type')}`);
         }
       }
-      expect(dynamic.headers.get('etag')).toBe(fromFile.headers.get('etag'));
+      expect(dynamic.headers.get('etag'), url).toBe(fromFile.headers.get('etag'));
     }
     expect(mismatches).toEqual([]);
   });

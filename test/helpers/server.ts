@@ -52,6 +52,10 @@ export async function startTestServer(
   const running = await startServer(config, { log: () => {} });
   return {
     ...running,
+    // The server replaces its in-memory site when a new build lands: read it live.
+    get staticSite() {
+      return running.staticSite;
+    },
     dataDir,
     get: (p, init) => fetch(running.url + p, init),
     stop: async () => {

@@ -51,7 +51,7 @@ describe('npm run pipeline (the scheduler)', () => {
       expect(jobs().summarise).toMatchObject({ status: 'ok', counts: { summarised: 1 } });
       expect(jobs()['rebuild-site'], out).toMatchObject({ status: 'ok' });
       // Each follow-up ran after the job before it — none ran by itself when the scheduler started.
-      const order = ['ingest-videos', 'summarise', 'build-index', 'rebuild-site'].map((j) => jobs()[j]);
+      const order = ['ingest-videos', 'summarise', 'update-index', 'rebuild-site'].map((j) => jobs()[j]);
       for (let i = 1; i < order.length; i++) expect(order[i].started_at >= order[i - 1].finished_at!, out).toBe(true);
       // The server watches build-meta.json and reloads: the static file for the new video appears.
       let res: Response | undefined;

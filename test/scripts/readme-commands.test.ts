@@ -58,7 +58,7 @@ describe('the commands README.md shows', () => {
   it('npm run pipeline -- status prints every job, and -- run <job> names the jobs it knows', () => {
     const status = npm(['run', 'pipeline', '--', 'status']);
     expect(status.status, status.out).toBe(0);
-    for (const job of ['ingest-videos', 'summarise', 'build-digest', 'build-knowledge', 'build-index', 'rebuild-site']) expect(status.out).toContain(job);
+    for (const job of ['ingest-videos', 'summarise', 'build-digest', 'build-knowledge', 'build-index', 'update-index', 'rebuild-site']) expect(status.out).toContain(job);
     const unknown = npm(['run', 'pipeline', '--', 'run', 'no-such-job']);
     expect(unknown.status).toBe(2);
     expect(unknown.out).toContain('build-knowledge');

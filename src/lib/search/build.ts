@@ -7,12 +7,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Snapshot } from '../content/model.ts';
 import { ANALYSER_VERSION } from './analyse.ts';
-import { documentsFromSnapshot, languageVersions } from './documents.ts';
+import { documentsFromSnapshot, languageVersions, type SearchDocument } from './documents.ts';
 import { BuiltinEmbedder } from './embedders/builtin.ts';
 import type { Embedder, EmbedderSetting } from './embedders/embedder.ts';
 import { createTransformersEmbedder } from './embedders/transformers.ts';
 import { buildKeywordIndex, FIELD_BOOSTS } from './keyword.ts';
-import { INDEX_FILES, INDEX_FORMAT, indexDir, type IndexManifest, type ItemRef } from './manifest.ts';
+import { DELTA_FILES, documentHashes, INDEX_FILES, INDEX_FORMAT, indexDir, type IndexManifest, type ItemRef } from './manifest.ts';
 import type { LoadedIndex } from './load.ts';
 import { takePostings } from './postings.ts';
 
@@ -21,6 +21,23 @@ export interface BuildOptions {
   /** A resolved setting (see resolveEmbedderSetting), or a ready embedder. */
   embedder: EmbedderSetting | Embedder;
   log?: (m: string) => void;
+  /** Called as documents are embedded (the slow part with a transformer model): done and total rows. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** Rows embedded per call, so progress can be reported and a transformer's batches stay bounded. */
+const EMBED_BATCH = 512;
+
+/** Every document's language versions embedded, in row order. */
+export async function embedRows(embedder: Embedder, rows: readonly SearchDocument[], onProgress?: (done: number, total: number) => void): Promise<Float32Array> {
+  const dim = embedder.info.dimension;
+  const out = new Float32Array(rows.length * dim);
+  for (let i = 0; i < rows.length; i += EMBED_BATCH) {
+    const part = await embedder.embedDocuments(rows.slice(i, i + EMBED_BATCH));
+    out.set(part, i * dim);
+    onProgress?.(Math.min(i + EMBED_BATCH, rows.length), rows.length);
+  }
+  return out;
 }
 
 function isEmbedder(e: EmbedderSetting | Embedder): e is Embedder {
@@ -51,7 +68,7 @@ export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): 
     rows += v.length;
   }
   const { index, stats } = buildKeywordIndex(docs, firstRows);
-  const vectors = await embedder.embedDocuments(versions.flat());
+  const vectors = await embedRows(embedder, versions.flat(), opts.onProgress);
   const ids: ItemRef[] = versions.flatMap((v) => v.map((d) => ({ type: d.type, id: d.id })));
 
   const dir = indexDir(opts.dataDir);
@@ -66,6 +83,8 @@ export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): 
     fs.writeFileSync(path.join(tmp, INDEX_FILES.keyword), JSON.stringify(index));
     fs.writeFileSync(path.join(tmp, INDEX_FILES.vectors), new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength));
     fs.writeFileSync(path.join(tmp, INDEX_FILES.ids), JSON.stringify(ids));
+    // What each indexed document was, so later runs can add only what changed (delta.ts).
+    fs.writeFileSync(path.join(tmp, DELTA_FILES.hashes), JSON.stringify(documentHashes(docs)));
     const embedderFiles: string[] = [];
     if (embedder instanceof BuiltinEmbedder) {
       embedder.save(tmp);
@@ -78,6 +97,7 @@ export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): 
       built_at: new Date().toISOString(),
       content_hash: snapshot.contentHash,
       items: docs.length,
+      base_items: docs.length,
       rows,
       embedder: embedder.info,
       keyword: { ...stats, boosts: FIELD_BOOSTS },
@@ -88,7 +108,7 @@ export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): 
     fs.writeFileSync(path.join(tmp, INDEX_FILES.manifest), JSON.stringify(manifest, null, 2) + '\n');
     swapIn(tmp, dir);
     opts.log?.(`search: indexed ${docs.length} items in ${(manifest.build_ms / 1000).toFixed(1)} s (${embedder.info.name} ${embedder.info.model}, ${embedder.info.dimension} dims)`);
-    return { dir, manifest, keyword: index, postings: takePostings(index, ids.length), ids, vectors, embedder };
+    return { dir, manifest, keyword: index, postings: takePostings(index, ids.length), ids, vectors, embedder, delta: null };
   } catch (err) {
     fs.rmSync(tmp, { recursive: true, force: true });
     throw err;

@@ -8,6 +8,7 @@ import { readFloat32 } from './embedders/builtin.ts';
 import { embedderForIndex } from './embedders/select.ts';
 import { INDEX_FILES, readManifest, type IndexManifest, type ItemRef } from './manifest.ts';
 import { takePostings, type KeywordScorer } from './postings.ts';
+import { loadDelta, type LoadedDelta } from './delta.ts';
 
 export interface LoadedIndex {
   dir: string;
@@ -19,11 +20,20 @@ export interface LoadedIndex {
   /** manifest.rows × manifest.embedder.dimension, row-major, rows L2-normalised. */
   vectors: Float32Array;
   embedder: Embedder;
+  /** What changed since the base was built (delta.ts), or null. */
+  delta: LoadedDelta | null;
 }
 
-export async function loadSearchIndex(dir: string, setting: EmbedderSetting): Promise<LoadedIndex> {
+/**
+ * @param reuse an index loaded earlier from the same folder: when its base is the one on disk, only the
+ * manifest and the delta are read again (the server's reload after an incremental update).
+ */
+export async function loadSearchIndex(dir: string, setting: EmbedderSetting, reuse?: LoadedIndex): Promise<LoadedIndex> {
   const manifest = readManifest(dir);
   if (!manifest) throw new Error(`no search index in ${dir}`);
+  if (reuse && reuse.dir === dir && reuse.manifest.built_at === manifest.built_at && reuse.manifest.rows === manifest.rows) {
+    return { ...reuse, manifest, delta: loadDelta(dir, manifest) };
+  }
   const keyword = lunr.Index.load(JSON.parse(fs.readFileSync(path.join(dir, INDEX_FILES.keyword), 'utf8')));
   const ids = JSON.parse(fs.readFileSync(path.join(dir, INDEX_FILES.ids), 'utf8')) as ItemRef[];
   const vectors = readFloat32(path.join(dir, INDEX_FILES.vectors));
@@ -31,5 +41,5 @@ export async function loadSearchIndex(dir: string, setting: EmbedderSetting): Pr
     throw new Error(`search index in ${dir} is inconsistent: ${ids.length} ids, ${vectors.length} vector values, manifest says ${manifest.rows} × ${manifest.embedder.dimension}`);
   }
   const embedder = await embedderForIndex(dir, manifest.embedder, setting);
-  return { dir, manifest, keyword, postings: takePostings(keyword, ids.length), ids, vectors, embedder };
+  return { dir, manifest, keyword, postings: takePostings(keyword, ids.length), ids, vectors, embedder, delta: loadDelta(dir, manifest) };
 }

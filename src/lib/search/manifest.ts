@@ -2,8 +2,9 @@
 // the content snapshot and the configured embedder to decide whether the index on disk can be used.
 import fs from 'node:fs';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { ANALYSER_VERSION } from './analyse.ts';
-import type { Field, ItemType } from './documents.ts';
+import { docKey, type Field, type ItemType, type SearchDocument } from './documents.ts';
 import { embedderMatches, type EmbedderInfo, type EmbedderSetting } from './embedders/embedder.ts';
 import type { KeywordStats } from './keyword.ts';
 
@@ -21,9 +22,14 @@ export interface IndexManifest {
   format: number;
   analyser: number;
   built_at: string;
-  /** The content snapshot's hash (Snapshot.contentHash) the index was built from. */
+  /** The content snapshot's hash (Snapshot.contentHash) the index serves (base and delta). */
   content_hash: string;
+  /** Items the index serves now (base items, minus those deleted, plus new ones). */
   items: number;
+  /** Items of the full build (the base); absent in indexes built before incremental updates. */
+  base_items?: number;
+  /** Present when a delta (delta.ts) brings the base up to content_hash: since the full build of `since`. */
+  delta?: { since: string; updated_at: string; documents: number; removed: number };
   /** Vector rows: one per language version of an item. */
   rows: number;
   embedder: EmbedderInfo;
@@ -41,6 +47,17 @@ export interface IndexManifest {
 export interface ItemRef {
   type: ItemType;
   id: string;
+}
+
+/** The incremental update's files (delta.ts): the base's document hashes and the delta over the base. */
+export const DELTA_FILES = { hashes: 'doc-hashes.json', delta: 'delta.json' } as const;
+
+export function documentHash(doc: SearchDocument): string {
+  return createHash('sha256').update(JSON.stringify(doc)).digest('base64url');
+}
+
+export function documentHashes(docs: readonly SearchDocument[]): Record<string, string> {
+  return Object.fromEntries(docs.map((d) => [docKey(d.type, d.id), documentHash(d)]));
 }
 
 export function indexDir(dataDir: string): string {

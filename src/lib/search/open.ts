@@ -14,13 +14,15 @@ export async function openSearch(
   config: Pick<Config, 'dataDir' | 'embedding'>,
   snapshot: Snapshot,
   log: (m: string) => void = console.log,
+  /** The service this one replaces (a reload): its loaded base is reused when the base did not change. */
+  previous?: SearchService,
 ): Promise<SearchService> {
   const setting: EmbedderSetting = await resolveEmbedderSetting(config.embedding, log);
   const dir = indexDir(config.dataDir);
   const reason = staleReason(readManifest(dir), snapshot.contentHash, setting);
   if (reason === null) {
     try {
-      return new SearchService(snapshot, await loadSearchIndex(dir, setting));
+      return new SearchService(snapshot, await loadSearchIndex(dir, setting, previous?.loaded));
     } catch (err) {
       log(`search: the index in ${dir} could not be loaded (${(err as Error).message.split('\n')[0]}); rebuilding`);
     }

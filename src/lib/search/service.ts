@@ -98,6 +98,10 @@ export class SearchService {
   readonly manifest: IndexManifest;
   readonly embedder: Embedder;
   private readonly index: LoadedIndex;
+  /** The index this service serves (a reload reuses its base). */
+  get loaded(): LoadedIndex {
+    return this.index;
+  }
   /** The item of each vector row (an item with two language versions has two rows). */
   private readonly rows: (Entry | null)[];
   /** Rows beyond one per item: how far a top-k over rows must look to yield k distinct items. */
@@ -115,6 +119,9 @@ export class SearchService {
     this.manifest = index.manifest;
     this.embedder = index.embedder;
     const docs = new Map(documentsFromSnapshot(snapshot).map((d) => [docKey(d.type, d.id), d]));
+    // Base items that were deleted or changed since the full build: the delta holds their current form.
+    const tombstones = index.delta?.removed ?? new Set<string>();
+    for (const key of tombstones) docs.delete(key);
     const dim = index.manifest.embedder.dimension;
     this.rows = index.ids.map((ref, row) => {
       const key = docKey(ref.type, ref.id);
@@ -130,7 +137,7 @@ export class SearchService {
       this.byKey.set(key, entry);
       return entry;
     });
-    this.extraRows = index.ids.length - index.manifest.items;
+    this.extraRows = index.ids.length - (index.manifest.base_items ?? index.manifest.items);
     for (const e of this.byKey.values()) this.link(e.key, e.doc.links);
     const scorer = (this.scorer = index.postings);
     this.live = new LiveIndex(
@@ -149,6 +156,11 @@ export class SearchService {
       index.manifest.keyword,
     );
     const built = indexVocabulary(index.keyword, (term) => scorer.has(term));
+    // New and changed items since the full build join like published posts, with their stored vectors.
+    for (const d of index.delta?.documents ?? []) {
+      this.live.add(d.doc, d.vectors);
+      this.link(docKey(d.doc.type, d.doc.id), d.doc.links);
+    }
     this.vocabulary = {
       has: (t) => built.has(t) || this.live.hasTerm(t),
       near: (t, edits) => [...new Set([...built.near(t, edits), ...this.live.near(t, edits)])],

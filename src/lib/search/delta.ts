@@ -1,0 +1,169 @@
+// The incremental side of the search index. A full build (build.ts) writes the base: the keyword index,
+// vectors and the hash of every document it indexed (doc-hashes.json). Between full builds, updateSearchIndex
+// compares the snapshot's documents with those hashes and writes delta.json: the documents that are new or
+// changed since the base (with their vectors, from the base's own embedder: the builtin one folds them into
+// its existing basis) and the base items that left or changed (tombstones). The manifest then names the
+// current content and counts; the server serves base minus tombstones plus the delta (the delta through
+// the live index). The delta is always relative to the base, so a run never stacks on a broken one, and
+// a full rebuild (nightly, or when the delta outgrows MAX_DELTA_SHARE) folds it back in.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Snapshot } from '../content/model.ts';
+import { writeFileAtomic } from '../fs-atomic.ts';
+import { ANALYSER_VERSION } from './analyse.ts';
+import { buildSearchIndex, embedRows } from './build.ts';
+import { docKey, documentsFromSnapshot, languageVersions, type SearchDocument } from './documents.ts';
+import type { EmbedderSetting } from './embedders/embedder.ts';
+import { embedderForIndex } from './embedders/select.ts';
+import { embedderMatches } from './embedders/embedder.ts';
+import { DELTA_FILES, documentHash, INDEX_FILES, INDEX_FORMAT, indexDir, readManifest, type IndexManifest } from './manifest.ts';
+
+
+/** Above this share of the base's items in the delta, a full build is both better and not much slower. */
+export const MAX_DELTA_SHARE = 0.2;
+/** ...but a small base may take this many changed items before it is rebuilt. */
+export const MIN_DELTA_ALLOWANCE = 500;
+
+export interface DeltaFile {
+  /** built_at of the base this delta applies to. */
+  base_built_at: string;
+  content_hash: string;
+  updated_at: string;
+  dimension: number;
+  /** New and changed documents, each with its hash and one base64 Float32 vector per language version. */
+  documents: { hash: string; doc: SearchDocument; vectors: string[] }[];
+  /** Keys of base items no longer current (deleted, or replaced by a changed document above). */
+  removed: string[];
+}
+
+export interface LoadedDelta {
+  documents: { doc: SearchDocument; vectors: Float32Array[] }[];
+  removed: Set<string>;
+}
+
+function toBase64(v: Float32Array): string {
+  return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
+}
+
+function fromBase64(s: string, dimension: number): Float32Array {
+  const buf = Buffer.from(s, 'base64');
+  const out = new Float32Array(buf.byteLength / 4);
+  new Uint8Array(out.buffer).set(buf);
+  if (out.length !== dimension) throw new Error(`a delta vector has ${out.length} values, the index ${dimension}`);
+  return out;
+}
+
+function readJson<T>(file: string): T | null {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
+  } catch {
+    return null;
+  }
+}
+
+/** The delta the manifest names, or null when the index has none; throws when the two disagree. */
+export function loadDelta(dir: string, manifest: IndexManifest): LoadedDelta | null {
+  if (!manifest.delta) return null;
+  const file = readJson<DeltaFile>(path.join(dir, DELTA_FILES.delta));
+  if (!file || file.content_hash !== manifest.content_hash || file.base_built_at !== manifest.built_at) {
+    throw new Error(`the delta in ${dir} does not match its manifest`);
+  }
+  const dim = manifest.embedder.dimension;
+  return {
+    documents: file.documents.map((d) => ({ doc: d.doc, vectors: d.vectors.map((v) => fromBase64(v, dim)) })),
+    removed: new Set(file.removed),
+  };
+}
+
+export interface UpdateResult {
+  mode: 'unchanged' | 'delta' | 'full';
+  /** Why a full build ran, when it did. */
+  reason?: string;
+  manifest: IndexManifest;
+  added: number;
+  removed: number;
+  ms: number;
+}
+
+/**
+ * Brings <DATA_DIR>/index up to the snapshot: nothing when it is current, a new delta over the base when
+ * the base fits, else a full build.
+ */
+export async function updateSearchIndex(
+  snapshot: Snapshot,
+  opts: { dataDir: string; embedder: EmbedderSetting; log?: (m: string) => void; now?: () => Date; onProgress?: (done: number, total: number) => void },
+): Promise<UpdateResult> {
+  const started = performance.now();
+  const dir = indexDir(opts.dataDir);
+  const manifest = readManifest(dir);
+  const full = async (reason: string): Promise<UpdateResult> => {
+    opts.log?.(`search: full index build (${reason})`);
+    const index = await buildSearchIndex(snapshot, { dataDir: opts.dataDir, embedder: opts.embedder, log: opts.log, onProgress: opts.onProgress });
+    return { mode: 'full', reason, manifest: index.manifest, added: index.manifest.items, removed: 0, ms: Math.round(performance.now() - started) };
+  };
+  if (!manifest) return full('no index yet');
+  if (manifest.format !== INDEX_FORMAT || manifest.analyser !== ANALYSER_VERSION) return full('the index format changed');
+  if (!embedderMatches(manifest.embedder, opts.embedder)) return full('the embedder changed');
+  if (manifest.content_hash === snapshot.contentHash) {
+    return { mode: 'unchanged', manifest, added: 0, removed: 0, ms: Math.round(performance.now() - started) };
+  }
+  const baseHashes = readJson<Record<string, string>>(path.join(dir, DELTA_FILES.hashes));
+  if (!baseHashes) return full('the index has no document hashes (built before incremental updates)');
+
+  const docs = documentsFromSnapshot(snapshot);
+  const current = new Set<string>();
+  const changed: { doc: SearchDocument; hash: string }[] = [];
+  const removed: string[] = [];
+  for (const doc of docs) {
+    const key = docKey(doc.type, doc.id);
+    current.add(key);
+    const hash = documentHash(doc);
+    if (baseHashes[key] === hash) continue;
+    changed.push({ doc, hash });
+    if (baseHashes[key] !== undefined) removed.push(key);
+  }
+  for (const key of Object.keys(baseHashes)) if (!current.has(key)) removed.push(key);
+  const allowance = Math.max(MIN_DELTA_ALLOWANCE, Math.round(manifest.base_items! * MAX_DELTA_SHARE));
+  if (changed.length + removed.length > allowance) return full(`${changed.length} new or changed and ${removed.length} removed items since the last full build`);
+
+  // Vectors of documents the previous delta already embedded are kept: embedding is the slow part with a
+  // transformer model.
+  const previous = manifest.delta ? readJson<DeltaFile>(path.join(dir, DELTA_FILES.delta)) : null;
+  const known = new Map<string, string[]>();
+  if (previous && previous.base_built_at === manifest.built_at) {
+    for (const d of previous.documents) known.set(`${docKey(d.doc.type, d.doc.id)}\0${d.hash}`, d.vectors);
+  }
+  const toEmbed = changed.filter((c) => !known.has(`${docKey(c.doc.type, c.doc.id)}\0${c.hash}`));
+  const embedder = await embedderForIndex(dir, manifest.embedder, opts.embedder);
+  const versions = toEmbed.map((c) => languageVersions(c.doc));
+  const matrix = await embedRows(embedder, versions.flat(), opts.onProgress);
+  const dim = manifest.embedder.dimension;
+  let row = 0;
+  for (let i = 0; i < toEmbed.length; i++) {
+    const c = toEmbed[i];
+    const vs = versions[i].map(() => toBase64(matrix.subarray(row * dim, (row + 1) * dim).slice()));
+    row += versions[i].length;
+    known.set(`${docKey(c.doc.type, c.doc.id)}\0${c.hash}`, vs);
+  }
+  const updatedAt = (opts.now?.() ?? new Date()).toISOString();
+  const delta: DeltaFile = {
+    base_built_at: manifest.built_at,
+    content_hash: snapshot.contentHash,
+    updated_at: updatedAt,
+    dimension: dim,
+    documents: changed.map((c) => ({ hash: c.hash, doc: c.doc, vectors: known.get(`${docKey(c.doc.type, c.doc.id)}\0${c.hash}`)! })),
+    removed,
+  };
+  const next: IndexManifest = {
+    ...manifest,
+    content_hash: snapshot.contentHash,
+    items: docs.length,
+    delta: { since: manifest.built_at, updated_at: updatedAt, documents: changed.length, removed: removed.length },
+  };
+  // The delta first, then the manifest that names it: a reader that sees the new manifest finds its delta.
+  writeFileAtomic(path.join(dir, DELTA_FILES.delta), JSON.stringify(delta));
+  writeFileAtomic(path.join(dir, INDEX_FILES.manifest), JSON.stringify(next, null, 2) + '\n');
+  const ms = Math.round(performance.now() - started);
+  opts.log?.(`search: index updated in ${ms} ms: ${changed.length} new or changed items (${toEmbed.length} embedded), ${removed.length} removed since the full build of ${manifest.built_at}`);
+  return { mode: 'delta', manifest: next, added: changed.length, removed: removed.length, ms };
+}

@@ -1,0 +1,165 @@
+// The full static build: loads and validates content (failing with the file and field), renders every page
+// with Astro into a fresh folder, writes every read-model document beside them, then dist/build-meta.json
+// and dist/site-manifest.json, and swaps the folder in, so a running server or a CDN sync never sees a
+// half-written dist/. The reference the incremental build (incremental.ts) must equal byte for byte.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../config.ts';
+import { loadSnapshot } from '../content/load.ts';
+import { contentCacheDir } from '../content/parse-cache.ts';
+import { onPageRendered, pageCount, pageFingerprints } from '../pages/index.ts';
+import { prerenderedResources } from '../resources.ts';
+import { distFileFor } from '../representation.ts';
+import { siteContext, type SiteContext } from '../site.ts';
+import type { Snapshot } from '../content/model.ts';
+import { chromeKey, fileHash, hashTree, rendererHash, SITE_MANIFEST_FORMAT, writeSiteManifest } from './manifest.ts';
+
+export interface BuildMeta {
+  generated_at: string;
+  base_url: string;
+  content_hash: string;
+  pipeline: { last_run_at: string | null; last_status: string };
+  built_in_ms: number;
+  files: number;
+  /** How this dist/ came about: a full build, or an incremental one over the build of `previous`. */
+  mode: 'full' | 'incremental';
+  /** Incremental builds only: the generated_at of the build it changed, and the files it wrote and removed. */
+  previous?: string;
+  written?: string[];
+  removed?: string[];
+}
+
+export interface BuildOptions {
+  /** Told of each page rendered, with the number the build renders (for a progress bar). */
+  onProgress?: (done: number, total: number) => void;
+  /** The generation time to stamp (ISO 8601); now when absent. */
+  generatedAt?: string;
+  /** Render only these pages (page keys): the incremental build's selection file. */
+  selectionFile?: string;
+}
+
+/**
+ * Every anonymous read of src/lib/resources.ts as the file it is served from (see distFileFor): the read
+ * model with default parameters, the same function the server calls for the dynamic twin. Astro renders
+ * pages; these documents need no renderer, so the builds write them straight from the read model.
+ */
+export function* resourceFiles(snapshot: Snapshot, site: SiteContext): Generator<{ rel: string; body: Buffer }> {
+  const seen = new Set<string>();
+  for (const r of prerenderedResources(snapshot, site)) {
+    const rel = distFileFor(r.path, r.type);
+    if (seen.has(rel)) continue;
+    seen.add(rel);
+    yield { rel, body: Buffer.from(r.body, 'utf8') };
+  }
+}
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/**
+ * Builds in one process count up: Astro imports its prerender bundle from the output folder, and Node
+ * caches modules by path, so a second build into the same folder would render from the first bundle.
+ */
+let buildCount = 0;
+
+/**
+ * Runs Astro over the content into a new staging folder inside the project (Astro imports its prerender
+ * bundle from the output folder, so node_modules must resolve from there) and returns that folder.
+ */
+export async function renderWithAstro(
+  env: Record<string, string | undefined>,
+  generatedAt: string,
+  selectionFile?: string,
+  onPage?: () => void,
+): Promise<string> {
+  const staging = path.join(ROOT, 'node_modules', '.cache', `kb-build-${process.pid}-${++buildCount}`);
+  fs.rmSync(staging, { recursive: true, force: true });
+  const saved = { ...process.env };
+  Object.assign(process.env, env, { DIST_DIR: staging, KB_GENERATED_AT: generatedAt, ASTRO_TELEMETRY_DISABLED: '1' });
+  if (selectionFile) process.env.KB_PAGE_SELECTION = selectionFile;
+  else delete process.env.KB_PAGE_SELECTION;
+  onPageRendered(onPage);
+  try {
+    const { build } = await import('astro');
+    await build({ root: ROOT, logLevel: 'warn' });
+  } catch (err) {
+    fs.rmSync(staging, { recursive: true, force: true });
+    throw err;
+  } finally {
+    onPageRendered(undefined);
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
+  }
+  return staging;
+}
+
+/** rename, or copy and delete when the two folders are on different disks. */
+function moveDir(from: string, to: string): void {
+  fs.rmSync(to, { recursive: true, force: true });
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  try {
+    fs.renameSync(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    fs.cpSync(from, to, { recursive: true });
+    fs.rmSync(from, { recursive: true, force: true });
+  }
+}
+
+export async function buildSite(env: Record<string, string | undefined> = process.env, opts: BuildOptions = {}): Promise<BuildMeta> {
+  const started = performance.now();
+  const config = loadConfig(env);
+  const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) }); // fail fast, before Astro starts
+  const site = siteContext(config, opts.generatedAt ? new Date(opts.generatedAt) : undefined);
+  const total = pageCount(snapshot);
+  let rendered = 0;
+  const staging = await renderWithAstro(env, site.generatedAt, undefined, opts.onProgress && (() => opts.onProgress!(++rendered, total)));
+  try {
+    const clientDir = path.join(staging, 'client');
+    const files = hashTree(clientDir);
+    const resources: string[] = [];
+    const dirs = new Set<string>();
+    for (const { rel, body } of resourceFiles(snapshot, site)) {
+      const abs = path.join(clientDir, rel);
+      const dir = path.dirname(abs);
+      if (!dirs.has(dir)) {
+        fs.mkdirSync(dir, { recursive: true });
+        dirs.add(dir);
+      }
+      fs.writeFileSync(abs, body);
+      files[rel] = fileHash(body);
+      resources.push(rel);
+    }
+    const pages = Object.fromEntries([...pageFingerprints(snapshot, site)].map(([k, p]) => [k, { fp: p.fp, file: p.file }]));
+    writeSiteManifest(staging, {
+      format: SITE_MANIFEST_FORMAT,
+      renderer: rendererHash(),
+      base_url: config.baseUrl,
+      chrome: chromeKey(site.siteName, site.baseUrl),
+      generated_at: site.generatedAt,
+      content_hash: snapshot.contentHash,
+      pages,
+      resources,
+      files,
+    });
+    const meta: BuildMeta = {
+      generated_at: site.generatedAt,
+      base_url: config.baseUrl,
+      content_hash: snapshot.contentHash,
+      pipeline: site.pipeline,
+      built_in_ms: Math.round(performance.now() - started),
+      files: Object.keys(files).length,
+      mode: 'full',
+    };
+    fs.writeFileSync(path.join(staging, 'build-meta.json'), JSON.stringify(meta, null, 2) + '\n');
+    const incoming = `${config.distDir}.new-${process.pid}`;
+    const old = `${config.distDir}.old-${process.pid}`;
+    moveDir(staging, incoming);
+    if (fs.existsSync(config.distDir)) fs.renameSync(config.distDir, old);
+    fs.renameSync(incoming, config.distDir);
+    fs.rmSync(old, { recursive: true, force: true });
+    return meta;
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}

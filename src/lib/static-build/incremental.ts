@@ -1,0 +1,149 @@
+// The incremental static build: after a pipeline run changed a few items, rewrite only the files whose
+// bytes change. JSON and other read-model documents are recomputed (cheap) and compared by hash with
+// dist/site-manifest.json; pages are re-rendered by Astro only when their model's fingerprint changed
+// (src/lib/pages), through the same page files as the full build. Every file is replaced atomically, then
+// the manifest, then build-meta.json, which a running server watches: it reloads exactly the files listed
+// there. Falls back to the full build (full.ts) when there is no usable manifest, the renderer code or the
+// origin changed, or the change is so large that a full build is as cheap.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../config.ts';
+import { loadSnapshot } from '../content/load.ts';
+import { contentCacheDir } from '../content/parse-cache.ts';
+import { writeFileAtomic } from '../fs-atomic.ts';
+import { pageFingerprints, singlePageRoutes } from '../pages/index.ts';
+import { siteContext } from '../site.ts';
+import { buildSite, renderWithAstro, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
+import { chromeKey, fileHash, readSiteManifest, rendererHash, writeSiteManifest, type SiteManifest } from './manifest.ts';
+
+/** Above this share of pages to re-render, one full build is cheaper than a selection build plus the copy. */
+const FULL_BUILD_SHARE = 0.5;
+
+export interface IncrementalResult extends BuildMeta {
+  /** Why a full build ran instead, when it did. */
+  fallback?: string;
+  pages_rendered: number;
+}
+
+function fullBecause(reason: string, env: Record<string, string | undefined>, opts: BuildOptions, log?: (m: string) => void): Promise<IncrementalResult> {
+  log?.(`rebuild-site: full build (${reason})`);
+  return buildSite(env, opts).then((meta) => ({ ...meta, fallback: reason, pages_rendered: -1 }));
+}
+
+/** Removes a file and the folders it leaves empty, up to (not including) root. */
+function removeFile(root: string, rel: string): void {
+  const abs = path.join(root, rel);
+  fs.rmSync(abs, { force: true });
+  let dir = path.dirname(abs);
+  while (dir.startsWith(root + path.sep)) {
+    try {
+      fs.rmdirSync(dir);
+    } catch {
+      break; // not empty
+    }
+    dir = path.dirname(dir);
+  }
+}
+
+export async function buildSiteIncremental(
+  env: Record<string, string | undefined> = process.env,
+  opts: BuildOptions & { log?: (m: string) => void } = {},
+): Promise<IncrementalResult> {
+  const started = performance.now();
+  const config = loadConfig(env);
+  const clientDir = path.join(config.distDir, 'client');
+  const prev = readSiteManifest(config.distDir);
+  if (!prev || !fs.existsSync(clientDir)) return fullBecause('no previous build to update', env, opts, opts.log);
+  if (prev.renderer !== rendererHash()) return fullBecause('the page code changed', env, opts, opts.log);
+  if (prev.base_url !== config.baseUrl) return fullBecause('BASE_URL changed', env, opts, opts.log);
+
+  const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) });
+  const site = siteContext(config, opts.generatedAt ? new Date(opts.generatedAt) : undefined);
+  if (prev.chrome !== chromeKey(site.siteName, site.baseUrl)) return fullBecause('the site name changed', env, opts, opts.log);
+
+  // Pages: which models changed, which pages are gone.
+  const prints = pageFingerprints(snapshot, site);
+  const selected = [...prints].filter(([k, p]) => prev.pages[k]?.fp !== p.fp || prev.pages[k]?.file !== p.file).map(([k]) => k);
+  if (selected.length > prints.size * FULL_BUILD_SHARE && prints.size > 20) {
+    return fullBecause(`${selected.length} of ${prints.size} pages changed`, env, opts, opts.log);
+  }
+
+  const files: Record<string, string> = { ...prev.files };
+  const writes = new Map<string, Buffer>();
+  const consider = (rel: string, body: Buffer) => {
+    const h = fileHash(body);
+    if (files[rel] !== h) writes.set(rel, body);
+    files[rel] = h;
+  };
+
+  // Documents of the read model: all recomputed, written where their bytes differ.
+  const resources = new Set<string>();
+  for (const { rel, body } of resourceFiles(snapshot, site)) {
+    resources.add(rel);
+    consider(rel, body);
+  }
+
+  // Pages whose model changed, rendered by Astro from the same page files as the full build.
+  if (selected.length > 0) {
+    const selectionFile = path.join(os.tmpdir(), `kb-selection-${process.pid}-${Date.now()}.json`);
+    fs.writeFileSync(selectionFile, JSON.stringify(selected));
+    let staging: string | undefined;
+    try {
+      let rendered = 0;
+      const total = selected.length + singlePageRoutes().filter((r) => !selected.includes(r)).length;
+      staging = await renderWithAstro(env, site.generatedAt, selectionFile, opts.onProgress && (() => opts.onProgress!(++rendered, total)));
+      const out = path.join(staging, 'client');
+      const wanted = new Set(selected.map((k) => prints.get(k)!.file));
+      for (const e of fs.readdirSync(out, { recursive: true, withFileTypes: true })) {
+        if (!e.isFile()) continue;
+        const rel = path.relative(out, path.join(e.parentPath, e.name)).split(path.sep).join('/');
+        // The selected pages, and whatever else the build emits that dist/ lacks (a new hashed asset).
+        if (wanted.has(rel) || !(rel in files)) consider(rel, fs.readFileSync(path.join(out, rel)));
+      }
+      for (const rel of wanted) if (!writes.has(rel) && files[rel] === undefined) throw new Error(`the incremental build did not render ${rel}`);
+    } finally {
+      fs.rmSync(selectionFile, { force: true });
+      if (staging) fs.rmSync(staging, { recursive: true, force: true });
+    }
+  }
+
+  // What is gone: pages no longer produced and documents the read model no longer yields.
+  const pageFiles = new Set([...prints.values()].map((p) => p.file));
+  const removed: string[] = [];
+  for (const [k, p] of Object.entries(prev.pages)) if (!prints.has(k) && !pageFiles.has(p.file) && !resources.has(p.file)) removed.push(p.file);
+  for (const rel of prev.resources) if (!resources.has(rel) && !pageFiles.has(rel)) removed.push(rel);
+
+  for (const [rel, body] of writes) writeFileAtomic(path.join(clientDir, rel), body);
+  for (const rel of removed) {
+    removeFile(clientDir, rel);
+    delete files[rel];
+  }
+
+  const manifest: SiteManifest = {
+    ...prev,
+    generated_at: site.generatedAt,
+    content_hash: snapshot.contentHash,
+    pages: Object.fromEntries([...prints].map(([k, p]) => [k, { fp: p.fp, file: p.file }])),
+    resources: [...resources],
+    files,
+  };
+  writeSiteManifest(config.distDir, manifest);
+  const meta: IncrementalResult = {
+    generated_at: site.generatedAt,
+    base_url: config.baseUrl,
+    content_hash: snapshot.contentHash,
+    pipeline: site.pipeline,
+    built_in_ms: Math.round(performance.now() - started),
+    files: Object.keys(files).length,
+    mode: 'incremental',
+    previous: prev.generated_at,
+    written: [...writes.keys()].sort(),
+    removed: removed.sort(),
+    pages_rendered: selected.length,
+  };
+  const { pages_rendered: _, ...written } = meta;
+  // Last: the server reloads when this file changes.
+  writeFileAtomic(path.join(config.distDir, 'build-meta.json'), JSON.stringify(written, null, 2) + '\n');
+  return meta;
+}

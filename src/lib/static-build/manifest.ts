@@ -1,0 +1,86 @@
+// dist/site-manifest.json: what a dist/ folder holds and what it was rendered from, so the incremental build
+// can tell which files to rewrite. `files` is the hash of every file in dist/client; `pages` each page's
+// model fingerprint (src/lib/pages) and its file; `resources` the files written from the read model.
+// `renderer` hashes the code and assets that render pages: when it changes, only a full build is safe.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { writeFileAtomic } from '../fs-atomic.ts';
+
+export const SITE_MANIFEST = 'site-manifest.json';
+export const SITE_MANIFEST_FORMAT = 1;
+
+export interface SiteManifest {
+  format: number;
+  renderer: string;
+  base_url: string;
+  /** The site chrome every page shows (site name, origin). */
+  chrome: string;
+  generated_at: string;
+  content_hash: string;
+  pages: Record<string, { fp: string; file: string }>;
+  resources: string[];
+  files: Record<string, string>;
+}
+
+export function fileHash(body: string | Uint8Array): string {
+  return createHash('sha256').update(body).digest('base64url');
+}
+
+export function chromeKey(siteName: string, baseUrl: string): string {
+  return fileHash(JSON.stringify([siteName, baseUrl]));
+}
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+let rendererCache: string | undefined;
+
+/**
+ * The hash of everything that turns a page model into bytes: the Astro pages, layouts and components, the
+ * web helpers and the rest of src/, public/, the Astro configuration and the installed Astro version.
+ */
+export function rendererHash(): string {
+  if (rendererCache) return rendererCache;
+  const h = createHash('sha256');
+  for (const dir of ['src', 'public']) {
+    const abs = path.join(ROOT, dir);
+    if (!fs.existsSync(abs)) continue;
+    const files = fs
+      .readdirSync(abs, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => path.join(e.parentPath, e.name))
+      .sort();
+    for (const f of files) h.update(path.relative(ROOT, f)).update('\0').update(fs.readFileSync(f)).update('\0');
+  }
+  for (const f of ['astro.config.mjs', 'node_modules/astro/package.json']) {
+    const abs = path.join(ROOT, f);
+    if (fs.existsSync(abs)) h.update(f).update('\0').update(fs.readFileSync(abs));
+  }
+  return (rendererCache = h.digest('base64url'));
+}
+
+export function readSiteManifest(distDir: string): SiteManifest | null {
+  try {
+    const m = JSON.parse(fs.readFileSync(path.join(distDir, SITE_MANIFEST), 'utf8')) as SiteManifest;
+    return m.format === SITE_MANIFEST_FORMAT ? m : null;
+  } catch {
+    return null;
+  }
+}
+
+export function writeSiteManifest(distDir: string, m: SiteManifest): void {
+  writeFileAtomic(path.join(distDir, SITE_MANIFEST), JSON.stringify(m));
+}
+
+/** Every file under dir (relative, with forward slashes) and its hash. */
+export function hashTree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!fs.existsSync(dir)) return out;
+  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!e.isFile()) continue;
+    const abs = path.join(e.parentPath, e.name);
+    out[path.relative(dir, abs).split(path.sep).join('/')] = fileHash(fs.readFileSync(abs));
+  }
+  return out;
+}

@@ -1,0 +1,168 @@
+// The incremental path against the full one: ingest brings new videos, an editor changes one video and
+// deletes another, the index and the site are updated incrementally (as the scheduler chains them) — and
+// the result must be exactly what a full build of the same content makes: the same dist/client files,
+// byte for byte, and the same search hits. Also: a running server applies the incremental build by
+// replacing only the files it wrote or removed.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateCorpus } from '../../scripts/gen-corpus.ts';
+import { JOBS } from '../../pipeline/lib/jobs.ts';
+import { runJob } from '../../pipeline/lib/run-job.ts';
+import { jobContext } from '../../pipeline/lib/context.ts';
+import { buildSite } from '../../src/lib/static-build/full.ts';
+import { buildSiteIncremental } from '../../src/lib/static-build/incremental.ts';
+import { loadSnapshot } from '../../src/lib/content/load.ts';
+import { buildSearchIndex, loadSearchIndex, resolveEmbedderSetting, SearchService, type EmbedderSetting } from '../../src/lib/search/index.ts';
+import { urlPathForDistFile } from '../../src/lib/representation.ts';
+import { readManifest } from '../../src/lib/search/manifest.ts';
+import { startTestServer, walk, type TestServer } from '../helpers/server.ts';
+import { atomFeed, startFeedHost, type FeedHost } from './feeds.ts';
+
+let host: FeedHost;
+let root: string;
+const dirs = (dist = 'dist', data = 'var') => ({
+  CONTENT_DIR: path.join(root, 'content'),
+  DATA_DIR: path.join(root, data),
+  DIST_DIR: path.join(root, dist),
+  BASE_URL: 'http://kb.test',
+  ALLOW_DEV_IDP: 'true',
+});
+const env = (dist?: string, data?: string) => ({ ...process.env, ...dirs(dist, data) });
+const quiet = (d?: string, data?: string) => ({ ...jobContext({}, env(d, data)), log: () => {} });
+async function job(name: string) {
+  const r = await runJob(name, quiet(), JOBS[name].run);
+  expect(r.ok, `${name}: ${r.error}`).toBe(true);
+  return r;
+}
+const videoFile = (id: string) => path.join(dirs().CONTENT_DIR, 'videos', `${id}.md`);
+
+/** A video no other file links to, so it can be deleted without breaking the content's links. */
+function unreferencedVideo(except: string[]): string {
+  const all = fs.readdirSync(path.join(dirs().CONTENT_DIR, 'videos')).map((f) => f.replace(/\.md$/, ''));
+  const others = walk(dirs().CONTENT_DIR).filter((f) => !f.startsWith('videos/')).map((f) => fs.readFileSync(path.join(dirs().CONTENT_DIR, f), 'utf8')).join('\n');
+  const id = all.find((v) => !except.includes(v) && !others.includes(v));
+  if (!id) throw new Error('the corpus has no unreferenced video');
+  return id;
+}
+
+const embedding = (): Promise<EmbedderSetting> => resolveEmbedderSetting(quiet().config.embedding, () => {});
+const QUERIES = ['agents', 'governance', 'fresh talk operations', 'adoption stalled managers', 'evaluation', 'edited headline', 'umetna inteligenca', 'roi'];
+
+async function keywordIds(dataDir: string, contentDir: string, q: string): Promise<string[]> {
+  const snap = loadSnapshot(contentDir);
+  const index = await loadSearchIndex(path.join(dataDir, 'index'), await embedding());
+  const svc = new SearchService(snap, index);
+  const r = await svc.search({ q, hybrid: false, draft: true, limit: 100_000, agent: false });
+  return r.hits.map((h) => `${h.type}:${h.id}`).sort();
+}
+
+let edited: string;
+let deleted: string;
+let srv: TestServer;
+
+beforeAll(async () => {
+  host = await startFeedHost();
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-incremental-'));
+  generateCorpus({ dir: dirs().CONTENT_DIR, videos: 40, seed: 5 });
+  for (const f of fs.readdirSync(path.join(dirs().CONTENT_DIR, 'channels'))) {
+    const id = f.replace(/\.md$/, '');
+    const file = path.join(dirs().CONTENT_DIR, 'channels', f);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^feed_url: .*$/m, `feed_url: ${host.url}/feeds/${id}.xml`));
+    host.feeds.set(`/feeds/${id}.xml`, atomFeed(id, id, []));
+  }
+  // The base: a full index and a full site, as the nightly run leaves them.
+  await job('build-index');
+  const first = await job('rebuild-site');
+  expect(first.counts.full).toBe(1);
+  srv = await startTestServer({ contentDir: dirs().CONTENT_DIR, distDir: dirs().DIST_DIR, env: { DATA_DIR: dirs().DATA_DIR } });
+}, 120_000);
+
+afterAll(async () => {
+  await srv?.stop();
+  await host?.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe('the incremental pipeline', () => {
+  it('ends with the same dist/ and the same search hits as a full build of the same content', async () => {
+    const before = srv.staticSite;
+    // New videos in two channels' feeds; an edit and a deletion by an editor.
+    const fresh = (id: string, title: string) => ({ id, title, published: '2026-11-23T06:00:00+00:00', description: 'The team started from the work, not the model. Adoption stalled until managers changed targets. Costs per task fell by a third.' });
+    host.feeds.set('/feeds/channel-1.xml', atomFeed('channel-1', 'One', [fresh('incr0000001', 'Fresh talk on operations'), fresh('incr0000002', 'Second fresh talk on operations')]));
+    host.feeds.set('/feeds/channel-2.xml', atomFeed('channel-2', 'Two', [fresh('incr0000003', 'Third fresh talk on operations')]));
+    const ingest = await job('ingest-videos');
+    expect(ingest.counts.added).toBe(3);
+    await job('summarise');
+    edited = fs.readdirSync(path.join(dirs().CONTENT_DIR, 'videos')).map((f) => f.replace(/\.md$/, '')).find((v) => !v.startsWith('incr'))!;
+    fs.writeFileSync(videoFile(edited), fs.readFileSync(videoFile(edited), 'utf8').replace(/^title: .*$/m, 'title: "An edited headline about governance"'));
+    deleted = unreferencedVideo([edited]);
+    fs.rmSync(videoFile(deleted));
+
+    const update = await job('update-index');
+    expect(update.counts).toMatchObject({ full: 0, added: 4, removed: 2 });
+    const manifest = readManifest(path.join(dirs().DATA_DIR, 'index'))!;
+    expect(manifest.delta).toMatchObject({ documents: 4, removed: 2 });
+    expect(manifest.items).toBe(manifest.base_items! + 3 - 1);
+
+    // The site: the incremental build, then a full build of the same content at the same time elsewhere.
+    const inc = await buildSiteIncremental(env(), {});
+    expect(inc.mode).toBe('incremental');
+    const total = walk(path.join(dirs().DIST_DIR, 'client')).length;
+    expect(inc.written!.length).toBeGreaterThan(3);
+    expect(inc.written!.length).toBeLessThan(total / 3);
+    expect(inc.written).toEqual(expect.arrayContaining(['videos/incr0000001/index.html', 'api/videos/incr0000001/index.json', `videos/${edited}/index.html`, 'api/latest/index.json']));
+    expect(inc.removed).toEqual(expect.arrayContaining([`videos/${deleted}/index.html`, `api/videos/${deleted}/index.json`]));
+    await buildSite(env('dist-full'), { generatedAt: inc.generated_at });
+
+    const a = path.join(dirs().DIST_DIR, 'client');
+    const b = path.join(dirs('dist-full').DIST_DIR, 'client');
+    const filesA = walk(a).sort();
+    const filesB = walk(b).sort();
+    expect(filesA).toEqual(filesB);
+    const differ = filesA.filter((f) => !fs.readFileSync(path.join(a, f)).equals(fs.readFileSync(path.join(b, f))));
+    expect(differ).toEqual([]);
+
+    // Search: the base plus the delta finds the same items as an index built whole from this content.
+    const snap = loadSnapshot(dirs().CONTENT_DIR);
+    await buildSearchIndex(snap, { dataDir: dirs('dist-full', 'var-full').DATA_DIR, embedder: await embedding() });
+    let nonEmpty = 0;
+    for (const q of QUERIES) {
+      const incremental = await keywordIds(dirs().DATA_DIR, dirs().CONTENT_DIR, q);
+      const full = await keywordIds(dirs('dist-full', 'var-full').DATA_DIR, dirs().CONTENT_DIR, q);
+      expect(incremental, q).toEqual(full);
+      if (full.length) nonEmpty++;
+    }
+    expect(nonEmpty).toBeGreaterThanOrEqual(5);
+    expect(await keywordIds(dirs().DATA_DIR, dirs().CONTENT_DIR, 'edited headline')).toContain(`video:${edited}`);
+    expect(await keywordIds(dirs().DATA_DIR, dirs().CONTENT_DIR, 'fresh talk operations')).toEqual(expect.arrayContaining(['video:incr0000001', 'video:incr0000003']));
+
+    // The running server applied the build: new and changed files are served, removed ones are gone, and
+    // every file the build did not touch is still the very entry it held before.
+    let res: Response | undefined;
+    for (let i = 0; i < 60 && srv.staticSite === before; i++) await new Promise((r) => setTimeout(r, 250));
+    expect(srv.staticSite).not.toBe(before);
+    res = await srv.get('/api/videos/incr0000001');
+    expect(res.status).toBe(200);
+    expect((await srv.get(`/videos/${edited}`, { headers: { Accept: 'text/html' } }).then((r) => r.text()))).toContain('An edited headline about governance');
+    expect((await srv.get(`/api/videos/${deleted}`)).status).toBe(404);
+    const touched = new Set([...inc.written!, ...inc.removed!].map(urlPathForDistFile));
+    let same = 0;
+    for (const [url, entries] of before.files) {
+      if (touched.has(url)) continue;
+      expect(srv.staticSite.files.get(url), url).toBe(entries);
+      same++;
+    }
+    expect(same).toBeGreaterThan(total / 2);
+    const search = await srv.get('/api/search?q=fresh+talk+operations').then((r) => r.json());
+    expect(search.hits.map((h: { id: string }) => h.id)).toContain('incr0000002');
+  }, 180_000);
+
+  it('falls back to a full build when there is no previous build to update', async () => {
+    const r = await buildSiteIncremental(env('dist-new'), {});
+    expect(r.mode).toBe('full');
+    expect(r.fallback).toMatch(/no previous build/);
+    expect(fs.existsSync(path.join(dirs('dist-new').DIST_DIR, 'site-manifest.json'))).toBe(true);
+  }, 120_000);
+});
