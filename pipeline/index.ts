@@ -50,7 +50,9 @@ function printStatus(): void {
   const status = readStatus(jobContext().dataDir);
   const rows = Object.keys(JOBS).map((job) => {
     const r = status.jobs[job];
-    return r ? `${job.padEnd(14)} ${r.status.padEnd(7)} ${r.finished_at ?? r.started_at}  ${JSON.stringify(r.counts)}${r.error ? `  error: ${r.error}` : ''}` : `${job.padEnd(14)} never run`;
+    if (!r) return `${job.padEnd(14)} never run`;
+    const took = r.duration_ms !== null ? `${(r.duration_ms / 1000).toFixed(1)} s` : r.status === 'running' ? `running for ${Math.round((Date.now() - Date.parse(r.started_at)) / 1000)} s` : '';
+    return `${job.padEnd(14)} ${r.status.padEnd(7)} ${r.finished_at ?? r.started_at}  ${took.padEnd(9)} ${JSON.stringify(r.counts)}${r.error ? `  error: ${r.error}` : ''}`;
   });
   console.log(rows.join('\n'));
 }

@@ -13,6 +13,7 @@ import { runJob } from '../../pipeline/lib/run-job.ts';
 import { jobContext } from '../../pipeline/lib/context.ts';
 import { buildSite } from '../../src/lib/static-build/full.ts';
 import { buildSiteIncremental } from '../../src/lib/static-build/incremental.ts';
+import { renderStats } from '../../src/lib/static-build/render.ts';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { buildSearchIndex, loadSearchIndex, resolveEmbedderSetting, SearchService, type EmbedderSetting } from '../../src/lib/search/index.ts';
 import { urlPathForDistFile } from '../../src/lib/representation.ts';
@@ -157,6 +158,19 @@ describe('the incremental pipeline', () => {
     expect(same).toBeGreaterThan(total / 2);
     const search = await srv.get('/api/search?q=fresh+talk+operations').then((r) => r.json());
     expect(search.hits.map((h: { id: string }) => h.id)).toContain('incr0000002');
+  }, 180_000);
+
+  it('renders the same pages sharded across processes as in one process', async () => {
+    const at = '2026-11-24T08:00:00Z';
+    await buildSite(env('dist-one'), { generatedAt: at });
+    await buildSite({ ...env('dist-sharded'), KB_PAGES_PER_SHARD: '40' }, { generatedAt: at });
+    expect(renderStats.shards).toBeGreaterThan(1);
+    const a = path.join(dirs('dist-one').DIST_DIR, 'client');
+    const b = path.join(dirs('dist-sharded').DIST_DIR, 'client');
+    expect(walk(b).sort()).toEqual(walk(a).sort());
+    expect(walk(a).filter((f) => !fs.readFileSync(path.join(a, f)).equals(fs.readFileSync(path.join(b, f))))).toEqual([]);
+    // The server bundle (for the pages that need a session) comes along.
+    expect(fs.existsSync(path.join(dirs('dist-sharded').DIST_DIR, 'server', 'entry.mjs'))).toBe(true);
   }, 180_000);
 
   it('falls back to a full build when there is no previous build to update', async () => {

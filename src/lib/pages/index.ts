@@ -143,7 +143,3 @@ export function singlePageRoutes(): RouteName[] {
   return (Object.entries(PAGE_ROUTES) as [RouteName, RouteSpec][]).filter(([, spec]) => spec.params === single).map(([r]) => r);
 }
 
-/** How many pages a full build renders. */
-export function pageCount(snap: Snapshot): number {
-  return Object.values(PAGE_ROUTES).reduce((n, spec: RouteSpec) => n + spec.params(snap).length, 0);
-}

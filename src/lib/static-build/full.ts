@@ -4,11 +4,11 @@
 // half-written dist/. The reference the incremental build (incremental.ts) must equal byte for byte.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config.ts';
 import { loadSnapshot } from '../content/load.ts';
 import { contentCacheDir } from '../content/parse-cache.ts';
-import { onPageRendered, pageCount, pageFingerprints } from '../pages/index.ts';
+import { pageFingerprints } from '../pages/index.ts';
+import { renderPages } from './render.ts';
 import { prerenderedResources } from '../resources.ts';
 import { distFileFor } from '../representation.ts';
 import { siteContext, type SiteContext } from '../site.ts';
@@ -54,45 +54,6 @@ export function* resourceFiles(snapshot: Snapshot, site: SiteContext): Generator
   }
 }
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-
-/**
- * Builds in one process count up: Astro imports its prerender bundle from the output folder, and Node
- * caches modules by path, so a second build into the same folder would render from the first bundle.
- */
-let buildCount = 0;
-
-/**
- * Runs Astro over the content into a new staging folder inside the project (Astro imports its prerender
- * bundle from the output folder, so node_modules must resolve from there) and returns that folder.
- */
-export async function renderWithAstro(
-  env: Record<string, string | undefined>,
-  generatedAt: string,
-  selectionFile?: string,
-  onPage?: () => void,
-): Promise<string> {
-  const staging = path.join(ROOT, 'node_modules', '.cache', `kb-build-${process.pid}-${++buildCount}`);
-  fs.rmSync(staging, { recursive: true, force: true });
-  const saved = { ...process.env };
-  Object.assign(process.env, env, { DIST_DIR: staging, KB_GENERATED_AT: generatedAt, ASTRO_TELEMETRY_DISABLED: '1' });
-  if (selectionFile) process.env.KB_PAGE_SELECTION = selectionFile;
-  else delete process.env.KB_PAGE_SELECTION;
-  onPageRendered(onPage);
-  try {
-    const { build } = await import('astro');
-    await build({ root: ROOT, logLevel: 'warn' });
-  } catch (err) {
-    fs.rmSync(staging, { recursive: true, force: true });
-    throw err;
-  } finally {
-    onPageRendered(undefined);
-    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-    Object.assign(process.env, saved);
-  }
-  return staging;
-}
-
 /** rename, or copy and delete when the two folders are on different disks. */
 function moveDir(from: string, to: string): void {
   fs.rmSync(to, { recursive: true, force: true });
@@ -111,9 +72,10 @@ export async function buildSite(env: Record<string, string | undefined> = proces
   const config = loadConfig(env);
   const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) }); // fail fast, before Astro starts
   const site = siteContext(config, opts.generatedAt ? new Date(opts.generatedAt) : undefined);
-  const total = pageCount(snapshot);
+  const prints = pageFingerprints(snapshot, site);
   let rendered = 0;
-  const staging = await renderWithAstro(env, site.generatedAt, undefined, opts.onProgress && (() => opts.onProgress!(++rendered, total)));
+  const onPage = opts.onProgress && (() => opts.onProgress!(++rendered, prints.size));
+  const staging = await renderPages(env, site.generatedAt, [...prints.keys()], { all: true, onPage });
   try {
     const clientDir = path.join(staging, 'client');
     const files = hashTree(clientDir);
@@ -130,7 +92,7 @@ export async function buildSite(env: Record<string, string | undefined> = proces
       files[rel] = fileHash(body);
       resources.push(rel);
     }
-    const pages = Object.fromEntries([...pageFingerprints(snapshot, site)].map(([k, p]) => [k, { fp: p.fp, file: p.file }]));
+    const pages = Object.fromEntries([...prints].map(([k, p]) => [k, { fp: p.fp, file: p.file }]));
     writeSiteManifest(staging, {
       format: SITE_MANIFEST_FORMAT,
       renderer: rendererHash(),

@@ -6,7 +6,6 @@
 // there. Falls back to the full build (full.ts) when there is no usable manifest, the renderer code or the
 // origin changed, or the change is so large that a full build is as cheap.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../config.ts';
 import { loadSnapshot } from '../content/load.ts';
@@ -14,7 +13,8 @@ import { contentCacheDir } from '../content/parse-cache.ts';
 import { writeFileAtomic } from '../fs-atomic.ts';
 import { pageFingerprints, singlePageRoutes } from '../pages/index.ts';
 import { siteContext } from '../site.ts';
-import { buildSite, renderWithAstro, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
+import { buildSite, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
+import { renderPages } from './render.ts';
 import { chromeKey, fileHash, readSiteManifest, rendererHash, writeSiteManifest, type SiteManifest } from './manifest.ts';
 
 /** Above this share of pages to re-render, one full build is cheaper than a selection build plus the copy. */
@@ -86,13 +86,11 @@ export async function buildSiteIncremental(
 
   // Pages whose model changed, rendered by Astro from the same page files as the full build.
   if (selected.length > 0) {
-    const selectionFile = path.join(os.tmpdir(), `kb-selection-${process.pid}-${Date.now()}.json`);
-    fs.writeFileSync(selectionFile, JSON.stringify(selected));
     let staging: string | undefined;
     try {
       let rendered = 0;
       const total = selected.length + singlePageRoutes().filter((r) => !selected.includes(r)).length;
-      staging = await renderWithAstro(env, site.generatedAt, selectionFile, opts.onProgress && (() => opts.onProgress!(++rendered, total)));
+      staging = await renderPages(env, site.generatedAt, selected, { all: false, onPage: opts.onProgress && (() => opts.onProgress!(++rendered, total)) });
       const out = path.join(staging, 'client');
       const wanted = new Set(selected.map((k) => prints.get(k)!.file));
       for (const e of fs.readdirSync(out, { recursive: true, withFileTypes: true })) {
@@ -103,7 +101,6 @@ export async function buildSiteIncremental(
       }
       for (const rel of wanted) if (!writes.has(rel) && files[rel] === undefined) throw new Error(`the incremental build did not render ${rel}`);
     } finally {
-      fs.rmSync(selectionFile, { force: true });
       if (staging) fs.rmSync(staging, { recursive: true, force: true });
     }
   }
