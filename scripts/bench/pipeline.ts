@@ -9,6 +9,7 @@ import { JOBS } from '../../pipeline/lib/jobs.ts';
 import { runJob } from '../../pipeline/lib/run-job.ts';
 import { jobContext } from '../../pipeline/lib/context.ts';
 import { table } from './util.ts';
+import { renderStats } from '../../src/lib/static-build/render.ts';
 
 /** The full run: every job, the index built whole. */
 const FULL = ['ingest-videos', 'summarise', 'build-digest', 'build-knowledge', 'build-index', 'rebuild-site'];
@@ -57,8 +58,10 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
   try {
     console.log(`bench pipeline: full run over ${videos} videos …`);
     const full = await runAll(env, '2026-11-22', FULL);
-    // The process's peak so far is the full run's (the incremental runs below are far smaller).
+    // The process's peak so far is the full run's (the incremental runs below are far smaller); the page
+    // render may run in shard processes, each with its own peak.
     const fullPeakMb = Math.round(process.resourceUsage().maxRSS / 1024);
+    const shards = { ...renderStats };
     served = new Map(
       channels.map((f, ci) => [
         `/${f.replace(/\.md$/, '')}`,
@@ -84,12 +87,17 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
     };
     const result = {
       videos,
-      full: { ...show(`full run over ${videos} videos (peak RSS ${fullPeakMb} MB)`, full), peak_rss_mb: fullPeakMb },
+      full: {
+        ...show(`full run over ${videos} videos (peak RSS ${fullPeakMb} MB; pages rendered in ${shards.shards} shard${shards.shards > 1 ? `s, the largest peaking at ${shards.peakShardRssMb} MB` : ''})`, full),
+        peak_rss_mb: fullPeakMb,
+        render_shards: shards.shards,
+        peak_shard_rss_mb: shards.peakShardRssMb,
+      },
       incremental: show('incremental run (50 new videos): ingest, summarise, update-index, rebuild-site', incremental),
       noop: show('no-op run (nothing new: ingest only, nothing chained)', noop),
     };
     const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-    console.log(`\n${table([{ videos, full: s(result.full.total_ms), 'full peak RSS': `${fullPeakMb} MB`, 'incremental (50 new)': s(result.incremental.total_ms), 'no-op': s(result.noop.total_ms) }])}`);
+    console.log(`\n${table([{ videos, full: s(result.full.total_ms), 'full peak RSS': `${fullPeakMb} MB${shards.shards > 1 ? ` (shards ≤ ${shards.peakShardRssMb} MB)` : ''}`, 'incremental (50 new)': s(result.incremental.total_ms), 'no-op': s(result.noop.total_ms) }])}`);
     return result;
   } finally {
     server.close();

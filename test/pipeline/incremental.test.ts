@@ -11,6 +11,7 @@ import { generateCorpus } from '../../scripts/gen-corpus.ts';
 import { JOBS } from '../../pipeline/lib/jobs.ts';
 import { runJob } from '../../pipeline/lib/run-job.ts';
 import { jobContext } from '../../pipeline/lib/context.ts';
+import { readStatus } from '../../pipeline/lib/status.ts';
 import { buildSite } from '../../src/lib/static-build/full.ts';
 import { buildSiteIncremental } from '../../src/lib/static-build/incremental.ts';
 import { renderStats } from '../../src/lib/static-build/render.ts';
@@ -156,6 +157,12 @@ describe('the incremental pipeline', () => {
       same++;
     }
     expect(same).toBeGreaterThan(total / 2);
+    // The briefing moved forward with the build: its time, and the pipeline's last run (update-index).
+    const latest = await srv.get('/api/latest').then((r) => r.json());
+    expect(latest.generated_at).toBe(inc.generated_at);
+    expect(inc.generated_at >= inc.previous!).toBe(true);
+    expect(latest.freshness.pipeline_status.last_run_at).toBe(readStatus(dirs().DATA_DIR).jobs['update-index'].finished_at);
+    expect(latest.latest_videos.map((v: { video_id: string }) => v.video_id)).toContain('incr0000001');
     const search = await srv.get('/api/search?q=fresh+talk+operations').then((r) => r.json());
     expect(search.hits.map((h: { id: string }) => h.id)).toContain('incr0000002');
   }, 180_000);
