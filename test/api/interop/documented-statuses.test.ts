@@ -3,6 +3,9 @@
 // one its document lists. Inputs are made from the document itself (parameters and body schemas) and from
 // real identifiers of the sample content and of items the test creates first.
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { bearerFor, sessionFor, type TestSession } from '../../helpers/auth.ts';
@@ -24,6 +27,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 const MODERATOR = 'moderator@example.com';
 
 let srv: TestServer;
+let contentRoot: string;
 let doc: { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
 let author: TestSession;
 /** Real identifiers by parameter name (and for `slug`, by the path it is in). */
@@ -32,7 +36,12 @@ const known: Record<string, string> = {};
 const json = async (res: Response) => (await res.json()) as Record<string, unknown> & { items?: Record<string, string>[] };
 
 beforeAll(async () => {
+  // Its writes are real (a draft concept file, an applied proposal): a copy of the content takes them.
+  contentRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-statuses-'));
+  const contentDir = path.join(contentRoot, 'content');
+  fs.cpSync(path.resolve('content'), contentDir, { recursive: true });
   srv = await startTestServer({
+    contentDir,
     env: { WRITE_RATE_LIMIT_PER_MINUTE: '100000', LOGIN_RATE_LIMIT_PER_MINUTE: '100000', CHAT_RATE_LIMIT_PER_MINUTE: '100000', MODERATOR_EMAILS: MODERATOR },
   });
   doc = await json(await srv.get('/openapi.json')) as unknown as typeof doc;
@@ -70,6 +79,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await srv?.stop();
+  fs.rmSync(contentRoot, { recursive: true, force: true });
 });
 
 function resolve(schema: Schema | undefined): Schema {
