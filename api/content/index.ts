@@ -242,11 +242,12 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
           offset: offsetParam(),
           highlight: queryBool(false, 'Only front-page highlights.'),
           since: dateString('Only videos published on or after this date.').optional(),
+          agent: agentParam(),
         }),
       },
       responses: { ...ok('A page of videos'), ...ValidationErrorResponse },
     }),
-    (c, { query }) => json(listVideos(state().snapshot, query)),
+    (c, { query }) => json(listVideos(state().snapshot, query, state().site.baseUrl)),
   );
   get(
     createRoute({
@@ -257,11 +258,11 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       request: { params: z.object({ video_id: z.string() }), query: z.object({ agent: agentParam() }) },
       responses: withErrors('The video'),
     }),
-    (c, { params, query }) => json(found(getVideo(state().snapshot, params.video_id, query), 'Video')),
+    (c, { params, query }) => json(found(getVideo(state().snapshot, params.video_id, { ...query, origin: state().site.baseUrl }), 'Video')),
   );
   get(
     createRoute({ method: 'get', path: '/api/channels', tags: ['content'], summary: 'Channels with their video counts', responses: ok('Channels') }),
-    (c) => json(listChannels(state().snapshot)),
+    (c) => json(listChannels(state().snapshot, state().site.baseUrl)),
   );
   get(
     createRoute({
@@ -269,16 +270,16 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       path: '/api/channels/{channel_id}',
       tags: ['content'],
       summary: 'One channel and its videos, paged',
-      request: { params: z.object({ channel_id: z.string() }), query: z.object({ limit: limitParam(200, 50), offset: offsetParam() }) },
+      request: { params: z.object({ channel_id: z.string() }), query: z.object({ limit: limitParam(200, 50), offset: offsetParam(), agent: agentParam() }) },
       responses: withErrors('The channel'),
     }),
-    (c, { params, query }) => json(found(getChannel(state().snapshot, params.channel_id, query), 'Channel')),
+    (c, { params, query }) => json(found(getChannel(state().snapshot, params.channel_id, query, state().site.baseUrl), 'Channel')),
   );
 
   // ---- Essays ----
   get(
     createRoute({ method: 'get', path: '/api/essays', tags: ['content'], summary: 'Essays, newest first', responses: ok('Essays') }),
-    (c) => json(listEssays(state().snapshot)),
+    (c) => json(listEssays(state().snapshot, state().site.baseUrl)),
   );
   get(
     createRoute({
@@ -295,7 +296,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       },
       responses: withErrors('The essay'),
     }),
-    (c, { params, query }) => json(found(getEssay(state().snapshot, params.slug, query), 'Essay')),
+    (c, { params, query }) => json(found(getEssay(state().snapshot, params.slug, { ...query, origin: state().site.baseUrl }), 'Essay')),
   );
   get(
     createRoute({
@@ -319,7 +320,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       request: { query: z.object({ since: dateString('Only digests on or after this date.').optional() }) },
       responses: { ...ok('Digests'), ...ValidationErrorResponse },
     }),
-    (c, { query }) => json(listDigests(state().snapshot, query)),
+    (c, { query }) => json(listDigests(state().snapshot, query, state().site.baseUrl)),
   );
   const digestParams = z.object({ date: dateString('The digest date.') });
   get(
@@ -331,7 +332,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       request: { params: digestParams, query: z.object({ agent: agentParam() }) },
       responses: withErrors('The digest'),
     }),
-    (c, { params, query }) => json(found(getDigest(state().snapshot, params.date, query), 'Digest')),
+    (c, { params, query }) => json(found(getDigest(state().snapshot, params.date, { ...query, origin: state().site.baseUrl }), 'Digest')),
   );
   get(
     createRoute({
@@ -355,7 +356,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       request: { query: z.object({ draft: queryBool(false, 'Include draft concepts.') }) },
       responses: { ...ok('Concepts'), ...ValidationErrorResponse },
     }),
-    (c, { query }) => json(listKnowledge(state().snapshot, query)),
+    (c, { query }) => json(listKnowledge(state().snapshot, query, state().site.baseUrl)),
   );
   get(
     createRoute({
@@ -366,11 +367,11 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       request: { params: z.object({ slug: z.string() }), query: z.object({ agent: agentParam() }) },
       responses: withErrors('The concept'),
     }),
-    (c, { params, query }) => json(found(getConcept(state().snapshot, params.slug, query), 'Knowledge concept')),
+    (c, { params, query }) => json(found(getConcept(state().snapshot, params.slug, { ...query, origin: state().site.baseUrl }), 'Knowledge concept')),
   );
   get(
     createRoute({ method: 'get', path: '/api/personas', tags: ['content'], summary: 'Personas', responses: ok('Personas') }),
-    (c) => json(listPersonas(state().snapshot)),
+    (c) => json(listPersonas(state().snapshot, state().site.baseUrl)),
   );
   get(
     createRoute({
@@ -381,7 +382,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       request: { params: z.object({ persona_id: z.string() }), query: z.object({ agent: agentParam() }) },
       responses: withErrors('The persona'),
     }),
-    (c, { params, query }) => json(found(getPersona(state().snapshot, params.persona_id, query), 'Persona')),
+    (c, { params, query }) => json(found(getPersona(state().snapshot, params.persona_id, { ...query, origin: state().site.baseUrl }), 'Persona')),
   );
   get(
     createRoute({

@@ -136,7 +136,7 @@ export function registerSearchRoutes(app: OpenAPIHono, deps: SearchDeps): void {
           if (types === undefined) types = [query.type];
           else warnings.push(TYPE_IGNORED);
         }
-        const result = await service.search({ q: query.q, types, hybrid: query.hybrid, draft: query.draft, limit: query.limit, agent: query.agent });
+        const result = await service.search({ q: query.q, types, hybrid: query.hybrid, draft: query.draft, limit: query.limit, agent: query.agent, origin: deps.content().site.baseUrl });
         return encode({ ...result, warnings }, query.type !== undefined ? { Deprecation: 'true' } : {});
         },
         deps.searchLimiter,
@@ -163,7 +163,7 @@ export function registerSearchRoutes(app: OpenAPIHono, deps: SearchDeps): void {
         // Unknown items are answered before the cache, so they cannot crowd it out.
         if (!deps.search().has(r.type, id)) throw notFound(r.what);
         return cached(c, query, async (service) => {
-          const result = service.related(r.type, id, query.k, query.agent);
+          const result = service.related(r.type, id, query.k, query.agent, deps.content().site.baseUrl);
           if (!result) throw notFound(r.what);
           return encode({ ...result, warnings: [] }, {});
         });

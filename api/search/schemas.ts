@@ -59,6 +59,8 @@ export const SearchHit = z
     title: z.string(),
     url: z.string().openapi({ description: 'The page for people, or the API document with agent=true.' }),
     api_url: z.string(),
+    page_url: z.string().openapi({ description: 'The absolute address of the page a person reads: cite this one.' }),
+    lang: z.enum(['en', 'sl']).openapi({ description: "The item's language (an essay's primary one)." }),
     date: z.string().nullable(),
     snippet: z.string().openapi({ description: 'A passage with the matched words in <mark>…</mark>; the rest is HTML-escaped.' }),
     score: z.number().openapi({ description: 'Fused RRF score in hybrid mode, BM25 score in keyword mode, blended similarity for related items.' }),
@@ -70,11 +72,17 @@ export const SearchResponse = z
   .object({
     query: z.string(),
     mode: z.enum(['hybrid', 'keyword', 'related']),
-    total: z.number().int().openapi({ description: 'Items that match (by words or by meaning); hits are the best `limit` of them.' }),
+    total: z.number().int().openapi({ description: 'Items that match by words, plus those found by meaning alone among the vector candidates; hits are the best `limit` of them.' }),
+    total_exact: z.boolean().optional().openapi({ description: 'False when the vector side stopped at its candidate limit (100): more items may match by meaning, so `total` is a lower bound.' }),
+    embedder: z
+      .object({ name: z.string(), model: z.string(), dimension: z.number().int() })
+      .nullable()
+      .optional()
+      .openapi({ description: 'The embedder that ranked by meaning in hybrid mode; null in keyword mode or when the query had no word it knows.' }),
     hits: z.array(SearchHit),
     warnings: z.array(z.string()).openapi({ description: 'For instance that the `type` parameter is deprecated.' }),
     item: z
-      .object({ type: z.enum(ITEM_TYPES), id: z.string(), title: z.string(), url: z.string() })
+      .object({ type: z.enum(ITEM_TYPES), id: z.string(), title: z.string(), url: z.string(), page_url: z.string() })
       .optional()
       .openapi({ description: 'Related endpoints: the item the hits are related to.' }),
   })

@@ -37,7 +37,8 @@ export interface Resource {
 const json = (path: string, value: unknown): Resource => ({ path, type: 'json', body: toJson(value) });
 
 export function* prerenderedResources(snap: Snapshot, site: SiteContext): Generator<Resource> {
-  const noAgent = { agent: false };
+  const origin = site.baseUrl;
+  const noAgent = { agent: false, origin };
   // Discovery and agent documents
   yield { path: '/api', type: 'markdown', body: apiReference(snap, site) };
   yield json('/api', apiSummary(snap, site));
@@ -60,23 +61,23 @@ export function* prerenderedResources(snap: Snapshot, site: SiteContext): Genera
   for (const s of snap.skills) yield { path: `/api/skills/${s.name}`, type: 'markdown', body: getSkill(snap, s.name)! };
 
   // Content
-  yield json('/api/videos', listVideos(snap, VIDEO_LIST_DEFAULTS));
+  yield json('/api/videos', listVideos(snap, VIDEO_LIST_DEFAULTS, origin));
   for (const v of snap.videos) yield json(`/api/videos/${v.video_id}`, getVideo(snap, v.video_id, noAgent));
-  yield json('/api/channels', listChannels(snap));
-  for (const c of snap.channels) yield json(`/api/channels/${c.channel_id}`, getChannel(snap, c.channel_id, CHANNEL_DEFAULTS));
-  yield json('/api/essays', listEssays(snap));
+  yield json('/api/channels', listChannels(snap, origin));
+  for (const c of snap.channels) yield json(`/api/channels/${c.channel_id}`, getChannel(snap, c.channel_id, CHANNEL_DEFAULTS, origin));
+  yield json('/api/essays', listEssays(snap, origin));
   for (const e of snap.essays) {
     yield json(`/api/essays/${e.slug}`, getEssay(snap, e.slug, noAgent));
     yield { path: `/api/essays/${e.slug}/thumbnail`, type: 'svg', body: essayThumbnail(snap, e.slug, site.siteName)! };
   }
-  yield json('/api/digests', listDigests(snap, {}));
+  yield json('/api/digests', listDigests(snap, {}, origin));
   for (const d of snap.digests) {
     yield json(`/api/digests/${d.date}`, getDigest(snap, d.date, noAgent));
     yield { path: `/api/digests/${d.date}/thumbnail`, type: 'svg', body: digestThumbnail(snap, d.date, site.siteName)! };
   }
-  yield json('/api/knowledge', listKnowledge(snap, { draft: false }));
+  yield json('/api/knowledge', listKnowledge(snap, { draft: false }, origin));
   for (const c of snap.concepts) yield json(`/api/knowledge/${c.slug}`, getConcept(snap, c.slug, noAgent));
-  yield json('/api/personas', listPersonas(snap));
+  yield json('/api/personas', listPersonas(snap, origin));
   for (const p of snap.personas) {
     yield json(`/api/personas/${p.persona_id}`, getPersona(snap, p.persona_id, noAgent));
     for (const key of p.modelfiles.keys()) {

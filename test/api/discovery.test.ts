@@ -134,7 +134,7 @@ describe('/openapi.json', () => {
     const videoParams = doc.paths['/api/videos'].get.parameters;
     const limit = videoParams.find((p: { name: string }) => p.name === 'limit');
     expect(limit).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } });
-    expect(videoParams.map((p: { name: string }) => p.name).sort()).toEqual(['channel', 'highlight', 'limit', 'offset', 'since', 'tag']);
+    expect(videoParams.map((p: { name: string }) => p.name).sort()).toEqual(['agent', 'channel', 'highlight', 'limit', 'offset', 'since', 'tag']);
     expect(doc.paths['/api/videos'].get.responses['422'].content['application/json'].schema.$ref).toBe('#/components/schemas/HTTPValidationError');
     expect(doc.components.schemas.HTTPValidationError).toBeDefined();
   });

@@ -164,7 +164,7 @@ describe('briefing', () => {
     expect(b.stats).toEqual({ total_videos: snap.videos.length, knowledge_concepts: snap.concepts.filter((c) => !c.draft).length, essays: snap.essays.length, digests: snap.digests.length });
     expect(b.latest_digest!.content).toMatch(/^# /);
     for (const v of b.latest_videos) {
-      expect(Object.keys(v).sort()).toEqual(['date', 'summary', 'tags', 'thumbnail_url', 'title', 'url', 'video_id']);
+      expect(Object.keys(v).sort()).toEqual(['date', 'page_url', 'summary', 'tags', 'thumbnail_url', 'title', 'url', 'video_id']);
       expect(v.url).toBe(`/api/videos/${v.video_id}?agent=true`);
     }
     expect(b.featured_essay!.thumbnail).toBe(`/api/essays/${b.featured_essay!.slug}/thumbnail`);

@@ -2,13 +2,13 @@
 import { essayIn, type Essay, type Snapshot } from '../content/model.ts';
 import type { Lang } from '../content/schema.ts';
 import { rewriteLinksForAgents } from '../content/markdown.ts';
-import { apiUrl, itemUrl } from './links.ts';
+import { apiUrl, itemUrl, pageUrl, type LinkOptions } from './links.ts';
 
 export function essayThumbnailUrl(slug: string): string {
   return `${apiUrl('essays', slug)}/thumbnail`;
 }
 
-export function essayItem(snap: Snapshot, e: Essay, agent = false, lang?: Lang) {
+export function essayItem(snap: Snapshot, e: Essay, agent = false, lang?: Lang, origin = '') {
   const t = essayIn(e, lang);
   const video = t.video ? snap.videosById.get(t.video) : undefined;
   return {
@@ -25,19 +25,21 @@ export function essayItem(snap: Snapshot, e: Essay, agent = false, lang?: Lang) 
     available_languages: e.languages,
     url: itemUrl('essays', e.slug, agent),
     api_url: apiUrl('essays', e.slug),
+    // The page of the language asked for: the primary one at /essays/<slug>, the others below it.
+    page_url: lang && lang !== e.primary ? `${pageUrl('essays', e.slug, origin)}/${lang}` : pageUrl('essays', e.slug, origin),
   };
 }
 
-export function listEssays(snap: Snapshot) {
-  return { total: snap.essays.length, items: snap.essays.map((e) => essayItem(snap, e)) };
+export function listEssays(snap: Snapshot, origin = '') {
+  return { total: snap.essays.length, items: snap.essays.map((e) => essayItem(snap, e, false, undefined, origin)) };
 }
 
-export function getEssay(snap: Snapshot, slug: string, opts: { agent: boolean; lang?: Lang }) {
+export function getEssay(snap: Snapshot, slug: string, opts: LinkOptions & { lang?: Lang }) {
   const e = snap.essaysBySlug.get(slug);
   if (!e) return null;
   const t = essayIn(e, opts.lang);
   return {
-    ...essayItem(snap, e, opts.agent, opts.lang),
+    ...essayItem(snap, e, opts.agent, opts.lang, opts.origin),
     content: opts.agent ? rewriteLinksForAgents(t.body) : t.body,
     translations: Object.fromEntries(
       e.languages.map((l) => [l, { title: e.translations[l]!.title, url: `${apiUrl('essays', e.slug)}?lang=${l}` }]),

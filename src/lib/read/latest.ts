@@ -4,7 +4,7 @@ import { essayIn, type Snapshot } from '../content/model.ts';
 import { LANGUAGES } from '../content/schema.ts';
 import type { SiteContext } from '../site.ts';
 import { essayItem, essayThumbnailUrl, featuredEssay } from './essays.ts';
-import { itemUrl } from './links.ts';
+import { itemUrl, pageUrl } from './links.ts';
 
 export const LATEST_VIDEO_COUNT = 10;
 export const LATEST_ESSAY_COUNT = 5;
@@ -49,8 +49,8 @@ export function briefing(snap: Snapshot, site: SiteContext) {
       llms: abs('/llms.txt'),
       recommended_behavior: [
         'Read anonymously with GET; add agent=true to keep links in the agent form.',
-        'Start from this briefing, then follow the url fields or use explore.search.',
-        'Cite items by their url when you report to a person.',
+        'Start from this briefing, then follow the url fields (JSON) or use explore.search.',
+        'Cite items by their page_url (the page a person reads) when you report to a person; url and api_url are for you.',
         'Sign in only to write (comments, posts, flags); prefer OAuth 2.1, fall back to the device flow.',
         'Never ask a person for a password; show them the device code and link instead.',
       ],
@@ -79,7 +79,8 @@ export function briefing(snap: Snapshot, site: SiteContext) {
         script: '/agent-login.sh',
       },
       tell_the_user: `Reading ${site.siteName} needs no account. To let me comment or post for you, approve the sign-in code I show you.`,
-      tell_the_agent: 'Read with GET and agent=true. For writes, run the device flow or OAuth 2.1 and send the bearer token; never store it in shared places.',
+      tell_the_agent:
+        'Read with GET and agent=true; cite page_url to people. For writes, sign in once with the device flow (ask for OAuth tokens with scope "read write" to use the same login at /mcp and for chat) or OAuth 2.1, and send the bearer token; never store it in shared places.',
     },
     stats: {
       total_videos: snap.videos.length,
@@ -89,7 +90,7 @@ export function briefing(snap: Snapshot, site: SiteContext) {
     },
     // The digest Markdown as the spec fixes it: Sources lines link `[title](/videos/<video_id>)`. Agents
     // get the JSON links from latest_videos[].url and from /api/digests/<date>?agent=true.
-    latest_digest: digest ? { date: digest.date, title: digest.title, content: digest.content } : null,
+    latest_digest: digest ? { date: digest.date, title: digest.title, content: digest.content, page_url: pageUrl('digests', digest.date, site.baseUrl) } : null,
     latest_videos: snap.videos.slice(0, LATEST_VIDEO_COUNT).map((v) => ({
       video_id: v.video_id,
       title: v.title,
@@ -98,10 +99,11 @@ export function briefing(snap: Snapshot, site: SiteContext) {
       summary: v.summary,
       thumbnail_url: v.thumbnail_url,
       url: itemUrl('videos', v.video_id, true),
+      page_url: pageUrl('videos', v.video_id, site.baseUrl),
     })),
     latest_essays: snap.essays.slice(0, LATEST_ESSAY_COUNT).map((e) => {
-      const item = essayItem(snap, e, true);
-      return { slug: item.slug, title: item.title, date: item.date, description: item.description, url: item.url, ...(item.video ? { video: item.video } : {}) };
+      const item = essayItem(snap, e, true, undefined, site.baseUrl);
+      return { slug: item.slug, title: item.title, date: item.date, description: item.description, url: item.url, page_url: item.page_url, ...(item.video ? { video: item.video } : {}) };
     }),
     featured_essay: featured
       ? {
@@ -113,6 +115,7 @@ export function briefing(snap: Snapshot, site: SiteContext) {
           video: essayItem(snap, featured).video,
           available_languages: featured.languages,
           url: itemUrl('essays', featured.slug, true),
+          page_url: pageUrl('essays', featured.slug, site.baseUrl),
         }
       : null,
     explore: {

@@ -1,13 +1,52 @@
 // How items link to each other. People follow `url` to a page; agents (agent=true) get the API document
-// instead, with ?agent=true kept so every hop stays machine-readable. `api_url` is always the JSON twin.
+// instead, with ?agent=true kept so every hop stays machine-readable. `api_url` is always the JSON twin,
+// and `page_url` always the absolute address of the human page: what an agent cites to a person.
 export type ItemKind = 'videos' | 'essays' | 'digests' | 'knowledge' | 'personas' | 'channels' | 'posts';
 
 export function apiUrl(kind: ItemKind, id: string): string {
   return `/api/${kind}/${encodeURIComponent(id)}`;
 }
 
+/** The human page of an item, relative to the site. */
+export function pagePath(kind: ItemKind, id: string): string {
+  return `/${kind}/${encodeURIComponent(id)}`;
+}
+
 export function itemUrl(kind: ItemKind, id: string, agent: boolean): string {
-  return agent ? `${apiUrl(kind, id)}?agent=true` : `/${kind}/${encodeURIComponent(id)}`;
+  return agent ? `${apiUrl(kind, id)}?agent=true` : pagePath(kind, id);
+}
+
+/**
+ * The page to send a person to, absolute when the site's origin is known (every JSON document the API
+ * serves passes it; page view models, which need no such field, leave it relative).
+ */
+export function pageUrl(kind: ItemKind, id: string, origin = ''): string {
+  return `${origin}${pagePath(kind, id)}`;
+}
+
+/** Options of the item reads: links in the agent form, and the origin that makes `page_url` absolute. */
+export interface LinkOptions {
+  agent: boolean;
+  origin?: string;
+}
+
+/**
+ * The documents a page path has beside its HTML: its Markdown twin (`<path>.md`, `/index.md` for the home
+ * page) and, for item pages and lists, the JSON document. Used for `Link: rel=alternate` and for
+ * answering `Accept: application/json` or `text/markdown` on a page. Null for paths that are not pages.
+ */
+export function pageAlternates(path: string): { markdown: string; json: string | null } | null {
+  if (path === '/') return { markdown: '/index.md', json: '/api/latest' };
+  const m = /^\/(videos|essays|digests|knowledge|personas|channels|tags)(?:\/([^/]+)(?:\/([^/]+)(?:\/([^/]+))?)?)?$/.exec(path);
+  if (!m) return null;
+  const [, kind, id, sub, n] = m;
+  const markdown = `${path}.md`;
+  if (kind === 'tags') return { markdown, json: id ? null : '/api/tags' };
+  if (!id) return { markdown, json: `/api/${kind}` };
+  if (kind === 'essays' && sub && !n) return { markdown, json: `/api/essays/${id}?lang=${sub}` }; // a translation
+  if (kind === 'channels' && sub === 'page' && n) return { markdown, json: null };
+  if (sub) return null;
+  return { markdown, json: `/api/${kind}/${id}` };
 }
 
 /** Common shape of a paged list: the page's items and what a client needs to fetch the next one. */

@@ -2,7 +2,7 @@
 // published posts join between builds. Built from a loaded index and the content snapshot it was built
 // from (for titles, dates, snippets and links).
 import type { Snapshot } from '../content/model.ts';
-import { apiUrl, itemUrl } from '../read/links.ts';
+import { apiUrl, itemUrl, pageUrl } from '../read/links.ts';
 import { analyseQuery, boundQuery, type TextLang } from './analyse.ts';
 import { docKey, documentsFromSnapshot, KIND_OF_TYPE, languageVersions, type ItemType, type SearchDocument } from './documents.ts';
 import { normalise, type Embedder } from './embedders/embedder.ts';
@@ -48,6 +48,8 @@ export interface SearchParams {
   draft: boolean;
   limit: number;
   agent: boolean;
+  /** The site's origin: hits' page_url are absolute with it. */
+  origin?: string;
 }
 
 export interface SearchHit {
@@ -56,6 +58,10 @@ export interface SearchHit {
   title: string;
   url: string;
   api_url: string;
+  /** The human page, absolute when the search was given the site's origin: what to cite. */
+  page_url: string;
+  /** The item's own language (its primary version's, for an essay in several). */
+  lang: TextLang;
   date: string | null;
   /** A passage with the matched words in <mark>…</mark>; the rest HTML-escaped. */
   snippet: string;
@@ -66,7 +72,12 @@ export interface SearchHit {
 export interface SearchResult {
   query: string;
   mode: 'hybrid' | 'keyword';
+  /** Items that match by words, plus those found by meaning alone among the vector candidates. */
   total: number;
+  /** False when the vector side stopped at its candidate limit: more items may match by meaning. */
+  total_exact: boolean;
+  /** The embedder that ranked by meaning (hybrid mode), or null (keyword mode, or nothing to embed). */
+  embedder: { name: string; model: string; dimension: number } | null;
   hits: SearchHit[];
 }
 
@@ -74,7 +85,7 @@ export interface RelatedResult {
   query: string;
   mode: 'related';
   total: number;
-  item: { type: ItemType; id: string; title: string; url: string };
+  item: { type: ItemType; id: string; title: string; url: string; page_url: string };
   hits: SearchHit[];
 }
 
@@ -282,7 +293,7 @@ export class SearchService {
     return best === -Infinity ? 0 : best;
   }
 
-  private hit(s: Scored, clauses: readonly Clause[], agent: boolean): SearchHit {
+  private hit(s: Scored, clauses: readonly Clause[], agent: boolean, origin = ''): SearchHit {
     const d = s.entry.doc;
     const kind = KIND_OF_TYPE[d.type];
     const segment = d.slug ?? d.id;
@@ -292,6 +303,8 @@ export class SearchService {
       title: d.title,
       url: itemUrl(kind, segment, agent),
       api_url: apiUrl(kind, segment),
+      page_url: pageUrl(kind, segment, origin),
+      lang: d.fields.title[0]?.lang ?? d.fields.summary[0]?.lang ?? 'en',
       date: d.date,
       snippet: makeSnippet(d, new Set(this.matchedTerms(s.entry, clauses))),
       score: round(s.score),
@@ -302,7 +315,7 @@ export class SearchService {
   async search(p: SearchParams): Promise<SearchResult> {
     const mode = p.hybrid ? 'hybrid' : 'keyword';
     const words = analyseQuery(p.q);
-    if (words.length === 0) return { query: p.q, mode, total: 0, hits: [] };
+    if (words.length === 0) return { query: p.q, mode, total: 0, total_exact: true, embedder: null, hits: [] };
     const types = p.types && p.types.length ? new Set(p.types) : null;
     const accept = (e: Entry) => (types === null || types.has(e.doc.type)) && (p.draft || !e.doc.draft);
     const clauses = planQuery(words, this.vocabulary);
@@ -324,7 +337,7 @@ export class SearchService {
       keyword.sort((a, b) => b.score - a.score || (a.entry.key < b.entry.key ? -1 : 1));
       keyword = keyword.slice(0, depth);
     }
-    if (mode === 'keyword') return { query: p.q, mode, total, hits: keyword.slice(0, p.limit).map((s) => this.hit(s, clauses, p.agent)) };
+    if (mode === 'keyword') return { query: p.q, mode, total, total_exact: true, embedder: null, hits: keyword.slice(0, p.limit).map((s) => this.hit(s, clauses, p.agent, p.origin)) };
 
     const qv = await this.queryVector(boundQuery(p.q), clauses);
     const vector = qv.some((x) => x !== 0) ? this.vectorNeighbours(qv, VECTOR_CANDIDATES, this.embedder.minSimilarity, accept) : [];
@@ -350,11 +363,19 @@ export class SearchService {
         (keywordRank.get(a.entry.key) ?? Infinity) - (keywordRank.get(b.entry.key) ?? Infinity) ||
         (a.entry.key < b.entry.key ? -1 : 1),
     );
-    return { query: p.q, mode, total, hits: ranked.slice(0, p.limit).map((s) => this.hit(s, clauses, p.agent)) };
+    const { name, model, dimension } = this.manifest.embedder;
+    return {
+      query: p.q,
+      mode,
+      total,
+      total_exact: vector.length < VECTOR_CANDIDATES,
+      embedder: qv.some((x) => x !== 0) ? { name, model, dimension } : null,
+      hits: ranked.slice(0, p.limit).map((s) => this.hit(s, clauses, p.agent, p.origin)),
+    };
   }
 
   /** The k items most related to one item (never itself, never a draft), or null when it does not exist. */
-  related(type: ItemType, id: string, k: number, agent = false): RelatedResult | null {
+  related(type: ItemType, id: string, k: number, agent = false, origin = ''): RelatedResult | null {
     const item = this.entry(docKey(type, id));
     if (!item) return null;
     const accept = (e: Entry) => e.key !== item.key && !e.doc.draft;
@@ -389,8 +410,8 @@ export class SearchService {
       query: item.doc.title,
       mode: 'related',
       total: Math.min(k, scored.length),
-      item: { type, id, title: item.doc.title, url: itemUrl(kind, item.doc.slug ?? id, agent) },
-      hits: scored.slice(0, k).map((s) => this.hit(s, [], agent)),
+      item: { type, id, title: item.doc.title, url: itemUrl(kind, item.doc.slug ?? id, agent), page_url: pageUrl(kind, item.doc.slug ?? id, origin) },
+      hits: scored.slice(0, k).map((s) => this.hit(s, [], agent, origin)),
     };
   }
 }
