@@ -8,7 +8,7 @@ import { loadConfig } from '../config.ts';
 import { loadSnapshot } from '../content/load.ts';
 import { contentCacheDir } from '../content/parse-cache.ts';
 import { pageFingerprints } from '../pages/index.ts';
-import { renderPages } from './render.ts';
+import { renderPages, renderStats } from './render.ts';
 import { prerenderedResources } from '../resources.ts';
 import { distFileFor } from '../representation.ts';
 import { siteContext, type SiteContext } from '../site.ts';
@@ -31,6 +31,8 @@ export interface BuildMeta {
 }
 
 export interface BuildOptions {
+  /** Where the build says what took how long (the pipeline's log; silent when absent). */
+  log?: (m: string) => void;
   /** Told of each page rendered, with the number the build renders (for a progress bar). */
   onProgress?: (done: number, total: number) => void;
   /** The generation time to stamp (ISO 8601); now when absent. */
@@ -75,8 +77,12 @@ export async function buildSite(env: Record<string, string | undefined> = proces
   const prints = pageFingerprints(snapshot, site);
   let rendered = 0;
   const onPage = opts.onProgress && (() => opts.onProgress!(++rendered, prints.size));
+  const t0 = performance.now();
   const staging = await renderPages(env, site.generatedAt, [...prints.keys()], { all: true, onPage });
+  const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
+  opts.log?.(`build: ${prints.size} pages rendered in ${secs(t0)} s (${renderStats.shards} shard${renderStats.shards > 1 ? 's' : ''}); models and fingerprints took ${((t0 - started) / 1000).toFixed(1)} s with the content`);
   try {
+    const t1 = performance.now();
     const clientDir = path.join(staging, 'client');
     const files = hashTree(clientDir);
     const resources: string[] = [];
@@ -92,6 +98,7 @@ export async function buildSite(env: Record<string, string | undefined> = proces
       files[rel] = fileHash(body);
       resources.push(rel);
     }
+    opts.log?.(`build: ${resources.length} documents written and ${Object.keys(files).length} files hashed in ${secs(t1)} s`);
     const pages = Object.fromEntries([...prints].map(([k, p]) => [k, { fp: p.fp, file: p.file }]));
     writeSiteManifest(staging, {
       format: SITE_MANIFEST_FORMAT,

@@ -28,7 +28,7 @@ export interface IncrementalResult extends BuildMeta {
 
 function fullBecause(reason: string, env: Record<string, string | undefined>, opts: BuildOptions, log?: (m: string) => void): Promise<IncrementalResult> {
   log?.(`rebuild-site: full build (${reason})`);
-  return buildSite(env, opts).then((meta) => ({ ...meta, fallback: reason, pages_rendered: -1 }));
+  return buildSite(env, { ...opts, log }).then((meta) => ({ ...meta, fallback: reason, pages_rendered: -1 }));
 }
 
 /** Removes a file and the folders it leaves empty, up to (not including) root. */
