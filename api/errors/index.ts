@@ -1,24 +1,37 @@
-// Errors other than validation: `{"detail": "…"}` with the status the case calls for, in one place.
+// Errors other than validation: `{"detail": "…", "hint": "…"}` with the status the case calls for, in one
+// place. Every 4xx carries a `hint` saying what to do next (api/errors/hints.ts).
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { RequestValidationError } from '../validation/route.ts';
+import { defaultHint, JSON_BODY_HINT, NOT_FOUND_PATH_HINT, validationHint } from './hints.ts';
 
-/** An error a handler throws to answer `{"detail": message}` with `status`. */
+export { scopeHint, SIGN_IN_HINT } from './hints.ts';
+
+/** An error a handler throws to answer `{"detail": message, "hint"}` with `status`. */
 export class ApiError extends Error {
   readonly status: ContentfulStatusCode;
   readonly headers: Record<string, string>;
-  constructor(status: ContentfulStatusCode, detail: string, headers: Record<string, string> = {}) {
+  /** What the client should do next; a default by status when absent. */
+  readonly hint?: string;
+  constructor(status: ContentfulStatusCode, detail: string, headers: Record<string, string> = {}, hint?: string) {
     super(detail);
     this.status = status;
     this.headers = headers;
+    this.hint = hint;
   }
 }
 
 export const notFound = (what: string): ApiError => new ApiError(404, `${what} not found`);
 
-export function detail(c: Context, status: ContentfulStatusCode, message: string, headers: Record<string, string> = {}) {
-  return c.json({ detail: message }, status, headers);
+/** The `{"detail"}` body of an error, with its hint for a 4xx. */
+export function errorBody(status: number, message: string, headers: Record<string, string> = {}, hint?: string): { detail: string; hint?: string } {
+  const h = hint ?? defaultHint(status, headers);
+  return h ? { detail: message, hint: h } : { detail: message };
+}
+
+export function detail(c: Context, status: ContentfulStatusCode, message: string, headers: Record<string, string> = {}, hint?: string) {
+  return c.json(errorBody(status, message, headers, hint), status, headers);
 }
 
 /** The same unexpected error is logged with its stack once, then counted: a flood of one bad request must not flood the log. */
@@ -49,13 +62,13 @@ export function errorHandler(log: (msg: string) => void = console.error): ErrorH
     }
   };
   return (err, c) => {
-    if (err instanceof RequestValidationError) return c.json({ detail: err.detail }, 422);
-    if (err instanceof ApiError) return detail(c, err.status, err.message, err.headers);
+    if (err instanceof RequestValidationError) return c.json({ detail: err.detail, hint: err.hint ?? validationHint(err.detail) }, 422);
+    if (err instanceof ApiError) return detail(c, err.status, err.message, err.headers, err.hint);
     if (err instanceof HTTPException) {
       const status = err.status as ContentfulStatusCode;
       // Hono's JSON body parser throws 400 on malformed JSON; FastAPI reports that as 422 json_invalid.
       if (status === 400 && /JSON/i.test(err.message)) {
-        return c.json({ detail: [{ type: 'json_invalid', loc: ['body'], msg: 'JSON decode error', input: null }] }, 422);
+        return c.json({ detail: [{ type: 'json_invalid', loc: ['body'], msg: 'JSON decode error', input: null }], hint: JSON_BODY_HINT }, 422);
       }
       return detail(c, status, err.message || 'Request failed');
     }
@@ -65,4 +78,4 @@ export function errorHandler(log: (msg: string) => void = console.error): ErrorH
 }
 
 /** @example app.notFound(notFoundHandler) */
-export const notFoundHandler: NotFoundHandler = (c) => detail(c, 404, 'Not found');
+export const notFoundHandler: NotFoundHandler = (c) => detail(c, 404, 'Not found', {}, NOT_FOUND_PATH_HINT);

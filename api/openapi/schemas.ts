@@ -11,9 +11,11 @@ export const ValidationError = z
   })
   .openapi('ValidationError');
 
-export const HTTPValidationError = z.object({ detail: z.array(ValidationError) }).openapi('HTTPValidationError');
+const Hint = z.string().optional().openapi({ description: 'What to do next: the parameter to fix, where to sign in, the scope to ask for.' });
 
-export const ErrorDetail = z.object({ detail: z.string() }).openapi('ErrorDetail');
+export const HTTPValidationError = z.object({ detail: z.array(ValidationError), hint: Hint }).openapi('HTTPValidationError');
+
+export const ErrorDetail = z.object({ detail: z.string(), hint: Hint }).openapi('ErrorDetail');
 
 export const JsonObject = z.record(z.string(), z.unknown()).openapi('JsonObject', { description: 'A JSON object' });
 

@@ -47,12 +47,24 @@ function hostFailure(c: Context, err: HostUnavailable): Response {
   return c.json({ detail, host_error: kind, saved: err.saved ? { ...err.saved, pushed: false } : null }, status, status === 503 ? { 'Retry-After': '30' } : {});
 }
 
+/** What to send next after a refused note write: the blob to base it on. */
+function conflictHint(err: NoteConflict): string {
+  const slug = err.yours.slug;
+  if (err.status === 428) {
+    const blob = err.current?.blob ?? '<its blob>';
+    return `The note ${slug} already exists: read it (GET /api/me/personal-knowledge/notes/${slug}), merge, then PUT again with "base_blob": "${blob}" in the body (or the header If-Match: "${blob}").`;
+  }
+  return err.current
+    ? `The note changed since the version you based this on: merge your text with current.content and PUT again with "base_blob": "${err.current.blob}".`
+    : `The note is gone, or exists when you said it should not: PUT again with "base_blob": null to create it, or read it first.`;
+}
+
 /** Notes answers: conflicts with both versions, host failures with what was kept. */
 async function guarded(c: Context, fn: () => Promise<Response>): Promise<Response> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof NoteConflict) return c.json({ detail: err.message, current: err.current, yours: err.yours }, err.status);
+    if (err instanceof NoteConflict) return c.json({ detail: err.message, hint: conflictHint(err), current: err.current, yours: err.yours }, err.status);
     if (err instanceof HostUnavailable) return hostFailure(c, err);
     throw err;
   }

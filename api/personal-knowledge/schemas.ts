@@ -63,6 +63,7 @@ export const NoteWriteOut = z
 const ConflictOut = z
   .object({
     detail: z.string(),
+    hint: z.string().openapi({ description: 'What to send next: the blob id to base the write on.' }),
     current: NoteOut.omit({ stale: true, sync_error: true }).nullable(),
     yours: z.object({ slug: z.string(), base_blob: z.string().nullable(), content: z.string().nullable(), blob: z.string().nullable() }),
   })

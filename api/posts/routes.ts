@@ -67,6 +67,9 @@ export interface PostListener {
   removed(postId: string): void;
 }
 
+/** The shortest essay a post may be submitted with. */
+export const SUBMIT_MIN_ESSAY = 200;
+
 export function etagOf(postId: string, revision: number): string {
   return `"${postId}.${revision}"`;
 }
@@ -238,10 +241,18 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
     }),
     (c, { params }) => {
       const { post, userId } = editable(c, params.post_id);
-      if (post.status !== 'draft' && post.status !== 'rejected') throw new ApiError(409, `The post is already ${post.status}`);
+      if (post.status !== 'draft' && post.status !== 'rejected') {
+        throw new ApiError(409, `The post is already ${post.status}`, {}, post.status === 'submitted' ? 'Nothing to do: a moderator reviews it next (GET /api/posts/me shows its status).' : 'Nothing to do: it is already public.');
+      }
       const essay = store.essay(post.id)?.body.trim() ?? '';
-      const problems = [!essay && 'the essay is empty', essay && essay.length < 200 && 'the essay is shorter than 200 characters', post.summary.trim() === '' && 'the summary is empty'].filter(Boolean);
-      if (problems.length) throw new ApiError(409, `The post cannot be submitted yet: ${problems.join('; ')}`);
+      const problems = [!essay && 'the essay is empty', essay && essay.length < SUBMIT_MIN_ESSAY && `the essay is shorter than ${SUBMIT_MIN_ESSAY} characters (it has ${essay.length})`, post.summary.trim() === '' && 'the summary is empty'].filter(Boolean);
+      if (problems.length) {
+        const fixes = [
+          (!essay || essay.length < SUBMIT_MIN_ESSAY) && `write at least ${SUBMIT_MIN_ESSAY} characters of essay with PUT /api/posts/${post.id}/essay (If-Match: the ETag of GET /api/posts/${post.id}/essay)`,
+          post.summary.trim() === '' && `add a summary with PATCH /api/posts/${post.id} {"summary": "…"}`,
+        ].filter(Boolean);
+        throw new ApiError(409, `The post cannot be submitted yet: ${problems.join('; ')}`, {}, `First ${fixes.join(', and ')}; then POST /api/posts/${post.id}/submit again.`);
+      }
       const submitted = store.submit(post.id, userId, autoPublish);
       announce(submitted);
       return c.json(out(submitted), 202, noStore);
@@ -294,7 +305,7 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
       },
       responses: {
         200: json(EssayOut, 'Saved'),
-        412: json(z.object({ detail: z.string(), current: EssayOut }), 'Someone saved a newer version: here it is'),
+        412: json(z.object({ detail: z.string(), hint: z.string(), current: EssayOut }), 'Someone saved a newer version: here it is'),
         428: json(ErrorDetail, 'If-Match is required once the essay has content'),
         ...E,
       },
@@ -306,16 +317,28 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
       let expected: number | null = null;
       if (ifMatch === undefined) {
         // Without If-Match a second editor would silently overwrite the first: refuse once there is text.
-        if (current) throw new ApiError(428, 'Send If-Match with the ETag of the version you edited (GET the essay first)');
+        if (current) {
+          throw new ApiError(428, 'Send If-Match with the ETag of the version you edited (GET the essay first)', {}, `GET /api/posts/${post.id}/essay, edit its body, and send its ETag header (for example If-Match: ${etagOf(post.id, current.revision)}) with the PUT.`);
+        }
       } else if (ifMatch.trim() !== '*') {
-        const tags = ifMatch.split(',').map((t) => t.trim().replace(/^W\//, ''));
+        // An ETag is a quoted string (RFC 9110 §8.8.3), but the bare value (pst_….2) names the same version:
+        // taken as given rather than answered with a false "changed since you read it".
+        const tags = ifMatch.split(',').map((t) => t.trim().replace(/^W\//, '')).map((t) => (t.startsWith('"') ? t : `"${t}"`));
         const match = tags.find((t) => t === etagOf(post.id, current?.revision ?? 0));
         expected = match ? (current?.revision ?? 0) : -1;
       }
       const saved = expected === -1 ? null : store.writeEssay(post.id, body.body, userId, expected ?? current?.revision ?? 0, !autoPublish);
       if (!saved) {
         const latest = essayOut(post.id, store.essay(post.id));
-        return c.json({ detail: 'The essay changed since you read it; merge with the current version and try again', current: latest }, 412, { ...noStore, ETag: latest.etag });
+        return c.json(
+          {
+            detail: 'The essay changed since you read it; merge with the current version and try again',
+            hint: `current holds the newer version: merge your text into current.body and PUT again with If-Match: ${latest.etag}.`,
+            current: latest,
+          },
+          412,
+          { ...noStore, ETag: latest.etag },
+        );
       }
       const e = essayOut(post.id, saved);
       const now = store.get(post.id)!;
@@ -397,8 +420,10 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
     (c, { params }) => {
       const p = requireUser(c);
       const post = visible(c, params.post_id);
-      if (post.status !== 'published') throw new ApiError(409, 'Only published posts can be voted on');
-      if (post.author_id === p.user.id || store.isCoAdmin(post.id, p.user.id)) throw new ApiError(409, 'You cannot vote for a post you write');
+      if (post.status !== 'published') throw new ApiError(409, 'Only published posts can be voted on', {}, 'Vote once the post is published (GET /api/posts lists published posts).');
+      if (post.author_id === p.user.id || store.isCoAdmin(post.id, p.user.id)) {
+        throw new ApiError(409, 'You cannot vote for a post you write', {}, `You are its ${post.author_id === p.user.id ? 'author' : 'co-admin'}: votes are for other people's posts. Nothing to retry.`);
+      }
       enforceRate(deps.writeLimiter, `user:${p.user.id}`);
       store.vote(post, p.user.id, p.user.display_name);
       return c.json(voteOut(post.id, p.user.id), 200, noStore);

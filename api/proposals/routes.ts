@@ -175,6 +175,7 @@ export function registerProposalRoutes(app: OpenAPIHono, deps: CommunityDeps): v
       responses: {
         200: json(ProposalFlagOut, 'Flagged'),
         ...E,
+        403: json(ErrorDetail, 'Your own proposal: flags are for other people\'s'),
         409: json(ErrorDetail, 'Already flagged by this user, or the proposal is no longer pending'),
       },
     }),

@@ -162,18 +162,25 @@ const notifyAuthor = (deps: ProposalDeps, p: ProposalRow, verb: string, actorId?
 };
 
 /**
- * One community flag. 404 unknown, 409 when not pending or already flagged by this user (nothing changes).
+ * One community flag. 404 unknown, 403 for the proposer's own proposal, 409 when not pending or already
+ * flagged by this user (nothing changes).
  * At the threshold the proposal is rejected with decided_by null, nothing applied, the author told.
  */
 export function flagProposal(deps: ProposalDeps, proposalId: string, userId: string, reason: string | null) {
   const { db, audit } = deps;
   return db.transaction(() => {
     const p = getProposal(db, proposalId);
-    if (!p) throw new ApiError(404, 'Proposal not found');
-    if (db.prepare('SELECT 1 FROM proposal_flags WHERE proposal_id = ? AND user_id = ?').get(proposalId, userId)) {
-      throw new ApiError(409, 'You have already flagged this proposal');
+    if (!p) throw new ApiError(404, 'Proposal not found', {}, 'GET /api/proposals lists the pending proposals with their proposal_id.');
+    // Flags are other people's objections; a proposer flagging their own would count towards its rejection.
+    if (p.created_by === userId) {
+      throw new ApiError(403, 'You cannot flag your own proposal', {}, 'Flags are for objecting to other people\'s proposals. If yours is wrong, file a corrected one (POST /api/proposals); a moderator decides the old one.');
     }
-    if (p.status !== 'pending') throw new ApiError(409, `This proposal is already ${p.status}; only pending proposals can be flagged`);
+    if (db.prepare('SELECT 1 FROM proposal_flags WHERE proposal_id = ? AND user_id = ?').get(proposalId, userId)) {
+      throw new ApiError(409, 'You have already flagged this proposal', {}, 'One flag per person: yours is counted in evidence.community_flags. Nothing to retry.');
+    }
+    if (p.status !== 'pending') {
+      throw new ApiError(409, `This proposal is already ${p.status}; only pending proposals can be flagged`, {}, 'Nothing to retry: only pending proposals take flags (GET /api/proposals?status=pending).');
+    }
     const t = now();
     db.prepare('INSERT INTO proposal_flags (proposal_id, user_id, reason, created_at) VALUES (?, ?, ?, ?)').run(proposalId, userId, reason, t);
     const flags = db.prepare('SELECT COUNT(*) FROM proposal_flags WHERE proposal_id = ?').pluck().get(proposalId) as number;

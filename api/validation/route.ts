@@ -14,9 +14,12 @@ import { ValidationErrorResponse } from '../openapi/schemas.ts';
 /** Thrown when a request fails its schemas; the error handler answers 422 with `detail`. */
 export class RequestValidationError extends Error {
   readonly detail: ValidationDetail[];
-  constructor(detail: ValidationDetail[]) {
+  /** What to do about it, when the thrower knows better than the generic hint from `detail`. */
+  readonly hint?: string;
+  constructor(detail: ValidationDetail[], hint?: string) {
     super('request validation failed');
     this.detail = detail;
+    this.hint = hint;
   }
 }
 

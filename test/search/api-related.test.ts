@@ -62,7 +62,7 @@ describe('related items', () => {
     async ({ kind, what, id }) => {
       const res = await srv.get(`/api/${kind}/${id}/related`);
       expect(res.status).toBe(404);
-      expect(await res.json()).toEqual({ detail: `${what} not found` });
+      expect(await res.json()).toMatchObject({ detail: `${what} not found` });
     },
   );
 

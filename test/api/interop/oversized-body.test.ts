@@ -155,7 +155,7 @@ describe('oversized request bodies', () => {
       await expect413(() => conn.request('/api/comments', oversized(), { pauseMs: 1 }), 0);
       const next = await conn.request('/api/no-such-route', Buffer.from('{}'));
       expect(next.status).toBe(404);
-      expect(JSON.parse(next.body)).toEqual({ detail: 'Not found' });
+      expect(JSON.parse(next.body)).toMatchObject({ detail: 'Not found' });
     } finally {
       conn.close();
     }
