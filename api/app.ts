@@ -25,6 +25,7 @@ import { registerSourceRoutes } from './sources/index.ts';
 import { registerPostRoutes } from './posts/routes.ts';
 import { registerModerationRoutes } from './moderation/routes.ts';
 import { registerWebPages } from './web/index.ts';
+import { registerThumbnailProxy } from './web/thumbnails.ts';
 import type { StaticSite } from './static/index.ts';
 import { registerPersonalKnowledgeRoutes } from './personal-knowledge/index.ts';
 import { bodyLimit } from 'hono/body-limit';
@@ -67,6 +68,8 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
   app.use('*', authenticate(deps.identity, { publicOrigin: new URL(deps.config.baseUrl).origin }));
   const operators: { detail: () => Record<string, unknown> } = { detail: () => ({}) };
+  // Before the content routes: with VIDEO_THUMBNAILS=proxy it answers the video thumbnail path itself.
+  registerThumbnailProxy(app, { config: deps.config, content: deps.content });
   registerContentRoutes(app, deps.content, { healthDetail: () => operators.detail() });
   registerSearchRoutes(app, {
     content: deps.content,

@@ -17,7 +17,7 @@ import { listTags } from '../../src/lib/read/tags.ts';
 import { getSkill, listSkills } from '../../src/lib/read/skills.ts';
 import { graphData, graphHtml } from '../../src/lib/read/graph.ts';
 import { briefing } from '../../src/lib/read/latest.ts';
-import { digestThumbnail, essayThumbnail } from '../../src/lib/read/thumbnails.ts';
+import { digestThumbnail, essayThumbnail, videoThumbnail } from '../../src/lib/read/thumbnails.ts';
 import {
   agentCard,
   agentLoginScript,
@@ -261,6 +261,17 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
     (c, { params, query }) => json(found(getVideo(state().snapshot, params.video_id, { ...query, origin: state().site.baseUrl }), 'Video')),
   );
   get(
+    createRoute({
+      method: 'get',
+      path: '/api/videos/{video_id}/thumbnail',
+      tags: ['content'],
+      summary: 'The video title card (SVG); with VIDEO_THUMBNAILS=proxy the real thumbnail, fetched and cached by the site',
+      request: { params: z.object({ video_id: z.string() }) },
+      responses: { ...ok('SVG image (or the proxied JPEG, PNG or WebP)', 'image/svg+xml'), ...NotFoundResponse },
+    }),
+    (c, { params }) => read('svg', found(videoThumbnail(state().snapshot, params.video_id, state().site.siteName), 'Video')),
+  );
+  get(
     createRoute({ method: 'get', path: '/api/channels', tags: ['content'], summary: 'Channels with their video counts', responses: ok('Channels') }),
     (c) => json(listChannels(state().snapshot, state().site.baseUrl)),
   );
@@ -401,7 +412,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
   );
   get(
     createRoute({ method: 'get', path: '/api/graph', tags: ['content'], summary: 'Interactive knowledge graph', responses: ok('Self-contained HTML page', 'text/html') }),
-    (c) => read('html', graphHtml(state().snapshot, state().site.siteName)),
+    (c) => read('html', graphHtml(state().snapshot, state().site)),
   );
   get(
     createRoute({ method: 'get', path: '/api/graph/data', tags: ['content'], summary: 'Graph nodes and edges', responses: ok('Nodes and edges') }),

@@ -28,7 +28,7 @@ export const escapeHtml = (s: string) =>
 
 // The site's look (src/web/layout.ts): its stylesheet and header, as a utility page (noindex, no card).
 function layout(siteName: string, title: string, body: string): string {
-  return documentHtml({ title, description: '', path: '/device', utility: true }, { siteName, baseUrl: '' }, raw(`<h1>${escapeHtml(title)}</h1>\n${body}`));
+  return documentHtml({ title, description: 'Approve or deny a device that asks to act as you, by the code it shows.', path: '/device', utility: true }, { siteName, baseUrl: '' }, raw(`<h1>${escapeHtml(title)}</h1>\n${body}`));
 }
 
 function codeForm(value = ''): string {

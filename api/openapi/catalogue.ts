@@ -83,6 +83,7 @@ export const CATALOGUE: Record<string, OperationEntry> = {
   // ---- content ----
   'GET /api/videos': { operationId: 'listVideos', access: 'public', description: 'Videos, newest first; filter by channel, tag, front-page highlight and date, page with limit and offset.' },
   'GET /api/videos/{video_id}': { operationId: 'getVideo', access: 'public', description: 'One video with its summary, tags and channel; agent=true keeps links in the JSON (agent) form.' },
+  'GET /api/videos/{video_id}/thumbnail': { operationId: 'getVideoThumbnail', access: 'public', description: 'The video\'s title card as SVG, or with VIDEO_THUMBNAILS=proxy its real thumbnail, fetched and cached by the site (a title card when the source has none).' },
   'GET /api/channels': { operationId: 'listChannels', access: 'public', description: 'Every channel with its video count.' },
   'GET /api/channels/{channel_id}': { operationId: 'getChannel', access: 'public', description: 'One channel and its videos, paged with limit and offset.' },
   'GET /api/essays': { operationId: 'listEssays', access: 'public', description: 'Essays, newest first, with their available languages.' },

@@ -77,7 +77,7 @@ ${profileSection(me.body as Profile)}
 ${keysSection(keys.ok ? (keys.body as ApiKey[]) : [], extra.newKey)}
 ${appsSection(clients.ok ? (clients.body as OAuthClient[]) : [])}
 ${personalKnowledgeSection(pk.status, pk.body)}`;
-    return pageResponse(c, deps.config, { title: 'Your account', description: '', path: '/account', utility: true, scripts: ['/assets/account.js'] }, body, {
+    return pageResponse(c, deps.config, { title: 'Your account', description: 'Your account: profile, API keys, connected apps and personal knowledge.', path: '/account', utility: true, scripts: ['/assets/account.js'] }, body, {
       section: 'account',
       status: extra.status,
       unread: unread.ok ? (unread.body as { unread: number }).unread : undefined,

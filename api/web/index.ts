@@ -1,7 +1,8 @@
 // The website's on-demand pages. Reading pages are prerendered by Astro (src/pages) and answered from
 // memory by api/static; what depends on the person or on a query is rendered here, with the same chrome
 // (src/web/layout.ts), by acting through the API in process (call.ts): /account, /notifications,
-// /posts/me and the editor, /posts/<slug>, /moderation, /search?q=, /signout. Registered last, the page
+// /posts/me and the editor, /posts/<slug> (with the essay vote), /proposals (with flags), /moderation,
+// /search?q=, /signout. Registered last, the page
 // fallback gives prerendered pages to requests with a query string and the 404 page to browsers.
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Config } from '../../src/lib/config.ts';
@@ -12,6 +13,7 @@ import { registerNotificationPages } from './notifications.ts';
 import { registerPostPages } from './posts.ts';
 import { registerModerationPages } from './moderation.ts';
 import { registerSearchPage } from './search.ts';
+import { registerProposalPages } from './proposals.ts';
 import { registerSessionPages } from './session.ts';
 import { registerPageFallback } from './fallback.ts';
 
@@ -33,5 +35,6 @@ export function registerWebPages(app: OpenAPIHono, deps: WebDeps): void {
   registerPostPages(app, deps, callApi);
   registerModerationPages(app, deps, callApi);
   registerSearchPage(app, deps, callApi);
+  registerProposalPages(app, deps, callApi);
   registerPageFallback(app, deps);
 }

@@ -45,7 +45,7 @@ export function registerModerationPages(app: OpenAPIHono, deps: WebDeps, callApi
     return !!p && (p.user.role === 'moderator' || p.user.role === 'admin');
   };
   const forbidden = (c: Context) =>
-    pageResponse(c, deps.config, { title: 'Moderators only', description: '', path: '/moderation', utility: true }, html`<h1>Moderators only</h1><p>This page is for moderators.</p>`, { status: 403 });
+    pageResponse(c, deps.config, { title: 'Moderators only', description: 'Hidden comments and pending proposals, for moderators.', path: '/moderation', utility: true }, html`<h1>Moderators only</h1><p>This page is for moderators.</p>`, { status: 403 });
 
   async function render(c: Context, error?: string, status?: 400 | 409 | 422) {
     const [hidden, proposals] = await Promise.all([callApi(c, 'GET', '/api/moderation/comments?limit=100'), callApi(c, 'GET', '/api/proposals?status=pending&limit=50')]);
@@ -65,7 +65,7 @@ ${!proposals.ok
     ? html`<p>No pending proposals.</p>`
     : html`<ul class="list">${pending.map(proposalItem)}</ul>`}
 </section>`;
-    return pageResponse(c, deps.config, { title: 'Moderation', description: '', path: '/moderation', utility: true }, body, { status });
+    return pageResponse(c, deps.config, { title: 'Moderation', description: 'Hidden comments and pending proposals, for moderators.', path: '/moderation', utility: true }, body, { status });
   }
 
   app.get('/moderation', (c) => (!sessionUser(c) ? signInRedirect(c) : isModerator(c) ? render(c) : forbidden(c)));

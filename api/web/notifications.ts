@@ -64,7 +64,7 @@ ${n.read ? '' : html`<form method="post" action="/notifications/${n.id}/read">${
 </div></li>
 `;
 })}</ul>`}`;
-    return pageResponse(c, deps.config, { title: 'Notifications', description: '', path: '/notifications', utility: true }, body, { section: 'account', unread: count });
+    return pageResponse(c, deps.config, { title: 'Notifications', description: 'Your notifications: replies, mentions and decisions on your posts and proposals.', path: '/notifications', utility: true }, body, { section: 'account', unread: count });
   }
 
   const backTo = async (c: Context) => {

@@ -55,7 +55,7 @@ const tagsFrom = (v: unknown) =>
 
 export function registerPostPages(app: OpenAPIHono, deps: WebDeps, callApi: CallApi): void {
   const page = (c: Context, title: string, path: string, body: SafeHtml, status?: 200 | 400 | 404 | 409 | 422, section: 'account' | undefined = 'account') =>
-    pageResponse(c, deps.config, { title, description: '', path, utility: true }, body, { status, section });
+    pageResponse(c, deps.config, { title, description: 'Write, edit and submit your posts and their essays.', path, utility: true }, body, { status, section });
 
   // ---- your posts ----
   async function myPosts(c: Context, error?: string, status?: 422) {
@@ -172,14 +172,56 @@ ${post.status === 'draft' || post.status === 'rejected'
     return r.ok ? seeOther(`/posts/me/${encodeURIComponent(id)}?done=submitted`) : editor(c, id, { error: problem(r), status: 409 });
   });
 
-  // ---- a post for readers ----
-  app.get('/posts/:slug', async (c) => {
+  // ---- votes on a post's essay ----
+  /** The vote form: count, whether you voted, the API's refusal (your own post, not published) shown in words. */
+  async function voteControl(c: Context, post: Post, error?: string): Promise<SafeHtml> {
+    const me = sessionUser(c);
+    const votes = await callApi(c, 'GET', `/api/posts/${encodeURIComponent(post.post_id)}/essay/votes`);
+    const count = votes.ok ? (votes.body.votes as number) : post.votes;
+    const voted = votes.ok && votes.body.voted === true;
+    const done = { voted: 'Your vote is counted.', unvoted: 'Your vote is taken back.' }[c.req.query('done') ?? ''];
+    const label = `${count} vote${count === 1 ? '' : 's'} for this essay`;
+    let control: SafeHtml;
+    if (!me) control = html`<p><a href="/api/auth/idp/login?next=${encodeURIComponent(post.url)}">Sign in</a> to vote for this essay.</p>`;
+    else if (me.user.id === post.author.id) control = html`<p class="muted">You wrote this post; votes are for other people's posts.</p>`;
+    else {
+      control = html`<form method="post" action="/posts/${post.slug}/vote">
+<input type="hidden" name="action" value="${voted ? 'unvote' : 'vote'}">
+<button type="submit" class="${voted ? '' : 'primary'}" aria-pressed="${voted ? 'true' : 'false'}">${voted ? 'Take my vote back' : 'Vote for this essay'}</button>
+</form>`;
+    }
+    return html`<section class="vote panel" aria-labelledby="vote-title" id="vote">
+<h2 id="vote-title">Votes</h2>
+<p><strong id="vote-count">${label}</strong>${voted ? ' (yours included)' : ''}</p>
+${flash('ok', done)}${flash('error', error)}
+${control}
+</section>`;
+  }
+
+  app.post('/posts/:slug/vote', async (c) => {
+    if (!sessionUser(c)) return signInRedirect(c);
     const slug = c.req.param('slug');
+    const p = await callApi(c, 'GET', `/api/posts/${encodeURIComponent(slug)}`);
+    if (!p.ok) return page(c, 'Post not found', `/posts/${slug}`, html`<h1>Post not found</h1><p>There is no published post at this address.</p>`, 404, undefined);
+    const post = p.body as Post;
+    const f = await c.req.parseBody();
+    const unvote = f.action === 'unvote';
+    const r = await callApi(c, unvote ? 'DELETE' : 'POST', `/api/posts/${encodeURIComponent(post.post_id)}/essay/vote`);
+    if (r.ok) return seeOther(`/posts/${encodeURIComponent(post.slug)}?done=${unvote ? 'unvoted' : 'voted'}#vote`);
+    // A refusal (your own post, a co-admin's, not published) is the post page again with the API's words.
+    return readerPage(c, slug, { error: problem(r), status: r.status === 404 ? 404 : r.status === 429 ? 429 : 409 });
+  });
+
+  // ---- a post for readers ----
+  app.get('/posts/:slug', (c) => readerPage(c, c.req.param('slug')));
+
+  async function readerPage(c: Context, slug: string, voteNotice?: { error: string; status: 404 | 409 | 429 }) {
     const loaded = await load(c, slug);
     if (!('post' in loaded)) {
       return page(c, 'Post not found', `/posts/${slug}`, html`<h1>Post not found</h1><p>There is no published post at this address.</p>`, 404, undefined);
     }
     const { post, essay } = loaded;
+    const vote = post.status === 'published' ? await voteControl(c, post, voteNotice?.error) : '';
     const body = html`<article lang="${post.lang}">
 <h1>${post.title}</h1>
 ${post.summary ? html`<p class="lede">${post.summary}</p>` : ''}
@@ -187,6 +229,7 @@ ${post.summary ? html`<p class="lede">${post.summary}</p>` : ''}
 ${post.tags.length ? html`<ul class="tags" aria-label="Tags">${post.tags.map((t) => html`<li>${t}</li>`)}</ul>` : ''}
 <div class="prose">${markdownToHtml(essay.body)}</div>
 </article>
+${vote}
 ${post.status === 'published' ? relatedSection('posts', post.post_id, post.title) : ''}
 ${post.status === 'published' ? commentsSection('post', post.post_id) : ''}`;
     return pageResponse(
@@ -194,8 +237,9 @@ ${post.status === 'published' ? commentsSection('post', post.post_id) : ''}`;
       deps.config,
       { title: post.title, description: truncate(post.summary || post.title, 200), path: post.url, lang: post.lang, jsonTwin: post.api_url, ogType: 'article', noindex: post.status !== 'published', scripts: ['/assets/related.js', '/assets/comments.js'] },
       body,
+      { status: voteNotice?.status },
     );
-  });
+  }
 }
 
 function detailsFields(p: Pick<Post, 'title' | 'summary' | 'tags' | 'lang'>): SafeHtml {

@@ -93,3 +93,20 @@ export function snippetNodes(snippet) {
   tpl.innerHTML = snippet.replace(/<(?!\/?mark>)/g, '&lt;');
   return tpl.content;
 }
+
+/**
+ * @typedef {{ id: string, handle: string, display_name: string, role: 'user' | 'moderator' | 'admin' }} Me
+ */
+
+/** @type {Promise<Me | null> | undefined} */
+let meOnce;
+
+/**
+ * Who is reading, asked once per page however many scripts want it (the header, comments): the signed-in
+ * browser session's person, or null.
+ * @returns {Promise<Me | null>}
+ */
+export function whoAmI() {
+  meOnce ??= api('/api/auth/me').then((r) => (r.ok && r.body?.authenticated && r.body.via === 'session' ? r.body.user : null));
+  return meOnce;
+}

@@ -1,8 +1,10 @@
 // @ts-check
 // Comments under an item (section.comments[data-entity-type][data-entity-id]): the thread with replies
-// and reactions from /api/comments, and, for people signed in, forms to comment and reply and buttons to
-// react. Everything people wrote is set as text, never as HTML.
-import { api, el, errorMessage, formatDate } from './api.js';
+// and reactions from /api/comments, and, for people signed in, forms to comment and reply, buttons to
+// react, to edit or delete their own comments and, for moderators, to hide a comment, show it again or
+// delete it. The API decides what is allowed (the same rules and CSRF check as for any client); the
+// buttons only appear where it would say yes. Everything people wrote is set as text, never as HTML.
+import { api, el, errorMessage, formatDate, whoAmI } from './api.js';
 
 const REACTIONS = /** @type {const} */ ([
   ['like', '👍', 'Like'],
@@ -13,9 +15,8 @@ const REACTIONS = /** @type {const} */ ([
 ]);
 
 /**
- * @typedef {{ comment_id: string, parent_id: string | null, author: { display_name: string, handle: string } | null,
+ * @typedef {{ comment_id: string, parent_id: string | null, author: { id: string, display_name: string, handle: string } | null,
  *   body: string, hidden: boolean, deleted: boolean, edited: boolean, reactions: Record<string, number>, created_at: string }} Comment
- * @typedef {{ handle: string, display_name: string }} Me
  */
 
 for (const section of document.querySelectorAll('section.comments[data-entity-type]')) void start(/** @type {HTMLElement} */ (section));
@@ -27,10 +28,11 @@ async function start(section) {
   const list = /** @type {HTMLElement} */ (section.querySelector('.comment-list'));
   const status = el('p', { role: 'status', class: 'comment-status' });
   list.after(status);
-  const query = new URLSearchParams({ entity_type: entityType, entity_id: entityId, limit: '200' });
-  const [me, page] = await Promise.all([api('/api/auth/me'), api(`/api/comments?${query}`)]);
-  /** @type {Me | null} */
-  const user = me.ok && me.body?.authenticated ? me.body.user : null;
+  const user = await whoAmI();
+  const moderator = !!user && user.role !== 'user';
+  // Moderators see hidden comments too, marked as such, so they can show them again.
+  const query = new URLSearchParams({ entity_type: entityType, entity_id: entityId, limit: '200', ...(moderator ? { include_hidden: 'true' } : {}) });
+  const page = await api(`/api/comments?${query}`);
   if (!page.ok) {
     list.replaceChildren(el('p', {}, 'The comments could not be loaded.'));
     return;
@@ -48,15 +50,119 @@ async function start(section) {
   };
 
   /** @param {Comment} c */
-  function commentNode(c) {
+  function headerOf(c) {
     const who = c.author ? el('span', {}, el('strong', {}, c.author.display_name), ` @${c.author.handle}`) : el('span', {}, 'Deleted');
+    return el(
+      'header',
+      {},
+      who,
+      ' · ',
+      el('time', { datetime: c.created_at }, formatDate(c.created_at)),
+      c.edited && !c.deleted ? ' · edited' : '',
+      c.hidden && !c.deleted ? el('span', { class: 'flag' }, ' · hidden from readers') : '',
+    );
+  }
+
+  /**
+   * Edit and delete for the author; hide or show again and delete for moderators.
+   * @param {Comment} c
+   * @param {HTMLElement} node
+   */
+  function tools(c, node) {
+    const own = !!user && c.author?.id === user.id;
+    if (!user || c.deleted || (!own && !moderator)) return null;
+    const bar = el('div', { class: 'comment-tools', role: 'group', 'aria-label': 'Comment actions' });
+    const id = encodeURIComponent(c.comment_id);
+    if (own) {
+      const edit = el('button', { type: 'button', class: 'link', 'aria-expanded': 'false' }, 'Edit');
+      edit.addEventListener('click', () => {
+        const open = node.querySelector(':scope > form.edit-form');
+        if (open) {
+          open.remove();
+          edit.setAttribute('aria-expanded', 'false');
+          return;
+        }
+        edit.setAttribute('aria-expanded', 'true');
+        const fieldId = `comment-edit-${c.comment_id}`;
+        const text = el('textarea', { id: fieldId, name: 'body', required: true, maxlength: '10000', rows: '4' });
+        text.value = c.body;
+        const form = el(
+          'form',
+          { class: 'comment-form edit-form' },
+          el('label', { for: fieldId }, 'Edit your comment'),
+          text,
+          el('div', { class: 'actions' }, el('button', { type: 'submit', class: 'primary' }, 'Save'), el('button', { type: 'button', 'data-cancel': '' }, 'Cancel')),
+        );
+        form.querySelector('[data-cancel]')?.addEventListener('click', () => {
+          form.remove();
+          edit.setAttribute('aria-expanded', 'false');
+          edit.focus();
+        });
+        form.addEventListener('submit', async (e) => {
+          e.preventDefault();
+          const body = text.value.trim();
+          if (!body) return;
+          const r = await api(`/api/comments/${id}`, { method: 'PATCH', json: { body } });
+          if (!r.ok) return say(errorMessage(r));
+          refresh(node, { ...c, ...r.body });
+          say('Your comment is updated.');
+        });
+        bar.after(form);
+        text.focus();
+      });
+      bar.append(edit);
+    }
+    if (moderator) {
+      const hide = el('button', { type: 'button', class: 'link' }, c.hidden ? 'Show again' : 'Hide');
+      hide.addEventListener('click', async () => {
+        hide.disabled = true;
+        const r = await api(`/api/comments/${id}/${c.hidden ? 'unhide' : 'hide'}`, { method: 'POST' });
+        hide.disabled = false;
+        if (!r.ok) return say(errorMessage(r));
+        refresh(node, { ...c, ...r.body });
+        say(r.body.hidden ? 'The comment is hidden from readers.' : 'The comment is shown again.');
+      });
+      bar.append(hide);
+    }
+    const remove = el('button', { type: 'button', class: 'link danger' }, 'Delete');
+    remove.addEventListener('click', async () => {
+      if (!confirm(own ? 'Delete your comment? This cannot be undone.' : 'Delete this comment? This cannot be undone.')) return;
+      remove.disabled = true;
+      const r = await api(`/api/comments/${id}`, { method: 'DELETE' });
+      remove.disabled = false;
+      if (!r.ok) return say(errorMessage(r));
+      refresh(node, { ...c, deleted: true, body: '' });
+      say('The comment is deleted.');
+    });
+    bar.append(remove);
+    return bar;
+  }
+
+  /**
+   * Redraws a comment in place after an edit, a hide or a delete; its replies stay.
+   * @param {HTMLElement} node
+   * @param {Comment} c
+   */
+  function refresh(node, c) {
+    const replies = replyLists.get(c.comment_id);
+    const fresh = commentNode(c);
+    const freshReplies = fresh.querySelector(':scope > .replies');
+    if (replies && freshReplies) freshReplies.replaceWith(replies);
+    replyLists.set(c.comment_id, /** @type {HTMLElement} */ (replies ?? freshReplies));
+    node.replaceWith(fresh);
+  }
+
+  /** @param {Comment} c */
+  function commentNode(c) {
     const node = el(
       'li',
-      { class: 'comment', id: `comment-${c.comment_id}` },
-      el('header', {}, who, ' · ', el('time', { datetime: c.created_at }, formatDate(c.created_at)), c.edited ? ' · edited' : ''),
+      { class: c.hidden && !c.deleted ? 'comment is-hidden' : 'comment', id: `comment-${c.comment_id}` },
+      headerOf(c),
       el('p', { class: 'body' }, c.deleted ? 'This comment was deleted.' : c.body),
     );
     if (!c.deleted) node.append(reactions(c));
+    const bar = tools(c, node);
+    if (bar) node.append(bar);
     if (user && !c.deleted && !c.parent_id) {
       const reply = el('button', { type: 'button', class: 'link', 'aria-expanded': 'false' }, 'Reply');
       reply.addEventListener('click', () => {

@@ -56,6 +56,8 @@ const EnvSchema = z.object({
   LLM_API_KEY: z.string().optional(),
   LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   POSTS_AUTO_PUBLISH: boolFromEnv.default(true),
+  VIDEO_THUMBNAILS: z.enum(['card', 'proxy']).default('card'),
+  THUMBNAIL_HOSTS: z.string().default('i.ytimg.com,img.youtube.com'),
   CHAT_ALLOW_ANONYMOUS: boolFromEnv.default(false),
   CHAT_TOKEN_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   CHAT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(20),
@@ -132,6 +134,10 @@ export interface Config {
   llm: { baseUrl: string; model: string; apiKey?: string; timeoutMs: number } | null;
   /** Submitted posts that pass the checks are published at once; otherwise they wait for a moderator. */
   postsAutoPublish: boolean;
+  /** Pages show generated title cards for videos ('card'), or real thumbnails fetched and cached by the server ('proxy'). */
+  videoThumbnails: 'card' | 'proxy';
+  /** Hosts (host or host:port) the thumbnail proxy may fetch from. */
+  thumbnailHosts: string[];
   /** Chat: anonymous callers (off by default, with a tighter limit), chat token lifetime, answers per minute. */
   chat: { allowAnonymous: boolean; tokenTtlSeconds: number; rateLimitPerMinute: number; anonymousRateLimitPerMinute: number };
   audit: {
@@ -231,6 +237,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sources: { allowPrivateCidrs: cidrList(e.SOURCES_ALLOW_PRIVATE_CIDRS), fetchTimeoutMs: e.SOURCE_FETCH_TIMEOUT_MS, maxBytes: e.SOURCE_MAX_BYTES },
     llm: e.LLM_BASE_URL ? { baseUrl: e.LLM_BASE_URL.replace(/\/+$/, ''), model: e.LLM_MODEL!, apiKey: e.LLM_API_KEY, timeoutMs: e.LLM_TIMEOUT_MS } : null,
     postsAutoPublish: e.POSTS_AUTO_PUBLISH,
+    videoThumbnails: e.VIDEO_THUMBNAILS,
+    thumbnailHosts: e.THUMBNAIL_HOSTS.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
     chat: {
       allowAnonymous: e.CHAT_ALLOW_ANONYMOUS,
       tokenTtlSeconds: e.CHAT_TOKEN_TTL_SECONDS,

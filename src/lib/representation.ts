@@ -1,6 +1,6 @@
 // How a read is put into bytes, and where its prerendered file lives in dist/. Shared by the static build
 // and the server so a prerendered file and its dynamic twin are byte for byte the same.
-export type Representation = 'json' | 'markdown' | 'text' | 'html' | 'shell' | 'svg';
+export type Representation = 'json' | 'markdown' | 'text' | 'html' | 'shell' | 'svg' | 'xml';
 
 export const EXTENSION: Record<Representation, string> = {
   json: '.json',
@@ -9,6 +9,7 @@ export const EXTENSION: Record<Representation, string> = {
   html: '.html',
   shell: '.sh',
   svg: '.svg',
+  xml: '.xml',
 };
 
 export const CONTENT_TYPE: Record<Representation, string> = {
@@ -18,6 +19,7 @@ export const CONTENT_TYPE: Record<Representation, string> = {
   html: 'text/html; charset=utf-8',
   shell: 'text/x-shellscript; charset=utf-8',
   svg: 'image/svg+xml; charset=utf-8',
+  xml: 'application/xml; charset=utf-8',
 };
 
 /** Content types of the other files dist/ may hold (Astro's assets, public/). */
@@ -31,7 +33,6 @@ const OTHER_TYPES: Record<string, string> = {
   '.webp': 'image/webp',
   '.ico': 'image/x-icon',
   '.woff2': 'font/woff2',
-  '.xml': 'application/xml; charset=utf-8',
   '.webmanifest': 'application/manifest+json; charset=utf-8',
 };
 
@@ -61,7 +62,7 @@ export function distFileFor(urlPath: string, rep: Representation): string {
 
 /** The inverse of distFileFor: the URL path a file in dist/ answers. */
 export function urlPathForDistFile(rel: string): string {
-  const m = /^(.*?)(?:^|\/)index\.(json|md|txt|html|sh|svg)$/.exec(rel);
+  const m = /^(.*?)(?:^|\/)index\.(json|md|txt|html|sh|svg|xml)$/.exec(rel);
   if (m) return '/' + m[1];
   return '/' + rel;
 }

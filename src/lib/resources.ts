@@ -13,7 +13,8 @@ import { listTags } from './read/tags.ts';
 import { getSkill, listSkills } from './read/skills.ts';
 import { graphData, graphHtml } from './read/graph.ts';
 import { briefing } from './read/latest.ts';
-import { digestThumbnail, essayThumbnail } from './read/thumbnails.ts';
+import { digestThumbnail, essayThumbnail, videoThumbnail, videoThumbnailPath } from './read/thumbnails.ts';
+import { robotsTxt, sitemapDocuments } from '../web/crawl.ts';
 import {
   agentCard,
   agentLoginScript,
@@ -62,7 +63,11 @@ export function* prerenderedResources(snap: Snapshot, site: SiteContext): Genera
 
   // Content
   yield json('/api/videos', listVideos(snap, VIDEO_LIST_DEFAULTS, origin));
-  for (const v of snap.videos) yield json(`/api/videos/${v.video_id}`, getVideo(snap, v.video_id, noAgent));
+  for (const v of snap.videos) {
+    yield json(`/api/videos/${v.video_id}`, getVideo(snap, v.video_id, noAgent));
+    // With VIDEO_THUMBNAILS=proxy the server answers this path with the real image (api/web/thumbnails.ts).
+    if (site.videoThumbnails !== 'proxy') yield { path: videoThumbnailPath(v.video_id), type: 'svg', body: videoThumbnail(snap, v.video_id, site.siteName)! };
+  }
   yield json('/api/channels', listChannels(snap, origin));
   for (const c of snap.channels) yield json(`/api/channels/${c.channel_id}`, getChannel(snap, c.channel_id, CHANNEL_DEFAULTS, origin));
   yield json('/api/essays', listEssays(snap, origin));
@@ -87,5 +92,9 @@ export function* prerenderedResources(snap: Snapshot, site: SiteContext): Genera
   }
   yield json('/api/tags', listTags(snap));
   yield json('/api/graph/data', graphData(snap));
-  yield { path: '/api/graph', type: 'html', body: graphHtml(snap, site.siteName) };
+  yield { path: '/api/graph', type: 'html', body: graphHtml(snap, site) };
+
+  // Crawlers
+  yield { path: '/robots.txt', type: 'text', body: robotsTxt(site.baseUrl) };
+  for (const doc of sitemapDocuments(snap, site.baseUrl)) yield { path: doc.path, type: 'xml', body: doc.body };
 }

@@ -30,6 +30,8 @@ export interface SiteContext {
   devMode: boolean;
   keyPrefix: string;
   pipeline: PipelineSummary;
+  /** 'proxy': the server fetches and caches real video thumbnails, so the build writes no title cards for them. */
+  videoThumbnails?: 'card' | 'proxy';
 }
 
 /** The newest finished job run recorded in DATA_DIR/pipeline/status.json; "never" when none finished. */
@@ -61,5 +63,6 @@ export function siteContext(config: Config, now = new Date()): SiteContext {
     devMode: config.devMode,
     keyPrefix: config.keyPrefix,
     pipeline: readPipelineSummary(config.dataDir),
+    videoThumbnails: config.videoThumbnails,
   };
 }

@@ -24,6 +24,8 @@ export interface PageMeta {
   noindex?: boolean;
   /** Module scripts from public/assets, e.g. '/assets/comments.js'. */
   scripts?: string[];
+  /** Stylesheets beside site.css for one kind of page, e.g. '/assets/graph.css'. */
+  styles?: string[];
   /** Pages for one person or one moment (consent, device approval, account): no canonical URL, no Open
    * Graph card, noindex. */
   utility?: boolean;
@@ -37,6 +39,8 @@ export interface SiteChrome {
   /** Known only on pages the server renders per request. */
   user?: { handle: string; display_name: string; role: string } | null;
   unread?: number;
+  /** Prerendered pages cannot know their reader: /assets/who.js asks /api/auth/me and fills the header. */
+  whoScript?: boolean;
 }
 
 export const NAV = [
@@ -51,6 +55,9 @@ export const NAV = [
 ] as const;
 export type NavKey = (typeof NAV)[number]['key'] | 'account' | 'home';
 
+/** Fills the header's sign-in corner on prerendered pages (src/web/layout.ts renders it as "Account"). */
+export const WHO_SCRIPT = '/assets/who.js';
+
 const abs = (baseUrl: string, p: string) => (/^https?:\/\//.test(p) ? p : `${baseUrl}${p}`);
 
 export function headHtml(meta: PageMeta, site: SiteChrome): SafeHtml {
@@ -62,9 +69,7 @@ export function headHtml(meta: PageMeta, site: SiteChrome): SafeHtml {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${fullTitle}</title>
-<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/assets/site.css">
-${(meta.scripts ?? []).map((s) => html`<script type="module" src="${s}"></script>\n`)}`;
+${meta.description ? html`<meta name="description" content="${meta.description}">\n` : ''}${assetsHtml(meta, site)}`;
   }
   return html`<meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -82,9 +87,15 @@ ${img
 <meta property="og:image:alt" content="${img.alt}">
 ${img.width ? html`<meta property="og:image:width" content="${img.width}">\n<meta property="og:image:height" content="${img.height}">\n` : ''}<meta name="twitter:card" content="summary_large_image">`
   : html`<meta name="twitter:card" content="summary">`}
-<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
+${assetsHtml(meta, site)}`;
+}
+
+/** Icon, stylesheets and module scripts (who.js on prerendered pages). */
+function assetsHtml(meta: PageMeta, site: SiteChrome): SafeHtml {
+  const scripts = [...(meta.scripts ?? []), ...(site.whoScript ? [WHO_SCRIPT] : [])];
+  return html`<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/site.css">
-${(meta.scripts ?? []).map((s) => html`<script type="module" src="${s}"></script>\n`)}`;
+${(meta.styles ?? []).map((s) => html`<link rel="stylesheet" href="${s}">\n`)}${scripts.map((s) => html`<script type="module" src="${s}"></script>\n`)}`;
 }
 
 /** aria-current: "page" on the link to this very page, "true" on the section the page belongs to. */
@@ -96,7 +107,7 @@ export function headerHtml(site: SiteChrome, meta: Pick<PageMeta, 'lang' | 'path
   const user = site.user;
   const who = user
     ? html`<a href="/notifications"${current('notifications')}>Notifications${site.unread ? html` <span class="badge">${site.unread}<span class="visually-hidden"> unread</span></span>` : ''}</a>
-${user.role !== 'user' ? html`<a href="/moderation">Moderation</a>\n` : ''}<a href="/account"${current('account')}>@${user.handle}</a>
+${user.role !== 'user' ? html`<a href="/moderation">Moderation</a>\n` : ''}<a href="/account"${current('account')} title="@${user.handle}">${user.display_name || `@${user.handle}`}</a>
 <form method="post" action="/signout"><button type="submit" class="link">Sign out</button></form>`
     : html`<a href="/account"${current('account')}>Account</a>`;
   return html`<a class="skip" href="#content"${chromeLang}>Skip to content</a>
@@ -115,7 +126,7 @@ export function footerHtml(site: SiteChrome, meta: Pick<PageMeta, 'jsonTwin' | '
   return html`<footer class="site"${chromeLang}>
 <div class="wrap">
 <p>${site.siteName}: a curated knowledge base on AI transformation, in English and Slovenian.</p>
-<p class="links"><a href="/api">API for agents</a> · <a href="/llms.txt">llms.txt</a> · <a href="/openapi.json">OpenAPI</a> · <a href="/api/graph">Knowledge graph</a>${meta.jsonTwin ? html` · <a href="${meta.jsonTwin}">This page as JSON</a>` : ''}</p>
+<p class="links"><a href="/api">API for agents</a> · <a href="/llms.txt">llms.txt</a> · <a href="/openapi.json">OpenAPI</a> · <a href="/api/graph">Knowledge graph</a> · <a href="/proposals">Proposals</a>${meta.jsonTwin ? html` · <a href="${meta.jsonTwin}">This page as JSON</a>` : ''}</p>
 </div>
 </footer>`;
 }

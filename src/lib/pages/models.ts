@@ -16,6 +16,7 @@ import { getVideo, listVideos } from '../read/videos.ts';
 import { truncate } from '../../web/format.ts';
 import { essayPath } from '../../web/paths.ts';
 import { CHANNEL_PAGE_SIZE, pageUrl, TAG_PAGE_VIDEOS } from '../../web/paging.ts';
+import { videoThumbnailPath } from '../read/thumbnails.ts';
 
 /** The parts of an essay its links need (essayPath). */
 function essayRef(e: Essay): Pick<Essay, 'slug' | 'primary' | 'languages'> {
@@ -60,7 +61,7 @@ export function videoModel(snap: Snapshot, id: string) {
       lang: v.language,
       jsonTwin: v.api_url,
       ogType: 'video.other' as const,
-      image: { url: v.thumbnail_url, width: 480, height: 360, alt: v.title },
+      image: { url: videoThumbnailPath(v.video_id), alt: v.title },
       scripts: ['/assets/related.js', '/assets/comments.js'],
     },
   };

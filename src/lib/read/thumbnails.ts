@@ -1,4 +1,4 @@
-// Title-card thumbnails for essays and digests: a self-contained SVG, so every item has an image without
+// Title-card thumbnails for essays, digests and videos: a self-contained SVG, so every item has an image without
 // an image pipeline or a binary dependency.
 import { essayIn, type Snapshot } from '../content/model.ts';
 
@@ -48,4 +48,21 @@ export function digestThumbnail(snap: Snapshot, date: string, siteName: string):
   const d = snap.digestsByDate.get(date);
   if (!d) return null;
   return titleCard(`Daily digest · ${d.date}`, d.items.map((i) => i.headline)[0] ?? d.title, `${siteName} · ${d.items.length} stories`);
+}
+
+/**
+ * A video's title card: what pages show unless an operator serves the real thumbnails through the site
+ * (VIDEO_THUMBNAILS=proxy). The sample videos' thumbnail_url values name made-up ids, and hot-linking a
+ * real one makes every reader's browser call the video host.
+ */
+export function videoThumbnail(snap: Snapshot, videoId: string, siteName: string): string | null {
+  const v = snap.videosById.get(videoId);
+  if (!v) return null;
+  const channel = snap.channelsById.get(v.channel)?.name ?? v.channel;
+  return titleCard(`Video · ${channel}`, v.title, `${siteName} · ${v.date}`);
+}
+
+/** The site's address of a video's thumbnail (a title card, or the real image proxied and cached). */
+export function videoThumbnailPath(videoId: string): string {
+  return `/api/videos/${encodeURIComponent(videoId)}/thumbnail`;
 }
