@@ -3,7 +3,9 @@
 // stylesheet and scripts (the weight before images; the budget for home is 100 KB), the time to first
 // byte (p50/p99 over N sequential keep-alive requests, no other load), and requests per second with 16
 // connections. Prerendered pages come from memory; /search?q=, /account and /posts/me are rendered per
-// request through the API in process.
+// request through the API in process. Then the knowledge graph at real size (web-graph.ts: a 10k-video
+// corpus by default, `--graph-videos <n>`, `--no-graph` to skip) and Lighthouse's four scores on every kind
+// of public page (lighthouse.ts; `--no-lighthouse` to skip).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +17,8 @@ import { createAuditLog } from '../../api/audit/index.ts';
 import { createIdentity } from '../../api/auth/identity.ts';
 import autocannon from 'autocannon';
 import { startChild, table } from './util.ts';
+import { graphFigure } from './web-graph.ts';
+import { publicPages, runLighthouse, type LighthouseRow } from './lighthouse.ts';
 
 interface PageSpec {
   name: string;
@@ -67,6 +71,7 @@ export async function runWebBench(args: string[]): Promise<Record<string, unknow
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const rows: Record<string, string | number>[] = [];
   const results: Record<string, unknown>[] = [];
+  let lighthouseRows: LighthouseRow[] | null = null;
   try {
     const url = server.url;
     const getJson = async (p: string) => (await fetch(url + p)).json() as Promise<Record<string, any>>;
@@ -130,6 +135,10 @@ export async function runWebBench(args: string[]): Promise<Record<string, unknow
         'req/s (16 conn)': r.rps_16_connections,
       });
     }
+    if (!args.includes('--no-lighthouse')) {
+      console.log('\nbench web: Lighthouse on every kind of public page …');
+      lighthouseRows = await runLighthouse(url, await publicPages(url));
+    }
   } finally {
     agent.destroy();
     await server.stop();
@@ -137,6 +146,27 @@ export async function runWebBench(args: string[]): Promise<Record<string, unknow
   }
   console.log(`\nwebsite pages (${requests} sequential requests each for TTFB; sizes as served, gzip as a CDN would send them)\n`);
   console.log(table(rows));
+  if (lighthouseRows) {
+    console.log(`\nLighthouse (mobile, simulated throttling, ${'Debian\'s Chromium'}): category scores, 0-100\n`);
+    console.log(table(lighthouseRows.map((r) => ({ page: r.page, performance: r.performance, accessibility: r.accessibility, 'best practices': r['best-practices'], seo: r.seo, 'points lost to': r.failing.join(' ') || '-' }))));
+  }
+  const graphArg = args.indexOf('--graph-videos');
+  const graph = args.includes('--no-graph') ? null : await graphFigure(graphArg >= 0 ? Number(args[graphArg + 1]) : 10_000);
+  if (graph) {
+    console.log(`\nknowledge graph at ${graph.videos} videos: ${graph.nodes} nodes, ${graph.edges} edges, ${kb(graph.data_bytes)} KB of data\n`);
+    console.log(
+      table([
+        { figure: 'layout at build time (ForceAtlas2, one core)', value: `${graph.layout_ms} ms` },
+        { figure: 'first render (navigation to first frame)', value: `${graph.first_render_ms} ms` },
+        { figure: 'frame while panning/zooming, p50', value: `${graph.frame_p50_ms} ms` },
+        { figure: 'frame while panning/zooming, p95', value: `${graph.frame_p95_ms} ms` },
+        { figure: 'frames drawn in the second after it settles', value: graph.idle_frames_after_settle },
+        { figure: 'load average while measured (2 cores)', value: os.loadavg()[0].toFixed(1) },
+      ]),
+    );
+  }
   const home = results.find((r) => r.page === 'home') as { weight_bytes: number } | undefined;
-  return { content: path.relative(process.cwd(), contentDir) || contentDir, requests_per_page: requests, home_budget_bytes: 100 * 1024, home_within_budget: home ? home.weight_bytes < 100 * 1024 : null, pages: results };
+  return {
+    lighthouse: lighthouseRows,
+    graph, content: path.relative(process.cwd(), contentDir) || contentDir, requests_per_page: requests, home_budget_bytes: 100 * 1024, home_within_budget: home ? home.weight_bytes < 100 * 1024 : null, pages: results };
 }
