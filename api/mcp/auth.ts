@@ -1,12 +1,12 @@
-// Who may call the MCP resource: holders of an OAuth access token issued for it (audience {BASE_URL}/mcp)
-// with the `read` scope. Everything else gets the RFC 6750 challenge pointing at the protected resource
-// metadata (RFC 9728 §5.1), which is how MCP clients discover where to sign in. API keys are refused
-// here: they are not audience-bound, and the spec protects this resource with OAuth 2.1.
+// Who calls the MCP resource. Without an Authorization header: anyone, for the read tools, as the same
+// reads are anonymous over HTTP. With one: an OAuth access token issued for this resource (audience
+// {BASE_URL}/mcp), whose scopes decide which tools are offered (`write` adds the tools that act). A bad
+// token, and an API key (not audience-bound; the spec protects this resource with OAuth 2.1), get the
+// RFC 6750 challenge pointing at the protected resource metadata (RFC 9728 §5.1), which is how MCP
+// clients discover where to sign in; so does a call of a tool that needs a scope the caller lacks.
 import type { Context } from 'hono';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { AccessTokenVerifier } from '../oauth/index.ts';
-
-export const MCP_SCOPE = 'read';
 
 export interface McpAuthOptions {
   verify: AccessTokenVerifier;
@@ -15,34 +15,37 @@ export interface McpAuthOptions {
   keyPrefix: string;
 }
 
-function challenge(status: 401 | 403, opts: McpAuthOptions, error?: string, description?: string): Response {
-  const params = [
-    ...(error ? [`error="${error}"`, `error_description="${description}"`] : []),
-    `scope="${MCP_SCOPE}"`,
-    `resource_metadata="${opts.metadataUrl}"`,
-  ];
-  const body = error ? { error, error_description: description } : { error: 'unauthorized', error_description: 'This MCP server needs an OAuth 2.1 access token' };
+/** What to do to get in, for the humans and agents reading the error body. */
+const SIGN_IN =
+  'Sign in with OAuth 2.1 for this resource: the protected resource metadata in WWW-Authenticate names the authorization server; ' +
+  'or run the device flow with resource=<this /mcp URL> and scope "read write" (POST /api/oauth/device). Read tools also work without a token.';
+
+/** The 401 or 403 challenge (RFC 6750 §3) asking for `scope`. */
+export function challenge(status: 401 | 403, opts: McpAuthOptions, scope: string, error?: string, description?: string): Response {
+  const params = [...(error ? [`error="${error}"`, `error_description="${description}"`] : []), `scope="${scope}"`, `resource_metadata="${opts.metadataUrl}"`];
+  const body = error ? { error, error_description: description, hint: SIGN_IN } : { error: 'unauthorized', error_description: 'This needs an OAuth 2.1 access token for this resource', hint: SIGN_IN };
   return new Response(JSON.stringify(body), {
     status,
     headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'WWW-Authenticate': `Bearer ${params.join(', ')}` },
   });
 }
 
-/** The caller's token as the MCP SDK's AuthInfo, or the 401/403 response to send instead. */
-export function authenticateMcp(c: Context, opts: McpAuthOptions): AuthInfo | Response {
+/** The caller's token as the MCP SDK's AuthInfo, null for an anonymous caller, or the 401 to send instead. */
+export function authenticateMcp(c: Context, opts: McpAuthOptions): AuthInfo | null | Response {
   const header = c.req.header('authorization');
-  if (header === undefined) return challenge(401, opts);
+  if (header === undefined) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!m) return challenge(401, opts, 'invalid_request', 'Send the access token as Authorization: Bearer <token>');
+  if (!m) return challenge(401, opts, 'read', 'invalid_request', 'Send the access token as Authorization: Bearer <token>');
   const token = m[1];
-  if (token.startsWith(opts.keyPrefix)) return challenge(401, opts, 'invalid_token', 'API keys are not accepted here: get an OAuth access token for this resource');
+  if (token.startsWith(opts.keyPrefix)) {
+    return challenge(401, opts, 'read', 'invalid_token', 'API keys are not accepted here: get an OAuth access token for this resource (the device flow gives one when asked with resource), or call without a token to read');
+  }
   const info = opts.verify(token);
-  if (!info) return challenge(401, opts, 'invalid_token', 'The access token is unknown, expired, revoked, or for another resource');
-  if (!info.principal.scopes?.includes(MCP_SCOPE)) return challenge(403, opts, 'insufficient_scope', `The token needs the ${MCP_SCOPE} scope`);
+  if (!info) return challenge(401, opts, 'read', 'invalid_token', 'The access token is unknown, expired, revoked, or for another resource');
   return {
     token,
     clientId: info.clientId,
-    scopes: info.principal.scopes,
+    scopes: info.principal.scopes ?? [],
     expiresAt: info.expiresAt,
     resource: new URL(opts.resource),
     extra: { userId: info.principal.user.id },

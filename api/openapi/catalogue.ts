@@ -12,10 +12,11 @@
  * - session: a browser session only (401 for other credentials).
  * - account: a browser session only; API keys and OAuth tokens get 403 (managing the account's credentials).
  * - moderator, admin: a user holding that role (an OAuth token also needs the moderate or admin scope).
- * - chat: the chat token from POST /api/chat/auth.
+ * - chat: the chat token from POST /api/chat/auth, or an API key or OAuth access token (read scope).
  * - oauth-client: an OAuth client at the token or revocation endpoint (HTTP Basic for confidential clients,
  *   client_id alone for public ones).
- * - mcp: an OAuth access token issued for the /mcp resource (read scope); API keys are refused.
+ * - mcp: anyone for the read tools; an OAuth access token issued for the /mcp resource for the rest (its
+ *   scopes decide which tools are offered); API keys are refused.
  * - browser: an HTML page or form for people; a browser session where the page needs one.
  */
 export type Access = 'public' | 'optional' | 'user' | 'session' | 'account' | 'moderator' | 'admin' | 'chat' | 'oauth-client' | 'mcp' | 'browser';
@@ -217,9 +218,19 @@ export const CATALOGUE: Record<string, OperationEntry> = {
   'DELETE /api/account/oauth-clients/{client_id}': { operationId: 'disconnectApp', access: 'account', description: 'Revoke every grant you gave this app; its tokens stop working at once.' },
 
   // ---- MCP and chat ----
-  'POST /mcp': { operationId: 'callMcp', access: 'mcp', description: 'Model Context Protocol over Streamable HTTP (stateless JSON-RPC). Needs an OAuth 2.1 access token issued for this resource; a 401 names the protected resource metadata in WWW-Authenticate.' },
+  'POST /mcp': {
+    operationId: 'callMcp',
+    access: 'mcp',
+    description:
+      'Model Context Protocol over Streamable HTTP (stateless JSON-RPC). Read tools, resources and persona prompts need no token; an OAuth 2.1 access token issued for this resource adds your notes, and its write scope the tools that act (comment, react, flag, post, notes). A tool called without the scope it needs answers 401/403 with WWW-Authenticate naming the protected resource metadata and the scope.',
+  },
   'POST /api/chat/auth': { operationId: 'createChatToken', access: 'user', description: 'Trade your identity for a short-lived chat token bound to you, a persona, a language and a mode. With CHAT_ALLOW_ANONYMOUS the call works signed out too.' },
-  'POST /api/chat/completions': { operationId: 'createChatCompletion', access: 'chat', description: 'Ask the knowledge base in the OpenAI chat-completions shape (stream=true for server-sent events); the answer cites its sources.' },
+  'POST /api/chat/completions': {
+    operationId: 'createChatCompletion',
+    access: 'chat',
+    description:
+      'Ask the knowledge base in the OpenAI chat-completions shape (stream=true for server-sent events) with a chat token, or with your API key or OAuth token and persona_id (and lang, mode) in the body; the answer cites its sources, and sources lists exactly those.',
+  },
 
   // ---- audit ----
   'GET /api/audit': { operationId: 'listAuditEvents', access: 'public', description: 'Audit events in ascending seq order after after_seq; filter by kind, subject_type and subject_id.' },

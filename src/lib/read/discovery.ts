@@ -12,8 +12,8 @@ import { skillUrl } from './skills.ts';
  * who hold the role; the consent page warns about them).
  */
 export const OAUTH_SCOPES = ['read', 'write', 'moderate', 'admin'] as const;
-/** The scopes the MCP resource uses (RFC 9728 scopes_supported): its tools only read. */
-export const MCP_SCOPES = ['read'] as const;
+/** The scopes the MCP resource uses (RFC 9728 scopes_supported): `read` (your notes), `write` (the tools that act). */
+export const MCP_SCOPES = ['read', 'write'] as const;
 export const API_VERSION = '3.0';
 
 export function apiReference(snap: Snapshot, site: SiteContext): string {
@@ -234,7 +234,8 @@ export function mcpCard(site: SiteContext) {
       protected_resource_metadata: `${b}/.well-known/oauth-protected-resource`,
       authorization_server: b,
     },
-    capabilities: { tools: true, resources: true },
+    capabilities: { tools: true, resources: true, prompts: true },
+    anonymous_read: true,
   };
 }
 

@@ -36,7 +36,7 @@ describe('metadata', () => {
   it('describes /mcp as a protected resource, at the spec path and at the RFC 9728 path', async () => {
     const resource = new URL(`${srv.url}/mcp`);
     const rs = await oauth.processResourceDiscoveryResponse(resource, await oauth.resourceDiscoveryRequest(resource, insecure));
-    expect(rs).toMatchObject({ resource: `${srv.url}/mcp`, authorization_servers: [srv.url], bearer_methods_supported: ['header'], scopes_supported: ['read'] });
+    expect(rs).toMatchObject({ resource: `${srv.url}/mcp`, authorization_servers: [srv.url], bearer_methods_supported: ['header'], scopes_supported: ['read', 'write'] });
     const root = await (await srv.get('/.well-known/oauth-protected-resource')).json();
     expect(root).toEqual(rs);
   });
