@@ -1,21 +1,24 @@
 // Chat with the knowledge base. POST /api/chat/auth trades the caller's identity for a short-lived chat
 // token bound to them, a persona, a language and a mode. POST /api/chat/completions (OpenAI-compatible)
-// retrieves passages by hybrid search and answers in the persona's voice with [n] citations and a sources
-// list: through LLM_BASE_URL when configured (streamed as server-sent events on request), extractively
-// otherwise. Failures of the model end the answer with a clear error, never a hanging connection.
+// takes that token, or directly the caller's API key or OAuth token with persona_id (and lang, mode) in
+// the body, so one login serves an agent everywhere; chat tokens stay for anonymous chat and browsers. It
+// retrieves passages by hybrid search and answers in the persona's voice with [n] citations and the list
+// of the sources it cites: through LLM_BASE_URL when configured (streamed as server-sent events on
+// request), extractively otherwise. Failures of the model end the answer with a clear error, never a
+// hanging connection.
 import { randomUUID } from 'node:crypto';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { addRoute } from '../validation/route.ts';
+import { addRoute, RequestValidationError } from '../validation/route.ts';
 import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
-import { principal, hasInvalidToken, SESSION_COOKIE } from '../auth/middleware.ts';
+import { principal, hasInvalidToken, requireScope, SESSION_COOKIE } from '../auth/middleware.ts';
 import { RateLimiter, clientAddress, enforceRate } from '../rate-limit/index.ts';
 import { createLlmClient, LlmError, type ChatMessage, type LlmClient } from '../llm/client.ts';
 import type { AppDeps } from '../app.ts';
 import { parseModelfile, type Modelfile } from '../../src/lib/personas/modelfile.ts';
-import { chatTokenKey, issueChatToken, verifyChatToken, ChatTokenError, type ChatClaims } from './token.ts';
+import { chatTokenKey, issueChatToken, verifyChatToken, ChatTokenError, CHAT_TOKEN_PREFIX, type ChatClaims } from './token.ts';
 import { retrieve, type Passage } from './retrieve.ts';
 import { buildPrompt, citedNumbers, extractiveAnswer } from './answer.ts';
 import { createLlmHealth } from './health.ts';
@@ -39,16 +42,28 @@ const ChatRequest = z
       .min(1)
       .max(MAX_MESSAGES)
       .refine((m) => m[m.length - 1].role === 'user', { message: 'the last message must be the user’s question' }),
-    persona_id: z.string().max(100).optional(),
-    lang: Lang.optional(),
-    mode: z.string().max(40).optional(),
+    persona_id: z
+      .string()
+      .max(100)
+      .optional()
+      .openapi({ description: 'Who answers (GET /api/personas). Required with an API key or OAuth token; with a chat token it must be the token\'s persona when given.' }),
+    lang: Lang.optional().openapi({ description: 'en or sl. Default en with an API key or OAuth token; the token\'s language with a chat token.' }),
+    mode: z.string().max(40).optional().openapi({ description: 'The persona\'s mode (chat or brief). Default chat with an API key or OAuth token.' }),
     stream: z.boolean().default(false),
     max_tokens: z.number().int().min(1).max(MAX_OUTPUT_TOKENS).optional(),
     model: z.string().max(200).optional().openapi({ description: 'Ignored: the persona decides (OpenAI compatibility).' }),
     temperature: z.number().min(0).max(2).optional().openapi({ description: 'Ignored: the persona decides.' }),
   })
   .openapi('ChatRequest');
-const Source = z.object({ n: z.number().int(), type: z.string(), id: z.string(), title: z.string(), url: z.string(), cited: z.boolean() });
+const Source = z.object({
+  n: z.number().int().openapi({ description: 'The number the answer cites as [n].' }),
+  type: z.string(),
+  id: z.string(),
+  title: z.string(),
+  url: z.string(),
+  page_url: z.string().openapi({ description: 'The absolute address of the page: what to cite to a person.' }),
+  cited: z.boolean().openapi({ description: 'Always true: only cited passages are listed.' }),
+});
 const ChatResponse = z
   .object({
     id: z.string(),
@@ -74,9 +89,11 @@ export function registerChatRoutes(app: OpenAPIHono, deps: AppDeps) {
 
   function persona(id: string, mode: string, lang: string): Modelfile {
     const p = deps.content().snapshot.personasById.get(id);
-    if (!p) throw new ApiError(404, `No persona ${id}`);
+    if (!p) throw new ApiError(404, `No persona ${id}`, {}, `persona_id is one of ${[...deps.content().snapshot.personasById.keys()].join(', ')} (GET /api/personas).`);
     const text = p.modelfiles.get(`${mode}/${lang}`);
-    if (text === undefined) throw new ApiError(404, `Persona ${id} has no ${mode} mode in ${lang}; it has ${[...p.modelfiles.keys()].join(', ')}`);
+    if (text === undefined) {
+      throw new ApiError(404, `Persona ${id} has no ${mode} mode in ${lang}; it has ${[...p.modelfiles.keys()].join(', ')}`, {}, `Send a mode and lang it has: ${[...p.modelfiles.keys()].map((k) => { const [m, l] = k.split('/'); return `"mode": "${m}", "lang": "${l}"`; }).join('; ')}.`);
+    }
     return parseModelfile(text);
   }
 
@@ -111,24 +128,60 @@ export function registerChatRoutes(app: OpenAPIHono, deps: AppDeps) {
     },
   );
 
-  /** The chat token's claims: present, well signed and not expired (401 otherwise). */
-  function tokenClaims(c: Context): ChatClaims {
+  const NO_CREDENTIAL_HINT =
+    'Send Authorization: Bearer with either your API key or OAuth token (then persona_id, and lang and mode if not en and chat, in the body), ' +
+    'or a chat token from POST /api/chat/auth (anonymous callers, browsers). Sign in with the device flow: POST /api/oauth/device.';
+
+  /** The bearer value when it is a chat token; null for other credentials. */
+  const chatTokenOf = (c: Context): string | null => {
     const m = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '');
-    if (!m) throw new ApiError(401, 'Send the chat token from POST /api/chat/auth as Authorization: Bearer', { 'WWW-Authenticate': 'Bearer' });
+    return m && m[1].startsWith(CHAT_TOKEN_PREFIX) ? m[1] : null;
+  };
+
+  /** The chat token's claims: well signed and not expired (401 otherwise). */
+  function tokenClaims(token: string): ChatClaims {
     try {
-      return verifyChatToken(key, m[1]);
+      return verifyChatToken(key, token);
     } catch (err) {
-      if (err instanceof ChatTokenError) throw new ApiError(401, err.message, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+      if (err instanceof ChatTokenError) throw new ApiError(401, err.message, { 'WWW-Authenticate': 'Bearer error="invalid_token"' }, 'Ask POST /api/chat/auth for a new chat token, or send your API key or OAuth token with persona_id in the body.');
       throw err;
     }
   }
 
-  /** The token's claims, checked against the request: not expired, same persona, language, mode and user. */
-  function claimsOf(c: Context, body: { persona_id?: string; lang?: string; mode?: string }): ChatClaims {
-    const claims = tokenClaims(c);
-    if (body.persona_id !== undefined && body.persona_id !== claims.persona) throw new ApiError(403, `This chat token is for the persona ${claims.persona}`);
-    if (body.lang !== undefined && body.lang !== claims.lang) throw new ApiError(403, `This chat token is for the language ${claims.lang}`);
-    if (body.mode !== undefined && body.mode !== claims.mode) throw new ApiError(403, `This chat token is for the mode ${claims.mode}`);
+  /**
+   * Who asks, before the body is read (401 before 422): a valid chat token, or a signed-in caller (API key,
+   * OAuth token with the read scope: chat writes nothing, or a session).
+   */
+  function checkCaller(c: Context): void {
+    const token = chatTokenOf(c);
+    if (token) return void tokenClaims(token);
+    if (hasInvalidToken(c)) throw new ApiError(401, 'Invalid or expired token', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+    if (!principal(c)) throw new ApiError(401, 'Send a chat token, an API key or an OAuth access token as Authorization: Bearer', { 'WWW-Authenticate': 'Bearer' }, NO_CREDENTIAL_HINT);
+    requireScope(c, 'read');
+  }
+
+  /**
+   * What the answer is bound to. A chat token's claims, checked against the request (same persona, language,
+   * mode and user); or, for an API key or OAuth token, the persona, language and mode the body names.
+   */
+  function claimsOf(c: Context, body: { persona_id?: string; lang?: 'en' | 'sl'; mode?: string }): ChatClaims {
+    const token = chatTokenOf(c);
+    if (!token) {
+      const p = principal(c)!;
+      if (body.persona_id === undefined) {
+        const ids = [...deps.content().snapshot.personasById.keys()];
+        throw new RequestValidationError(
+          [{ type: 'missing', loc: ['body', 'persona_id'], msg: 'Field required', input: null }],
+          `With an API key or OAuth token, name the persona in the body: "persona_id": one of ${ids.join(', ')} (GET /api/personas), and "lang": "en" or "sl". Or use a chat token from POST /api/chat/auth, which carries them.`,
+        );
+      }
+      return { sub: p.user.id, persona: body.persona_id, lang: body.lang ?? 'en', mode: body.mode ?? 'chat', exp: 0, jti: '' };
+    }
+    const claims = tokenClaims(token);
+    const other = (what: string, value: string) => new ApiError(403, `This chat token is for the ${what} ${value}`, {}, `Leave ${what === 'persona' ? 'persona_id' : what} out, or ask POST /api/chat/auth for a token for the one you want.`);
+    if (body.persona_id !== undefined && body.persona_id !== claims.persona) throw other('persona', claims.persona);
+    if (body.lang !== undefined && body.lang !== claims.lang) throw other('lang', claims.lang);
+    if (body.mode !== undefined && body.mode !== claims.mode) throw other('mode', claims.mode);
     // A browser signed in as someone else must not ride on another person's token.
     const cookie = getCookie(c, SESSION_COOKIE);
     const session = cookie ? deps.identity.resolveSession(cookie) : null;
@@ -143,12 +196,12 @@ export function registerChatRoutes(app: OpenAPIHono, deps: AppDeps) {
       method: 'post',
       path: '/api/chat/completions',
       tags: ['chat'],
-      summary: 'Ask the knowledge base (OpenAI-compatible; `stream: true` for server-sent events)',
+      summary: 'Ask the knowledge base (OpenAI-compatible; `stream: true` for server-sent events) with a chat token, or an API key or OAuth token and persona_id in the body',
       request: { body: { content: { 'application/json': { schema: ChatRequest } }, required: true } },
       responses: {
         200: { description: 'The answer with its sources (JSON, or text/event-stream when streaming)', content: { 'application/json': { schema: ChatResponse }, 'text/event-stream': { schema: z.string() } } },
-        401: json(ErrorDetail, 'No or an invalid chat token'),
-        403: json(ErrorDetail, 'The token is for another persona, language, mode or user'),
+        401: json(ErrorDetail, 'No credential, or an invalid one'),
+        403: json(ErrorDetail, 'The chat token is for another persona, language, mode or user, or the OAuth token lacks the read scope'),
         413: json(ErrorDetail, 'The conversation is too long'),
         422: json(HTTPValidationError, 'Validation error'),
         429: json(ErrorDetail, 'Too many requests'),
@@ -168,7 +221,10 @@ export function registerChatRoutes(app: OpenAPIHono, deps: AppDeps) {
       const id = `chatcmpl-${randomUUID()}`;
       const created = Math.floor(Date.now() / 1000);
       const base = { id, created, persona_id: claims.persona, lang: claims.lang };
-      const sources = (cited: Set<number>) => passages.map((p) => ({ n: p.n, type: p.type, id: p.id, title: p.title, url: p.url, cited: cited.has(p.n) }));
+      const origin = deps.content().site.baseUrl;
+      // Only what the answer cites: uncited passages were context, not sources.
+      const sources = (cited: Set<number>) =>
+        passages.filter((p) => cited.has(p.n)).map((p) => ({ n: p.n, type: p.type, id: p.id, title: p.title, url: p.url, page_url: `${origin}${p.url}`, cited: true }));
       const maxTokens = Math.min(body.max_tokens ?? MAX_OUTPUT_TOKENS, Number(modelfile.parameters.num_predict ?? MAX_OUTPUT_TOKENS));
       const options = {
         maxTokens,
@@ -241,8 +297,8 @@ export function registerChatRoutes(app: OpenAPIHono, deps: AppDeps) {
         return new Response(stream, { status: 200, headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' } });
       }
     },
-    // The token is checked before the body (401 before 422); what it is bound to, against the body after.
-    { identity: (c) => void tokenClaims(c) },
+    // The credential is checked before the body (401 before 422); what a chat token is bound to, against the body after.
+    { identity: checkCaller },
   );
 
   return { health };

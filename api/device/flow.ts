@@ -1,13 +1,20 @@
 // The device authorization grant's state machine over the device_requests table:
-//   pending ──approve──► approved ──token poll──► consumed (one API key, once)
+//   pending ──approve──► approved ──token poll──► consumed (one API key, or one OAuth grant's tokens, once)
 //      └─────deny─────► denied
 // and a request is expired once expires_at has passed, whatever its status. Every transition is one
 // BEGIN IMMEDIATE transaction with its audit event; only the SHA-256 of a device_code is stored.
+// A request that asked for OAuth tokens (a scope, or the /mcp resource) ends in an access and refresh token
+// for the /mcp resource, which the REST API and chat take too: one login for every surface.
 import type { Db } from '../db/index.ts';
 import type { AuditLog } from '../audit/index.ts';
 import type { Identity, User } from '../auth/identity.ts';
-import { hashSecret, randomSecret } from '../auth/secrets.ts';
+import { hashSecret, randomId, randomSecret } from '../auth/secrets.ts';
 import { OAuthError } from '../oauth/errors.ts';
+import { oauthStore, type Client } from '../oauth/store.ts';
+import { issueTokens, type TokenResponse } from '../oauth/issue.ts';
+import { LIFETIMES, type Lifetimes } from '../oauth/context.ts';
+import { grantableScope, parseScope } from '../oauth/check_scope.ts';
+import { DEVICE_CODE_GRANT_TYPE } from './schemas.ts';
 import { formatUserCode, generateUserCode } from './user-code.ts';
 
 export type DeviceStatus = 'pending' | 'approved' | 'denied' | 'consumed';
@@ -20,6 +27,12 @@ export interface DeviceRequest {
   status: DeviceStatus;
   user_id: string | null;
   api_key_id: string | null;
+  /** The OAuth scope asked for; null when the device gets an API key. */
+  oauth_scope: string | null;
+  /** A registered OAuth client the request named; null: one is made for the device at redemption. */
+  oauth_client_id: string | null;
+  /** The OAuth grant the redemption created. */
+  grant_id: string | null;
   sandbox: number;
   interval: number;
   created_at: string;
@@ -31,6 +44,8 @@ export interface DeviceRequest {
 export interface DeviceFlowOptions {
   codeTtlSeconds: number;
   pollIntervalSeconds: number;
+  /** The resource OAuth tokens are bound to ({BASE_URL}/mcp), and their lifetimes. */
+  oauth: { resource: string; lifetimes?: Lifetimes };
   now?: () => Date;
 }
 
@@ -60,13 +75,9 @@ export class DeviceGrantError extends OAuthError {
   }
 }
 
-export interface IssuedToken {
-  secret: string;
-  keyId: string;
-  expiresIn: number;
-  sandbox: boolean;
-  user: User;
-}
+export type IssuedToken =
+  | { kind: 'api_key'; secret: string; keyId: string; expiresIn: number; sandbox: boolean; user: User }
+  | { kind: 'oauth'; tokens: TokenResponse; clientId: string; sandbox: boolean; user: User };
 
 /** The public, non-secret name of a request in the audit log: a prefix of its device_code's hash. */
 export const requestId = (row: Pick<DeviceRequest, 'device_code_hash'>) => `devreq_${row.device_code_hash.toString('hex').slice(0, 16)}`;
@@ -78,10 +89,33 @@ export function createDeviceFlow(db: Db, audit: AuditLog, identity: Identity, op
   const byHash = db.prepare<[Buffer], DeviceRequest>('SELECT * FROM device_requests WHERE device_code_hash = ?');
 
   const isExpired = (row: DeviceRequest, t: Date) => row.expires_at <= iso(t);
+  const oauth = oauthStore(db);
+  const tokenCtx = { now, store: oauth, lifetimes: opts.oauth.lifetimes ?? LIFETIMES };
+
+  /**
+   * The client a device's OAuth grant belongs to: the registered one the request named, else one made now
+   * for this device (public, device grant and refresh only), which the person sees among their connected
+   * apps and can revoke there.
+   */
+  function deviceClient(row: DeviceRequest, t: Date): Client {
+    const named = row.oauth_client_id ? oauth.getClient(row.oauth_client_id) : undefined;
+    if (named) return named;
+    const client: Client = {
+      client_id: randomId('client', 16),
+      secret_hash: null,
+      client_name: `${row.client_name} on ${row.client_host}`.slice(0, 100),
+      redirect_uris: [],
+      token_endpoint_auth_method: 'none',
+      metadata: { client_name: row.client_name, grant_types: [DEVICE_CODE_GRANT_TYPE, 'refresh_token'], response_types: [], token_endpoint_auth_method: 'none', redirect_uris: [], scope: row.oauth_scope! },
+      created_at: iso(t),
+    };
+    oauth.insertClient(client);
+    return client;
+  }
 
   return {
     /** Starts a request. The device_code is returned here and never again. */
-    start(input: { clientName: string; clientHost: string; sandbox: boolean }) {
+    start(input: { clientName: string; clientHost: string; sandbox: boolean; oauth?: { scope: string; clientId: string | null } }) {
       return db.transaction(() => {
         const t = now();
         db.prepare('DELETE FROM device_requests WHERE expires_at < ?').run(iso(new Date(t.getTime() - PURGE_AFTER_MS)));
@@ -91,11 +125,14 @@ export function createDeviceFlow(db: Db, audit: AuditLog, identity: Identity, op
         const deviceCode = randomSecret('', 32);
         const hash = hashSecret(deviceCode);
         db.prepare(
-          `INSERT INTO device_requests (device_code_hash, user_code, client_name, client_host, status, sandbox, interval, created_at, expires_at)
-           VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
-        ).run(hash, userCode, input.clientName, input.clientHost, input.sandbox ? 1 : 0, opts.pollIntervalSeconds, iso(t), iso(new Date(t.getTime() + opts.codeTtlSeconds * 1000)));
+          `INSERT INTO device_requests (device_code_hash, user_code, client_name, client_host, status, sandbox, interval, created_at, expires_at, oauth_scope, oauth_client_id)
+           VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)`,
+        ).run(
+          hash, userCode, input.clientName, input.clientHost, input.sandbox ? 1 : 0, opts.pollIntervalSeconds, iso(t), iso(new Date(t.getTime() + opts.codeTtlSeconds * 1000)),
+          input.oauth?.scope ?? null, input.oauth?.clientId ?? null,
+        );
         // client_name and client_host are the device's own words (a host name can name a person): not in the public log.
-        audit.append({ kind: 'device.request', subjectType: 'device_request', subjectId: requestId({ device_code_hash: hash }), actor: 'system', data: { sandbox: input.sandbox } });
+        audit.append({ kind: 'device.request', subjectType: 'device_request', subjectId: requestId({ device_code_hash: hash }), actor: 'system', data: { sandbox: input.sandbox, ...(input.oauth ? { oauth_scope: input.oauth.scope } : {}) } });
         return { deviceCode, userCode: formatUserCode(userCode), expiresIn: opts.codeTtlSeconds, interval: opts.pollIntervalSeconds };
       }).immediate();
     },
@@ -153,6 +190,20 @@ export function createDeviceFlow(db: Db, audit: AuditLog, identity: Identity, op
         const user = identity.getUser(row.user_id!);
         if (!user) return new DeviceGrantError('access_denied', 'The approving account no longer exists');
         const sandbox = row.sandbox === 1 || viaGet;
+        if (row.oauth_scope !== null) {
+          // OAuth tokens for the /mcp resource: a grant of what the person can give (powers only with the
+          // role), its access token, and a refresh token unless a GET put the device_code in a URL.
+          const scope = grantableScope(parseScope(row.oauth_scope), user.role).granted.join(' ');
+          const client = deviceClient(row, t);
+          const grantId = randomId('grant', 12);
+          oauth.insertGrant({ id: grantId, user_id: user.id, client_id: client.client_id, scope, resource: opts.oauth.resource, created_at: iso(t) });
+          audit.append({ kind: 'oauth.grant.create', subjectType: 'oauth_grant', subjectId: grantId, actor: { userId: user.id }, data: { client_id: client.client_id, client_name: client.client_name, scope, via: 'device' } });
+          const refreshable = sandbox ? { ...client, metadata: { ...client.metadata, grant_types: [DEVICE_CODE_GRANT_TYPE] } } : client;
+          const tokens = issueTokens(tokenCtx, refreshable, oauth.getGrant(grantId)!, scope);
+          db.prepare("UPDATE device_requests SET status = 'consumed', grant_id = ?, last_poll_at = ? WHERE device_code_hash = ? AND status = 'approved'").run(grantId, iso(t), row.device_code_hash);
+          audit.append({ kind: 'device.token', subjectType: 'device_request', subjectId: requestId(row), actor: 'system', data: { oauth_grant_id: grantId, client_id: client.client_id, scope, sandbox } });
+          return { kind: 'oauth' as const, tokens, clientId: client.client_id, sandbox, user };
+        }
         const expiresIn = sandbox ? SANDBOX_KEY_TTL_SECONDS : STANDARD_KEY_TTL_SECONDS;
         const name = `Device: ${row.client_name} on ${row.client_host}`.slice(0, 100);
         const { key, secret } = identity.createApiKey(user.id, { name, expiresAt: iso(new Date(t.getTime() + expiresIn * 1000)), source: 'device' }, 'system');
@@ -160,7 +211,7 @@ export function createDeviceFlow(db: Db, audit: AuditLog, identity: Identity, op
           key.id, iso(t), row.device_code_hash,
         );
         audit.append({ kind: 'device.token', subjectType: 'device_request', subjectId: requestId(row), actor: 'system', data: { api_key_id: key.id, sandbox } });
-        return { secret, keyId: key.id, expiresIn, sandbox, user };
+        return { kind: 'api_key' as const, secret, keyId: key.id, expiresIn, sandbox, user };
       }).immediate();
       if (result instanceof DeviceGrantError) throw result;
       return result;

@@ -1,6 +1,7 @@
 // The device authorization grant (RFC 8628, the spec's "legacy flow") for agents and shells: a device
 // asks for codes, a signed-in person approves at /device, the device polls and receives a bearer API key
-// owned by that person. /agent-login.sh (src/lib/read/discovery.ts) is its shell client.
+// owned by that person, or, when it asked for a scope, OAuth access and refresh tokens that work at /mcp,
+// the REST API and chat alike. /agent-login.sh (src/lib/read/discovery.ts) is its shell client.
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Config } from '../../src/lib/config.ts';
 import type { AuditLog } from '../audit/index.ts';
@@ -13,6 +14,7 @@ import { GuessGuard } from './guess-guard.ts';
 import { registerDevicePage } from './page.ts';
 import { registerDeviceApiRoutes } from './routes.ts';
 import { registerDeviceTokenEndpoint } from './token.ts';
+import { mcpResource } from '../oauth/check_resource.ts';
 
 export { redeemDeviceCode } from './token.ts';
 export type { DeviceFlow } from './flow.ts';
@@ -40,6 +42,7 @@ export function deviceFlowFor(deps: DeviceDeps): DeviceFlow {
   return createDeviceFlow(deps.db, deps.audit, deps.identity, {
     codeTtlSeconds: deps.config.device.codeTtlSeconds,
     pollIntervalSeconds: deps.config.device.pollIntervalSeconds,
+    oauth: { resource: mcpResource(deps.config.baseUrl) },
     now: deps.now,
   });
 }

@@ -9,6 +9,7 @@ import type { Principal } from '../auth/identity.ts';
 import type { CodeAccess } from './access.ts';
 import { keyLifetime, type DeviceRequest } from './flow.ts';
 import { formatUserCode, USER_CODE_MAX_INPUT } from './user-code.ts';
+import { grantableScope, parseScope } from '../oauth/check_scope.ts';
 import { documentHtml } from '../../src/web/layout.ts';
 import { raw } from '../../src/web/html.ts';
 
@@ -56,9 +57,17 @@ function approvalForm(row: DeviceRequest, p: Principal): string {
   const code = formatUserCode(row.user_code);
   const powers = p.user.role === 'user' ? '' : ` It carries your <strong>${p.user.role}</strong> powers.`;
   const email = row.sandbox ? '' : ' The device also learns your e-mail address, to label its credential file.';
+  const who = `<strong>${escapeHtml(p.user.display_name)}</strong>
+(@${escapeHtml(p.user.handle)})`;
+  const grant = row.oauth_scope
+    ? (() => {
+        const { granted, withheld } = grantableScope(parseScope(row.oauth_scope), p.user.role);
+        const can = granted.includes('write') ? 'read and write (comment, react, post, flag, edit your notes)' : 'read';
+        return `Approving lets this device ${can} as you, ${who}, through this site's API, its MCP server and chat (scope <code>${escapeHtml(granted.join(' '))}</code>${withheld.length ? `; not ${escapeHtml(withheld.join(', '))}, which you do not hold` : ''}), for up to 30 days unless you disconnect it under connected apps in your account.${email}`;
+      })()
+    : `Approving gives this device an API key that acts as you, ${who}, for ${duration(keyLifetime(row))}.${powers}${email} You can revoke it any time under API keys in your account.`;
   return `${requestDetails(row)}
-<p class="note">Approving gives this device an API key that acts as you, <strong>${escapeHtml(p.user.display_name)}</strong>
-(@${escapeHtml(p.user.handle)}), for ${duration(keyLifetime(row))}.${powers}${email} You can revoke it any time under API keys in your account.
+<p class="note">${grant}
 Approve only if you started this sign-in yourself.</p>
 <form method="post" action="/device">
 <input type="hidden" name="user_code" value="${escapeHtml(code)}">

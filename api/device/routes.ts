@@ -3,12 +3,14 @@
 // in token.ts.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { addRoute } from '../validation/route.ts';
+import { addRoute, RequestValidationError } from '../validation/route.ts';
 import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
 import { principal, requireSession } from '../auth/middleware.ts';
 import { keyLifetime, type DeviceFlow, type DeviceRequest } from './flow.ts';
-import { OAuthError, TooManyRequests, InvalidRequest, oauthErrorResponse } from '../oauth/errors.ts';
+import { OAuthError, TooManyRequests, InvalidRequest, InvalidTarget, oauthErrorResponse } from '../oauth/errors.ts';
+import { parseScope } from '../oauth/check_scope.ts';
+import { mcpResource } from '../oauth/check_resource.ts';
 import { FORM_ENCODED, mediaType, singleValued } from '../oauth/form.ts';
 import { OAuthErrorBody } from '../oauth/schemas.ts';
 import { formatUserCode } from './user-code.ts';
@@ -47,10 +49,47 @@ export function lookupOut(c: Context, row: DeviceRequest) {
     status: 'pending' as const,
     sandbox: row.sandbox === 1,
     key_expires_in: keyLifetime(row),
+    scope: row.oauth_scope,
     created_at: row.created_at,
     expires_at: row.expires_at,
     viewer: { signed_in: p !== null, role: p?.user.role ?? null, can_approve: p?.via === 'session' },
   };
+}
+
+interface OAuthAsk {
+  scope?: string;
+  resource?: string;
+  client_id?: string;
+}
+
+/**
+ * What a start request asked for: OAuth tokens when it names the resource they are for (RFC 8707,
+ * `resource={BASE_URL}/mcp`, as MCP clients send it), with its scope (`read` by default, as at the authorize
+ * endpoint) and the registered client it named; otherwise an API key, and the scope is ignored as before
+ * (standard clients send scopes of other services). Throws invalid_target for another resource and
+ * invalid_scope for scopes this server does not have.
+ */
+export function oauthAsk(f: OAuthAsk, baseUrl: string): { scope: string; clientId: string | null } | undefined {
+  const scope = f.scope?.trim() ?? '';
+  const resource = f.resource?.trim() ?? '';
+  if (!resource) return undefined;
+  if (resource !== mcpResource(baseUrl)) throw new InvalidTarget(`resource must be ${mcpResource(baseUrl)}`);
+  const scopes = parseScope(scope || 'read');
+  return { scope: (scopes.includes('read') ? scopes : ['read', ...scopes]).join(' '), clientId: f.client_id?.trim() || null };
+}
+
+/** The same, for the JSON and GET forms: a bad scope or resource is a 422 on that field (the spec's rule E2). */
+function oauthAskOr422(f: OAuthAsk, baseUrl: string, where: 'body' | 'query') {
+  try {
+    return oauthAsk(f, baseUrl);
+  } catch (err) {
+    if (!(err instanceof OAuthError)) throw err;
+    const field = err instanceof InvalidTarget ? 'resource' : 'scope';
+    throw new RequestValidationError(
+      [{ type: 'value_error', loc: [where, field], msg: `Value error, ${err.message}`, input: f[field] ?? null }],
+      `scope is a space-separated list of read, write (moderate, admin for people holding those roles), e.g. "read write"; resource, if sent, is ${mcpResource(baseUrl)}.`,
+    );
+  }
 }
 
 /** The first problem zod found in a form, as an invalid_request description. */
@@ -60,14 +99,14 @@ const firstIssue = (error: z.ZodError) => {
 };
 
 export function registerDeviceApiRoutes(app: OpenAPIHono, flow: DeviceFlow, codes: CodeAccess, opts: DeviceRouteOptions) {
-  const start = (c: Context, clientName: string, clientHost: string, sandbox: boolean, rfcErrors = false) => {
+  const start = (c: Context, clientName: string, clientHost: string, sandbox: boolean, oauth: { scope: string; clientId: string | null } | undefined, rfcErrors = false) => {
     const wait = opts.startLimiter.take(`ip:${opts.clientAddress(c)}`);
     if (wait > 0) {
       const message = `Too many sign-in requests; try again in ${wait} s`;
       if (rfcErrors) throw new TooManyRequests(message, wait);
       throw new ApiError(429, message, { 'Retry-After': String(wait) });
     }
-    const r = flow.start({ clientName, clientHost, sandbox });
+    const r = flow.start({ clientName, clientHost, sandbox, oauth });
     const page = `${opts.baseUrl}/device`;
     return c.json(
       {
@@ -77,6 +116,7 @@ export function registerDeviceApiRoutes(app: OpenAPIHono, flow: DeviceFlow, code
         verification_uri_complete: `${page}?user_code=${encodeURIComponent(r.userCode)}`,
         expires_in: r.expiresIn,
         interval: r.interval,
+        ...(oauth ? { scope: oauth.scope } : {}),
       },
       200,
       NO_STORE,
@@ -91,7 +131,7 @@ export function registerDeviceApiRoutes(app: OpenAPIHono, flow: DeviceFlow, code
       const parsed = DeviceAuthForm.safeParse(Object.fromEntries(singleValued(new URLSearchParams(await c.req.text()))));
       if (!parsed.success) throw new InvalidRequest(firstIssue(parsed.error));
       const f = parsed.data;
-      return start(c, f.client_name || f.client_id || 'Unnamed client', f.client_host || 'unknown host', false, true);
+      return start(c, f.client_name || f.client_id || 'Unnamed client', f.client_host || 'unknown host', false, oauthAsk(f, opts.baseUrl), true);
     } catch (err) {
       if (err instanceof OAuthError) return oauthErrorResponse(err, opts.baseUrl);
       throw err;
@@ -124,7 +164,7 @@ export function registerDeviceApiRoutes(app: OpenAPIHono, flow: DeviceFlow, code
         },
       },
     }),
-    (c, { body }) => start(c, body.client_name, body.client_host, false),
+    (c, { body }) => start(c, body.client_name, body.client_host, false, oauthAskOr422(body, opts.baseUrl, 'body')),
   );
 
   addRoute(
@@ -137,7 +177,7 @@ export function registerDeviceApiRoutes(app: OpenAPIHono, flow: DeviceFlow, code
       request: { query: DeviceAuthQuery },
       responses: { 200: json(DeviceAuthResponse, 'Codes to show the person and to poll with'), ...E422, 429: json(ErrorDetail, 'Too many sign-in requests from this client address; see Retry-After') },
     }),
-    (c, { query }) => start(c, query.client_name || 'Unnamed client', query.client_host || 'unknown host', true),
+    (c, { query }) => start(c, query.client_name || 'Unnamed client', query.client_host || 'unknown host', true, oauthAskOr422(query, opts.baseUrl, 'query')),
   );
 
   addRoute(

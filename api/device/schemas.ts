@@ -14,8 +14,20 @@ export const CLIENT_HOST_MAX = 255;
 const clientName = () => printable(CLIENT_NAME_MAX, 'The client program, as the approval page shows it, e.g. "agent-login.sh".');
 const clientHost = () => printable(CLIENT_HOST_MAX, 'The machine it runs on, as the approval page shows it.');
 
-/** POST /api/oauth/device with a JSON body. Unknown fields (an RFC 8628 client's client_id, scope) are ignored. */
-export const DeviceAuthRequest = z.object({ client_name: clientName(), client_host: clientHost() }).openapi('DeviceAuthRequest');
+const SCOPE_DESCRIPTION =
+  'With resource: the OAuth scopes asked for, space-separated (read, write; moderate and admin only when the approver holds the role); read when absent. ' +
+  'Without resource it is ignored (an API key acts with the approver\'s rights).';
+const RESOURCE_DESCRIPTION =
+  'RFC 8707: {base_url}/mcp, the only resource. Asks for OAuth tokens instead of an API key: the poll then answers an access token and a refresh ' +
+  'token for /mcp, which the REST API and chat take as well (one login for every surface).';
+const oauthFields = () => ({
+  scope: z.string().max(200).optional().openapi({ description: SCOPE_DESCRIPTION, example: 'read write' }),
+  resource: z.string().max(500).optional().openapi({ description: RESOURCE_DESCRIPTION }),
+  client_id: z.string().max(CLIENT_NAME_MAX).optional().openapi({ description: 'A registered OAuth client the tokens are for; otherwise one is made for this device (listed among your connected apps). Informational for an API key.' }),
+});
+
+/** POST /api/oauth/device with a JSON body. Other unknown fields are ignored. */
+export const DeviceAuthRequest = z.object({ client_name: clientName(), client_host: clientHost(), ...oauthFields() }).openapi('DeviceAuthRequest');
 
 /** GET /api/oauth/device: the same fields, optional; absent or empty means "not said". */
 const optionalPrintable = (max: number, description: string) =>
@@ -23,18 +35,20 @@ const optionalPrintable = (max: number, description: string) =>
 export const DeviceAuthQuery = z.object({
   client_name: optionalPrintable(CLIENT_NAME_MAX, 'As in DeviceAuthRequest.'),
   client_host: optionalPrintable(CLIENT_HOST_MAX, 'As in DeviceAuthRequest.'),
+  ...oauthFields(),
 });
 
 /**
  * POST /api/oauth/device with a form (RFC 8628 §3.1, what standard clients send): every field optional;
- * the approval page names the client by client_name, else by client_id. `scope` is accepted and ignored
- * (the key acts with the approver's rights).
+ * the approval page names the client by client_name, else by client_id. A `resource` (with its `scope`)
+ * asks for OAuth tokens instead of an API key.
  */
 export const DeviceAuthForm = z.object({
-  client_id: optionalPrintable(CLIENT_NAME_MAX, 'The client\'s identifier (RFC 8628 §3.1); informational, no registration needed. Names the client when client_name is absent.'),
+  client_id: optionalPrintable(CLIENT_NAME_MAX, 'The client\'s identifier (RFC 8628 §3.1); no registration needed. Names the client when client_name is absent; a registered client gets the OAuth tokens.'),
   client_name: optionalPrintable(CLIENT_NAME_MAX, 'As in DeviceAuthRequest.'),
   client_host: optionalPrintable(CLIENT_HOST_MAX, 'As in DeviceAuthRequest.'),
-  scope: z.string().max(200).optional().openapi({ description: 'Accepted and ignored.' }),
+  scope: z.string().max(200).optional().openapi({ description: SCOPE_DESCRIPTION }),
+  resource: z.string().max(500).optional().openapi({ description: RESOURCE_DESCRIPTION }),
 });
 
 export const DeviceAuthResponse = z
@@ -45,10 +59,12 @@ export const DeviceAuthResponse = z
     verification_uri_complete: z.string().openapi({ description: 'The approval page with the code filled in.' }),
     expires_in: z.number().int().openapi({ description: 'Seconds until device_code and user_code expire.' }),
     interval: z.number().int().openapi({ description: 'Seconds to wait between polls.' }),
+    scope: z.string().optional().openapi({ description: 'When the request named the resource: the scope asked (the approver may hold less); the poll answers OAuth tokens.' }),
   })
   .openapi('DeviceAuthResponse');
 
-export const DEVICE_GRANT_TYPES = ['device_code', 'urn:ietf:params:oauth:grant-type:device_code'] as const;
+export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
+export const DEVICE_GRANT_TYPES = ['device_code', DEVICE_CODE_GRANT_TYPE] as const;
 
 /**
  * POST /api/oauth/token (JSON) and its GET alias (query). Documentation only: the handler reads the
@@ -66,10 +82,13 @@ export const TokenForm = TokenRequest.extend({ client_id: z.string().optional().
 
 export const TokenResponse = z
   .object({
-    access_token: z.string().openapi({ description: 'A bearer API key with the service prefix. Shown once.' }),
+    access_token: z.string().openapi({ description: 'A bearer API key with the service prefix; or, when the request asked for a scope, an OAuth access token (oat_…) for /mcp, the REST API and chat. Shown once.' }),
     token_type: z.literal('Bearer'),
-    expires_in: z.number().int().openapi({ description: '3600 when any step used a GET alias; 7776000 (90 days) otherwise.' }),
-    key_id: z.string().openapi({ description: 'The key in the owner\'s account (/api/account/api-keys), to revoke it.' }),
+    expires_in: z.number().int().openapi({ description: 'API key: 3600 when any step used a GET alias, 7776000 (90 days) otherwise. OAuth access token: 3600.' }),
+    key_id: z.string().optional().openapi({ description: 'API key: the key in the owner\'s account (/api/account/api-keys), to revoke it.' }),
+    refresh_token: z.string().optional().openapi({ description: 'OAuth: rotates at every use (grant_type=refresh_token at /api/oauth/v2/token with client_id); not on the GET path.' }),
+    scope: z.string().optional().openapi({ description: 'OAuth: the scope granted.' }),
+    client_id: z.string().optional().openapi({ description: 'OAuth: the client to refresh as (a public client; revocable among your connected apps).' }),
     user_email: z.string().optional().openapi({ description: 'The approving person\'s e-mail, for the credential file; POST path only.' }),
   })
   .openapi('DeviceTokenResponse');
@@ -94,6 +113,7 @@ export const DeviceLookupOut = z
     status: z.literal('pending'),
     sandbox: z.boolean().openapi({ description: 'Started through the GET alias: the key will live one hour.' }),
     key_expires_in: z.number().int().openapi({ description: 'Lifetime in seconds of the key an approval gives the device.' }),
+    scope: z.string().nullable().openapi({ description: 'The OAuth scope the device asks for (it gets tokens for /mcp, the API and chat); null: an API key.' }),
     created_at: z.string(),
     expires_at: z.string(),
     viewer: z.object({

@@ -12,9 +12,19 @@ import { FORM_ENCODED, mediaType, singleValued } from '../oauth/form.ts';
 import type { DeviceFlow } from './flow.ts';
 import { DEVICE_GRANT_TYPES, TokenError, TokenForm, TokenRequest, TokenResponse } from './schemas.ts';
 
-/** The token response for a device_code: the API key, once. Throws DeviceGrantError while it is not granted. */
+/**
+ * The token response for a device_code, once: the API key, or for a request that asked for OAuth tokens the
+ * RFC 6749 token response (with the client_id to refresh with). Throws DeviceGrantError while not granted.
+ */
 export function redeemDeviceCode(flow: DeviceFlow, deviceCode: string, viaGet: boolean) {
   const issued = flow.redeem(deviceCode, viaGet);
+  if (issued.kind === 'oauth') {
+    return {
+      ...issued.tokens,
+      client_id: issued.clientId,
+      ...(issued.sandbox ? {} : { user_email: issued.user.email }),
+    };
+  }
   return {
     access_token: issued.secret,
     token_type: 'Bearer' as const,
@@ -46,8 +56,9 @@ async function readPoll(c: Context): Promise<Map<string, string>> {
 }
 
 function poll(flow: DeviceFlow, params: Map<string, string>, viaGet: boolean): Response {
-  const grantType = params.get('grant_type');
-  if (!grantType) throw new InvalidRequest('grant_type is required');
+  // The GET alias exists for sandboxes that can only build a URL: the one grant it serves is the default.
+  const grantType = params.get('grant_type') ?? (viaGet ? 'device_code' : undefined);
+  if (!grantType) throw new InvalidRequest('grant_type is required: send grant_type=device_code (or urn:ietf:params:oauth:grant-type:device_code)');
   if (!(DEVICE_GRANT_TYPES as readonly string[]).includes(grantType)) {
     throw new UnsupportedGrantType(`This endpoint only takes grant_type ${DEVICE_GRANT_TYPES.join(' or ')}`);
   }
@@ -84,8 +95,8 @@ export function registerDeviceTokenEndpoint(app: OpenAPIHono, flow: DeviceFlow, 
       method: 'get',
       path: '/api/oauth/token',
       tags: ['device'],
-      summary: 'Poll for the API key from a sandbox that cannot POST (non-RFC alias; the key lives one hour)',
-      request: { query: TokenRequest },
+      summary: 'Poll for the API key from a sandbox that cannot POST (non-RFC alias; the key lives one hour); grant_type defaults to device_code',
+      request: { query: TokenRequest.partial({ grant_type: true }) },
       responses: {
         200: json(TokenResponse, 'The API key'),
         400: json(TokenError, 'Not (yet) granted, or a malformed poll: the RFC 6749 §5.2 / RFC 8628 §3.5 error'),

@@ -17,7 +17,7 @@ export interface TokenResponse {
 }
 
 /** Issues an access token and, when the client may refresh, a refresh token. Call inside a transaction. */
-export function issueTokens(ctx: OAuthContext, client: Client, grant: Grant, scope: string): TokenResponse {
+export function issueTokens(ctx: Pick<OAuthContext, 'now' | 'store' | 'lifetimes'>, client: Client, grant: Grant, scope: string): TokenResponse {
   const t = ctx.now();
   const access = randomSecret(ACCESS_TOKEN_PREFIX, 32);
   ctx.store.insertToken(
