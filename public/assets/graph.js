@@ -220,8 +220,11 @@ function wireFind(graph, renderer, state) {
         const show = document.createElement('button');
         show.type = 'button';
         show.className = 'link';
-        show.textContent = 'Show in graph';
-        show.setAttribute('aria-label', `Show ${a.label} in the graph`);
+        // The visible words start the accessible name, which goes on to say which node.
+        const which = document.createElement('span');
+        which.className = 'visually-hidden';
+        which.textContent = `: ${a.label}`;
+        show.append('Show in graph', which);
         show.addEventListener('click', () => focusOn(id));
         li.append(' ', show);
       }
