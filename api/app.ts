@@ -29,6 +29,7 @@ import { registerThumbnailProxy } from './web/thumbnails.ts';
 import type { StaticSite } from './static/index.ts';
 import { registerPersonalKnowledgeRoutes } from './personal-knowledge/index.ts';
 import { bodyLimit } from 'hono/body-limit';
+import { compressResponses } from './static/compression.ts';
 import { registerSearchRoutes } from './search/index.ts';
 import { searchPostListener } from './search/posts.ts';
 import { registerChatRoutes } from './chat/routes.ts';
@@ -66,6 +67,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   // adapter build a stream for it, which cost a third of a dynamic read's time.
   const limitBody = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ detail: BODY_TOO_LARGE }, 413) });
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
+  app.use('*', compressResponses());
   app.use('*', authenticate(deps.identity, { publicOrigin: new URL(deps.config.baseUrl).origin }));
   const operators: { detail: () => Record<string, unknown> } = { detail: () => ({}) };
   // Before the content routes: with VIDEO_THUMBNAILS=proxy it answers the video thumbnail path itself.

@@ -36,6 +36,7 @@ import { addRoute, type Input } from '../validation/route.ts';
 import { requireRole } from '../auth/middleware.ts';
 import { notFound } from '../errors/index.ts';
 import { etagFor, etagMatches, prefersJson, readHeaders } from '../static/index.ts';
+import { negotiateEncoding, variantOf } from '../static/compression.ts';
 import { ErrorResponses, JsonObject, NotFoundResponse, ValidationErrorResponse } from '../openapi/schemas.ts';
 
 export interface ContentState {
@@ -92,9 +93,14 @@ function encode(path: string, r: Read): CachedRead {
  * plain header object takes @hono/node-server's fast path (see docs/decisions.md).
  */
 function send(c: Context, r: CachedRead): Response {
+  // Compressed as its prerendered file is (the same variant bytes and ETag), kept with the cached read.
+  const enc = negotiateEncoding(c.req.header('accept-encoding'));
+  const variant = enc && variantOf(r, { body: r.bytes, etag: r.etag, contentType: r.headers['Content-Type'] }, enc);
+  const etag = variant ? variant.etag : r.etag;
+  const headers = variant ? { ...r.headers, ETag: variant.etag, 'Content-Encoding': enc! } : r.headers;
   const inm = c.req.header('if-none-match');
-  if (inm && etagMatches(inm, r.etag)) return new Response(null, { status: 304, headers: r.headers });
-  return new Response(r.bytes as Uint8Array<ArrayBuffer>, { status: 200, headers: r.headers });
+  if (inm && etagMatches(inm, etag)) return new Response(null, { status: 304, headers });
+  return new Response((variant ? variant.body : r.bytes) as Uint8Array<ArrayBuffer>, { status: 200, headers });
 }
 
 const agentParam = () => queryBool(false, 'Rewrite links to their agent form (/api/...?agent=true).');

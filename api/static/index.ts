@@ -7,6 +7,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { contentTypeForFile, urlPathForDistFile } from '../../src/lib/representation.ts';
+import { compressible, negotiateEncoding, variantOf } from './compression.ts';
 
 export interface StaticEntry {
   body: Buffer;
@@ -67,12 +68,15 @@ export function readPageCsp(html: string): string {
  * content security policy and is never framed.
  */
 export function readHeaders(urlPath: string, contentType: string, etag: string, negotiated: boolean, body?: string | Buffer): Record<string, string> {
+  // A body that may be sent compressed varies by Accept-Encoding too (see compression.ts).
+  const encoded = body !== undefined && compressible(contentType, Buffer.byteLength(body));
+  const vary = [...(negotiated ? ['Accept'] : []), ...(encoded ? ['Accept-Encoding'] : [])].join(', ');
   return {
     'Content-Type': contentType,
     ETag: etag,
     'Cache-Control': cacheControlFor(urlPath),
     'Access-Control-Allow-Origin': '*',
-    ...(negotiated ? { Vary: 'Accept' } : {}),
+    ...(vary ? { Vary: vary } : {}),
     ...(contentType.startsWith('text/html') && body !== undefined ? { 'Content-Security-Policy': readPageCsp(body.toString()), 'X-Frame-Options': 'DENY' } : {}),
   };
 }
@@ -170,9 +174,39 @@ export function patchStaticSite(site: StaticSite, clientDir: string, written: re
   return { files, ...totals(files) };
 }
 
+const variantHeaders = new WeakMap<object, string[]>();
+
+/**
+ * The representation to send for an Accept-Encoding: the entry itself, or its compressed variant (made on
+ * first request and kept) with its own ETag, Content-Encoding and length. Headers stay flat arrays, built
+ * once, for the listener's fast path.
+ */
+export function encodedEntry(entry: StaticEntry, acceptEncoding: string | undefined): { headers: string[]; body: Buffer; etag: string } {
+  const enc = negotiateEncoding(acceptEncoding);
+  const variant = enc && variantOf(entry, { body: entry.body, etag: entry.etag, contentType: entry.contentType }, enc);
+  if (!enc || !variant) return { headers: entry.headers, body: entry.body, etag: entry.etag };
+  let headers = variantHeaders.get(variant);
+  if (!headers) {
+    headers = [];
+    for (let i = 0; i < entry.headers.length - 2; i += 2) {
+      const name = entry.headers[i];
+      headers.push(name, name === 'ETag' ? variant.etag : entry.headers[i + 1]);
+    }
+    headers.push('Content-Encoding', enc, 'Content-Length', String(variant.body.length));
+    variantHeaders.set(variant, headers);
+  }
+  return { headers, body: variant.body, etag: variant.etag };
+}
+
+/**
+ * If-None-Match's weak comparison, where an encoding's variant ("…-br", "…-gz") stands for the same content
+ * as the identity ETag: a cache revalidating its brotli copy of unchanged bytes gets its 304.
+ */
 function etagMatches(ifNoneMatch: string, etag: string): boolean {
   if (ifNoneMatch.trim() === '*') return true;
-  return ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+  const content = (t: string) => t.trim().replace(/^W\//, '').replace(/-(?:br|gz)"$/, '"');
+  const mine = content(etag);
+  return ifNoneMatch.split(',').some((t) => content(t) === mine);
 }
 
 /**
@@ -197,14 +231,15 @@ export function createStaticHandler(getSite: () => StaticSite) {
     }
     if (!entries) return false;
     const entry = pickEntry(entries, req.headers.accept);
+    const { headers, body, etag } = encodedEntry(entry, req.headers['accept-encoding']);
     const inm = req.headers['if-none-match'];
-    if (inm && etagMatches(inm, entry.etag)) {
-      res.writeHead(304, entry.headers.slice(0, -2));
+    if (inm && etagMatches(inm, etag)) {
+      res.writeHead(304, headers.slice(0, -2));
       res.end();
       return true;
     }
-    res.writeHead(200, entry.headers);
-    res.end(method === 'HEAD' ? undefined : entry.body);
+    res.writeHead(200, headers);
+    res.end(method === 'HEAD' ? undefined : body);
     return true;
   };
 }

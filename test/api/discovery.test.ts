@@ -38,7 +38,8 @@ describe('discovery documents', () => {
 
   it('/api gives prose to agents and a JSON summary to browsers', async () => {
     const prose = await get('/api', 'text/markdown; charset=utf-8');
-    expect(prose.headers.get('vary')).toBe('Accept');
+    // Both representations of one path (and, being over 1 KB, its compressed variants): caches key on both.
+    expect(prose.headers.get('vary')).toBe('Accept, Accept-Encoding');
     expect(await prose.text()).toMatch(/^# .*API reference/);
     const browser = await get('/api', 'application/json; charset=utf-8', 'text/html,application/xhtml+xml,*/*;q=0.8');
     expect((await browser.json()).openapi).toBe('/openapi.json');
