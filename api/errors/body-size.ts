@@ -54,12 +54,19 @@ export function bufferChunkedBody(req: http.IncomingMessage, res: http.ServerRes
   req.on('data', onData).on('end', onEnd);
 }
 
+/** The OAuth 2.1 and device-flow endpoints (api/oauth, api/device), whose errors are RFC 6749 JSON. */
+export function isOAuthEndpoint(url: string | undefined): boolean {
+  const p = (url ?? '').split('?')[0];
+  return p.startsWith('/api/oauth/');
+}
+
 /**
  * Answers 413 now and keeps the connection open while the client sends the rest (dropped unread). Past the
  * drain bound, or when the declared length already exceeds it, the connection is closed instead.
  */
 function refuse(req: http.IncomingMessage, res: http.ServerResponse, alreadyRead: number, declared: number | undefined): void {
-  const body = JSON.stringify({ detail: BODY_TOO_LARGE });
+  // OAuth endpoints answer every error in RFC 6749's form; the rest of the API in FastAPI's.
+  const body = JSON.stringify(isOAuthEndpoint(req.url) ? { error: 'invalid_request', error_description: BODY_TOO_LARGE } : { detail: BODY_TOO_LARGE });
   const drain = declared === undefined || declared <= DRAIN_MAX_BYTES;
   res.writeHead(413, {
     'Content-Type': 'application/json',

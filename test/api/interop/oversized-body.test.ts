@@ -161,6 +161,16 @@ describe('oversized request bodies', () => {
     }
   });
 
+  it('an OAuth endpoint refuses an oversized body in RFC 6749 form', async () => {
+    for (const path of ['/api/oauth/v2/token', '/api/oauth/v2/register', '/api/oauth/token', '/api/oauth/device']) {
+      for (const chunked of [false, true]) {
+        const answer = await once(path, oversized(), { chunked, pauseMs: 1 });
+        expect(answer.status, path).toBe(413);
+        expect(JSON.parse(answer.body), path).toEqual({ error: 'invalid_request', error_description: 'Request body too large (1 MB at most)' });
+      }
+    }
+  });
+
   it('bodies within the limit, declared or chunked, reach the route as before', async () => {
     const body = Buffer.from(JSON.stringify({ pad: 'a'.repeat(1024 * 1024 - 100) }));
     expect(body.length).toBeLessThanOrEqual(1024 * 1024);
