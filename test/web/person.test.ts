@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/server.ts';
 import { authorizeUrl, pkce, register, REDIRECT_URI } from '../api/oauth/helpers.ts';
+import { bearerFor, sessionFor } from '../helpers/auth.ts';
 import { describeInBrowser, launchBrowser, screenshot, seriousViolations, type TestBrowser } from './browser.ts';
 import { startWebServer } from './server.ts';
 
@@ -200,7 +201,10 @@ describeInBrowser('a signed-in person', () => {
     });
     expect(proposal.status, await proposal.clone().text()).toBe(201);
     const { proposal_id } = await proposal.json();
-    await srv.get(`/api/proposals/${proposal_id}/flag`, { method: 'POST', headers: bearer(), body: JSON.stringify({ reason: 'The video barely mentions review' }) });
+    // Someone else flags it: a proposer cannot flag their own proposal.
+    const flagger = bearerFor(srv, sessionFor(srv, 'flagger@example.org').userId).headers;
+    const flagged = await srv.get(`/api/proposals/${proposal_id}/flag`, { method: 'POST', headers: { ...flagger, 'Content-Type': 'application/json' }, body: JSON.stringify({ reason: 'The video barely mentions review' }) });
+    expect(flagged.status).toBe(200);
 
     await page.goto(`${srv.url}/notifications`);
     expect(await page.locator('h1').textContent()).toBe('Notifications');
