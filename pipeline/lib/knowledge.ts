@@ -47,17 +47,23 @@ export function uncoveredTopics(snap: Snapshot): Topic[] {
     for (const t of c.tags) coveredRaw.add(t);
     coveredRaw.add(slugify(c.title));
   }
-  const covered = { has: (k: string) => coveredRaw.has(k) || [...coveredRaw].some((x) => singular(x) === singular(k)) };
+  const coveredSingular = new Set([...coveredRaw].map(singular));
+  const covered = { has: (k: string) => coveredRaw.has(k) || coveredSingular.has(singular(k)) };
   const byTag = new Map<string, Video[]>();
   const byPhrase = new Map<string, Video[]>();
+  const add = (m: Map<string, Video[]>, k: string, v: Video) => {
+    const list = m.get(k);
+    if (list) list.push(v);
+    else m.set(k, [v]);
+  };
   for (const v of snap.videos) {
-    for (const t of v.tags) byTag.set(t, [...(byTag.get(t) ?? []), v]);
+    for (const t of v.tags) add(byTag, t, v);
     // Key phrases come from titles: what a talk is about, not how its summary happens to be worded.
     if (v.language !== 'en') continue;
     const words = contentWords(v.title, 'en').filter((w) => w.length >= 4 && !GENERIC.has(w));
     const phrases = new Set<string>();
     for (let i = 0; i + 1 < words.length; i++) if (words[i] !== words[i + 1]) phrases.add(`${words[i]}-${words[i + 1]}`);
-    for (const p of phrases) byPhrase.set(p, [...(byPhrase.get(p) ?? []), v]);
+    for (const p of phrases) add(byPhrase, p, v);
   }
   const topics: Topic[] = [];
   for (const [tag, videos] of byTag) if (videos.length >= MIN_SOURCES && !covered.has(tag)) topics.push({ key: tag, kind: 'tag', videos });
