@@ -3,7 +3,7 @@
 import { ConfigError, loadConfig } from '../src/lib/config.ts';
 import { loadSnapshot, ContentError } from '../src/lib/content/load.ts';
 import { contentCacheDir } from '../src/lib/content/parse-cache.ts';
-import { buildSite } from './build.ts';
+import { buildSiteIncremental } from '../src/lib/static-build/incremental.ts';
 import { readBuildMeta, startServer } from '../api/server.ts';
 import { startScheduler } from '../pipeline/scheduler.ts';
 import { helpRequested } from './cli.ts';
@@ -33,8 +33,9 @@ try {
         : null;
   if (reason) {
     console.log(`start: building dist/ (${reason}) …`);
-    const built = await buildSite();
-    console.log(`start: built in ${(built.built_in_ms / 1000).toFixed(1)} s`);
+    // Only what changed, when there is a build to update (a full build otherwise, as npm run build makes).
+    const built = await buildSiteIncremental(process.env, { log: (m) => console.log(`start: ${m}`) });
+    console.log(`start: built in ${(built.built_in_ms / 1000).toFixed(1)} s (${built.mode === 'full' ? 'full build' : `${built.written!.length} files written, ${built.removed!.length} removed`})`);
   }
 } catch (err) {
   if (err instanceof ContentError) {
