@@ -12,7 +12,7 @@ import { helpRequested } from '../scripts/cli.ts';
 import { ensurePrivateDir } from '../src/lib/data-dir.ts';
 import { siteContext } from '../src/lib/site.ts';
 import { createApp } from './app.ts';
-import { createStaticHandler, loadStaticSite, patchStaticSite, type StaticSite } from './static/index.ts';
+import { createStaticHandler, emptyStaticSite, loadStaticSite, patchStaticSite, type StaticSite } from './static/index.ts';
 import type { ContentState } from './content/index.ts';
 import { openDatabase, type Db } from './db/index.ts';
 import { auditOriginOptions, createAuditLog, type AuditLog } from './audit/index.ts';
@@ -80,8 +80,12 @@ export function loadContentState(config: Config, log: (m: string) => void = cons
 export async function startServer(config: Config = loadConfig(), opts: { log?: (m: string) => void } = {}): Promise<RunningServer> {
   const log = opts.log ?? ((m: string) => console.log(m));
   let content = loadContentState(config, log);
-  let staticSite = loadStaticSite(path.join(config.distDir, 'client'));
-  if (staticSite.fileCount === 0) log(`server: no prerendered files in ${config.distDir}; every read goes through the dynamic routes`);
+  // Files built for another origin name that origin in every link and discovery document: never serve
+  // them; the dynamic routes answer for this origin until a build for it lands.
+  const builtFor = readBuildMeta(config.distDir)?.base_url;
+  let staticSite = builtFor && builtFor !== config.baseUrl ? emptyStaticSite() : loadStaticSite(path.join(config.distDir, 'client'));
+  if (builtFor && builtFor !== config.baseUrl) log(`server: dist/ was built for ${builtFor}, not ${config.baseUrl}; not serving its files (npm run build)`);
+  else if (staticSite.fileCount === 0) log(`server: no prerendered files in ${config.distDir}; every read goes through the dynamic routes`);
   ensurePrivateDir(config.dataDir, log);
   const db = openDatabase(path.join(config.dataDir, 'kb.sqlite'));
   const audit = createAuditLog(db, {

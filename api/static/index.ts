@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { contentTypeForFile, urlPathForDistFile } from '../../src/lib/representation.ts';
 import { compressible, negotiateEncoding, variantOf } from './compression.ts';
+import { alternateLinks, twinHeaders, twinPath } from './negotiation.ts';
 
 export interface StaticEntry {
   body: Buffer;
@@ -105,12 +106,17 @@ function readEntry(clientDir: string, rel: string): { urlPath: string; entry: St
 /** A file the incremental build is still writing (src/lib/fs-atomic.ts names them so); never served. */
 const TEMP_FILE = /(^|\/)\.[^/]+\.\d+\.[a-z0-9]+\.tmp$/;
 
-/** Header arrays are built once all representations of a path are known (Vary: Accept where several). */
+/**
+ * Header arrays are built once all representations of a path are known (Vary: Accept where several). A
+ * page names its Markdown and JSON twins in `Link` and varies by Accept, which can ask for them.
+ */
 function finishPath(urlPath: string, list: StaticEntry[]): void {
   list.sort((a, b) => (a.contentType < b.contentType ? -1 : 1));
+  const links = list.some((e) => e.contentType.startsWith('text/html')) ? alternateLinks(urlPath) : null;
   for (const e of list) {
-    const h = readHeaders(urlPath, e.contentType, e.etag, list.length > 1, e.body);
-    e.headers = [...Object.entries(h).flat(), 'Content-Length', String(e.body.length)];
+    const page = links !== null && e.contentType.startsWith('text/html');
+    const h = readHeaders(urlPath, e.contentType, e.etag, list.length > 1 || page, e.body);
+    e.headers = [...Object.entries(h).flat(), ...(page ? ['Link', links] : []), 'Content-Length', String(e.body.length)];
   }
 }
 
@@ -122,6 +128,10 @@ function totals(files: Map<string, StaticEntry[]>): { fileCount: number; bytes: 
     for (const e of list) bytes += e.body.length;
   }
   return { fileCount, bytes };
+}
+
+export function emptyStaticSite(): StaticSite {
+  return { files: new Map(), fileCount: 0, bytes: 0 };
 }
 
 export function loadStaticSite(clientDir: string): StaticSite {
@@ -230,8 +240,23 @@ export function createStaticHandler(getSite: () => StaticSite) {
       }
     }
     if (!entries) return false;
-    const entry = pickEntry(entries, req.headers.accept);
-    const { headers, body, etag } = encodedEntry(entry, req.headers['accept-encoding']);
+    let entry = pickEntry(entries, req.headers.accept);
+    let location: string | null = null;
+    if (entry.contentType.startsWith('text/html')) {
+      // A page asked for as JSON or Markdown: its twin, from memory too; a twin only the dynamic routes
+      // answer (a query string) is a redirect.
+      const twin = twinPath(url, req.headers.accept);
+      const twinEntry = twin === null ? undefined : site.files.get(twin)?.[0];
+      if (twin !== null && !twinEntry) {
+        res.writeHead(303, ['Location', twin, 'Vary', 'Accept', 'Cache-Control', 'no-cache']);
+        res.end();
+        return true;
+      }
+      if (twinEntry) [entry, location] = [twinEntry, twin];
+    }
+    const encoded = encodedEntry(entry, req.headers['accept-encoding']);
+    const { body, etag } = encoded;
+    const headers = location === null ? encoded.headers : twinHeaders(encoded.headers, location);
     const inm = req.headers['if-none-match'];
     if (inm && etagMatches(inm, etag)) {
       res.writeHead(304, headers.slice(0, -2));
