@@ -7,13 +7,13 @@ import path from 'node:path';
 import { loadConfig } from '../config.ts';
 import { loadSnapshot } from '../content/load.ts';
 import { contentCacheDir } from '../content/parse-cache.ts';
-import { pageFingerprints } from '../pages/index.ts';
+import { pageFingerprints, type PagePrint } from '../pages/index.ts';
 import { renderPages, renderStats } from './render.ts';
 import { prerenderedResources } from '../resources.ts';
 import { distFileFor } from '../representation.ts';
 import { siteContext, type SiteContext } from '../site.ts';
 import type { Snapshot } from '../content/model.ts';
-import { chromeKey, fileHash, hashTree, rendererHash, SITE_MANIFEST_FORMAT, writeSiteManifest } from './manifest.ts';
+import { chromeKey, fileHash, hashTree, rendererHash, SITE_MANIFEST_FORMAT, writeSiteManifest, type SiteManifest } from './manifest.ts';
 
 export interface BuildMeta {
   generated_at: string;
@@ -54,6 +54,23 @@ export function* resourceFiles(snapshot: Snapshot, site: SiteContext): Generator
     seen.add(rel);
     yield { rel, body: Buffer.from(r.body, 'utf8') };
   }
+}
+
+/** What every build-meta.json says, whichever build wrote it. */
+export function buildMetaOf(baseUrl: string, snapshot: Snapshot, site: SiteContext, started: number, files: Record<string, string>): Omit<BuildMeta, 'mode'> {
+  return {
+    generated_at: site.generatedAt,
+    base_url: baseUrl,
+    content_hash: snapshot.contentHash,
+    pipeline: site.pipeline,
+    built_in_ms: Math.round(performance.now() - started),
+    files: Object.keys(files).length,
+  };
+}
+
+/** The manifest's page records: each page's fingerprint and file. */
+export function pageRecords(prints: Map<string, PagePrint>): SiteManifest['pages'] {
+  return Object.fromEntries([...prints].map(([k, p]) => [k, { fp: p.fp, file: p.file }]));
 }
 
 /** rename, or copy and delete when the two folders are on different disks. */
@@ -99,7 +116,7 @@ export async function buildSite(env: Record<string, string | undefined> = proces
       resources.push(rel);
     }
     opts.log?.(`build: ${resources.length} documents written and ${Object.keys(files).length} files hashed in ${secs(t1)} s`);
-    const pages = Object.fromEntries([...prints].map(([k, p]) => [k, { fp: p.fp, file: p.file }]));
+    const pages = pageRecords(prints);
     writeSiteManifest(staging, {
       format: SITE_MANIFEST_FORMAT,
       renderer: rendererHash(),
@@ -111,15 +128,7 @@ export async function buildSite(env: Record<string, string | undefined> = proces
       resources,
       files,
     });
-    const meta: BuildMeta = {
-      generated_at: site.generatedAt,
-      base_url: config.baseUrl,
-      content_hash: snapshot.contentHash,
-      pipeline: site.pipeline,
-      built_in_ms: Math.round(performance.now() - started),
-      files: Object.keys(files).length,
-      mode: 'full',
-    };
+    const meta: BuildMeta = { ...buildMetaOf(config.baseUrl, snapshot, site, started, files), mode: 'full' };
     fs.writeFileSync(path.join(staging, 'build-meta.json'), JSON.stringify(meta, null, 2) + '\n');
     const incoming = `${config.distDir}.new-${process.pid}`;
     const old = `${config.distDir}.old-${process.pid}`;

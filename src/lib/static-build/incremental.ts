@@ -13,7 +13,7 @@ import { contentCacheDir } from '../content/parse-cache.ts';
 import { writeFileAtomic } from '../fs-atomic.ts';
 import { pageFingerprints, singlePageRoutes } from '../pages/index.ts';
 import { siteContext } from '../site.ts';
-import { buildSite, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
+import { buildMetaOf, buildSite, pageRecords, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
 import { renderPages } from './render.ts';
 import { chromeKey, fileHash, readSiteManifest, rendererHash, writeSiteManifest, type SiteManifest } from './manifest.ts';
 
@@ -121,18 +121,13 @@ export async function buildSiteIncremental(
     ...prev,
     generated_at: site.generatedAt,
     content_hash: snapshot.contentHash,
-    pages: Object.fromEntries([...prints].map(([k, p]) => [k, { fp: p.fp, file: p.file }])),
+    pages: pageRecords(prints),
     resources: [...resources],
     files,
   };
   writeSiteManifest(config.distDir, manifest);
   const meta: IncrementalResult = {
-    generated_at: site.generatedAt,
-    base_url: config.baseUrl,
-    content_hash: snapshot.contentHash,
-    pipeline: site.pipeline,
-    built_in_ms: Math.round(performance.now() - started),
-    files: Object.keys(files).length,
+    ...buildMetaOf(config.baseUrl, snapshot, site, started, files),
     mode: 'incremental',
     previous: prev.generated_at,
     written: [...writes.keys()].sort(),
