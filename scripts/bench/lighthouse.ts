@@ -1,7 +1,8 @@
 // Part of `npm run bench -- web`: Lighthouse (from npm, its default mobile configuration with simulated
 // throttling) on every kind of public page, driving Debian's Chromium, and its four category scores. The
 // pages for one signed-in person or one moment (/account, /notifications, /posts/me, /moderation, /device)
-// are left out: they are noindex by design, which Lighthouse's SEO category counts against them.
+// are left out: they are noindex by design, which Lighthouse's SEO category counts against them; so is a
+// search for one query (/search?q=), which robots.txt keeps crawlers away from.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -50,7 +51,6 @@ export async function publicPages(origin: string): Promise<{ name: string; path:
     { name: 'tags', path: '/tags' },
     ...(tag ? [{ name: 'tag', path: `/tags/${tag.tag}` }] : []),
     { name: 'search', path: '/search' },
-    { name: 'search ?q=', path: '/search?q=agents' },
     { name: 'proposals', path: '/proposals' },
     { name: 'knowledge graph', path: '/api/graph' },
   ];

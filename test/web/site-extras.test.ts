@@ -97,6 +97,13 @@ describe('the graph data (item 1)', () => {
     }
     expect(new Set(data.nodes.map((n: { x: number; y: number }) => `${n.x},${n.y}`)).size).toBeGreaterThan(data.nodes.length * 0.95);
     expect(data.nodes.find((n: { type: string }) => n.type === 'tag').url).toMatch(/^\/tags\/[a-z0-9-]+$/);
+    // Every node on this site opens a page ("open its page").
+    for (const n of data.nodes as { url: string }[]) {
+      if (!n.url.startsWith('/')) continue;
+      const res = await srv.get(n.url, { headers: { Accept: 'text/html' } });
+      await res.arrayBuffer();
+      expect(res.status, n.url).toBe(200);
+    }
     // A fresh load (no memo) lays it out to the same bytes: the prerendered file and its twin agree.
     const again = graphData(await loadSnapshot(path.resolve('content')));
     expect(JSON.stringify(again)).toBe(JSON.stringify(data));
