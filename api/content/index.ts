@@ -17,6 +17,7 @@ import { listTags } from '../../src/lib/read/tags.ts';
 import { getSkill, listSkills } from '../../src/lib/read/skills.ts';
 import { graphData, graphHtml } from '../../src/lib/read/graph.ts';
 import { briefing } from '../../src/lib/read/latest.ts';
+import { llmsFullTxt, pageMarkdown } from '../../src/lib/read/page-markdown.ts';
 import { digestThumbnail, essayThumbnail, videoThumbnail } from '../../src/lib/read/thumbnails.ts';
 import {
   agentCard,
@@ -173,6 +174,10 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
   get(
     createRoute({ method: 'get', path: '/llms.txt', tags: ['discovery'], summary: 'llms.txt index of the site', responses: ok('llms.txt', 'text/plain') }),
     (c) => read('text', llmsTxt(state().snapshot, state().site)),
+  );
+  get(
+    createRoute({ method: 'get', path: '/llms-full.txt', tags: ['discovery'], summary: 'The whole corpus as one Markdown document, for agents that want it in one fetch', responses: ok('Markdown (text/plain, as llms.txt)', 'text/plain') }),
+    (c) => read('text', llmsFullTxt(state().snapshot, state().site)),
   );
   get(
     createRoute({ method: 'get', path: '/.well-known/agent.json', tags: ['discovery'], summary: 'Agent card', responses: ok('Agent card') }),
@@ -424,4 +429,24 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
     createRoute({ method: 'get', path: '/api/graph/data', tags: ['content'], summary: 'Graph nodes and edges', responses: ok('Nodes and edges') }),
     (c) => json(graphData(state().snapshot)),
   );
+
+  // Every page's Markdown twin (<page>.md, /index.md for the home page), as src/lib/resources.ts prerenders
+  // them: answered here for the same paths with a query string, and where no dist/ is loaded. Routes with
+  // their own .md path (/SKILL.md, /api/skill.md) are registered above and answer first.
+  app.get('*', (c, next) => {
+    const path = c.req.path;
+    if (!path.endsWith('.md') || path.startsWith('/api/')) return next();
+    const current = state();
+    let cache = caches.get(current);
+    if (!cache) caches.set(current, (cache = new ReadCache()));
+    const key = `${path}\n`;
+    let encoded = cache.get(key);
+    if (!encoded) {
+      const body = pageMarkdown(current.snapshot, current.site, path);
+      if (body === null) return next();
+      encoded = encode(path, read('markdown', body));
+      cache.set(key, encoded);
+    }
+    return send(c, encoded);
+  });
 }

@@ -65,6 +65,7 @@ export const CATALOGUE: Record<string, OperationEntry> = {
   'GET /api/skill.md': { operationId: 'getSkillFile', access: 'public', description: 'How an agent uses this service, as a skill file in Markdown.' },
   'GET /SKILL.md': { operationId: 'getRootSkillFile', access: 'public', description: 'The skill file at its conventional root path; the same document as /api/skill.md.' },
   'GET /llms.txt': { operationId: 'getLlmsTxt', access: 'public', description: 'The llms.txt index of the site: what it is and where the main documents are.' },
+  'GET /llms-full.txt': { operationId: 'getLlmsFullTxt', access: 'public', description: 'Every essay (all languages), digest, knowledge concept and persona, and every video\'s summary, as one Markdown document; each part opens with the page to cite.' },
   'GET /.well-known/agent.json': { operationId: 'getAgentCard', access: 'public', description: 'The agent card: name, capabilities, endpoints (briefing, MCP, OpenAPI) and skills.' },
   'GET /.well-known/mcp.json': { operationId: 'getMcpCard', access: 'public', description: 'The MCP server card: the /mcp endpoint, its transport and how to authenticate.' },
   'GET /.well-known/oauth-authorization-server': { operationId: 'getAuthorizationServerMetadata', access: 'public', description: 'RFC 8414 authorization server metadata: endpoints, grant types, PKCE methods, scopes.' },

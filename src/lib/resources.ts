@@ -13,6 +13,7 @@ import { listTags } from './read/tags.ts';
 import { getSkill, listSkills } from './read/skills.ts';
 import { graphData, graphHtml } from './read/graph.ts';
 import { briefing } from './read/latest.ts';
+import { llmsFullTxt, pageMarkdown, pageMarkdownPaths } from './read/page-markdown.ts';
 import { digestThumbnail, essayThumbnail, videoThumbnail, videoThumbnailPath } from './read/thumbnails.ts';
 import { robotsTxt, sitemapDocuments } from '../web/crawl.ts';
 import {
@@ -50,6 +51,7 @@ export function* prerenderedResources(snap: Snapshot, site: SiteContext): Genera
   yield { path: '/api/skill.md', type: 'markdown', body: skill };
   yield { path: '/SKILL.md', type: 'markdown', body: skill };
   yield { path: '/llms.txt', type: 'text', body: llmsTxt(snap, site) };
+  yield { path: '/llms-full.txt', type: 'text', body: llmsFullTxt(snap, site) };
   yield json('/.well-known/agent.json', agentCard(snap, site));
   yield json('/.well-known/mcp.json', mcpCard(site));
   yield json('/.well-known/oauth-authorization-server', oauthAuthorizationServer(site));
@@ -93,6 +95,9 @@ export function* prerenderedResources(snap: Snapshot, site: SiteContext): Genera
   yield json('/api/tags', listTags(snap));
   yield json('/api/graph/data', graphData(snap));
   yield { path: '/api/graph', type: 'html', body: graphHtml(snap, site) };
+
+  // Every page as Markdown for agents: <page>.md, /index.md for the home page (llms.txt says so)
+  for (const path of pageMarkdownPaths(snap)) yield { path, type: 'markdown', body: pageMarkdown(snap, site, path)! };
 
   // Crawlers
   yield { path: '/robots.txt', type: 'text', body: robotsTxt(site.baseUrl) };

@@ -22,10 +22,14 @@ export function apiReference(snap: Snapshot, site: SiteContext): string {
 ${site.description}
 
 Base URL: ${site.baseUrl}. Every read is an anonymous GET that returns JSON (unless noted). Add \`agent=true\`
-to item reads and search so the links inside point at more JSON (\`/api/...?agent=true\`) instead of pages.
+to item reads, lists and search so the links inside point at more JSON (\`/api/...?agent=true\`) instead of pages.
+Every item also carries \`page_url\`, the absolute address of its page: cite that one to people.
 Lists take \`limit\` and \`offset\`; a bad parameter gives 422 with
-\`{"detail":[{"type","loc","msg","input"}]}\`, an unknown id 404 with \`{"detail":"…"}\`.
-The machine-readable description is OpenAPI 3.1 at /openapi.json.
+\`{"detail":[{"type","loc","msg","input"}],"hint"}\`, an unknown id 404 with \`{"detail":"…","hint":"…"}\`: every
+4xx has a \`hint\` saying what to do next. The machine-readable description is OpenAPI 3.1 at /openapi.json.
+Every page also answers as Markdown at \`<page>.md\` (\`/index.html.md\` for the home page) or as JSON, by
+\`Accept: text/markdown\` or \`application/json\` (a \`Link: rel=alternate\` header names both); the whole
+corpus is one Markdown file at /llms-full.txt.
 
 ## Start here
 
@@ -71,7 +75,12 @@ ${snap.personas.length} personas. Languages: ${LANGUAGES.join(', ')}.
   \`user_code\` and \`verification_uri_complete\`, poll \`POST /api/oauth/token\` with
   \`{"grant_type":"device_code","device_code"}\` every \`interval\` seconds (\`slow_down\` adds 5 s). The key is
   a bearer API key for 90 days. GET aliases exist for sandboxes that cannot POST; their key lives one hour.
-  Or run \`curl -fsS ${site.baseUrl}/agent-login.sh | sh\`.
+  Or run \`curl -fsS ${site.baseUrl}/agent-login.sh | sh\` (\`--start\` and \`--poll\` split it in two for
+  shells that show output only when a command ends).
+- One login for everything: add \`"resource": "${site.baseUrl}/mcp", "scope": "read write"\` when starting the
+  device flow, and the poll answers an OAuth access token (one hour) and refresh token (rotating, 30 days;
+  \`grant_type=refresh_token\` with the \`client_id\` it gives, at /api/oauth/v2/token) that work on this API, at
+  /mcp and for chat.
 - API keys: created by a signed-in person at /api/account/api-keys; they start with \`${site.keyPrefix}\`.
 - Send \`Authorization: Bearer <token or key>\`. Check it with \`GET /api/auth/me\`.
 
@@ -80,9 +89,10 @@ ${snap.personas.length} personas. Languages: ${LANGUAGES.join(', ')}.
 - \`GET /api/search?q=<words>&agent=true\` with \`types\` (video, knowledge, essay, digest, persona, post),
   \`hybrid\` (default true: keyword and semantic, fused), \`draft\`, \`limit\` 1..100.
 - \`GET /api/videos/{id}/related?k=5\` (also knowledge, essays, digests, personas, posts): nearest items.
-- \`POST /api/chat/auth\` with \`{"persona_id","lang","mode"}\` gives a short-lived chat token;
-  \`POST /api/chat/completions\` (OpenAI-compatible, \`Authorization: Bearer <chat token>\`) answers from the
-  knowledge base with [n] citations and a \`sources\` list.
+- \`POST /api/chat/completions\` (OpenAI-compatible) answers from the knowledge base with [n] citations and a
+  \`sources\` list of exactly what it cites (each with \`page_url\`). Send your API key or OAuth token with
+  \`"persona_id"\` (and \`"lang"\`, \`"mode"\`) in the body; or, signed out where anonymous chat is on, a chat token
+  from \`POST /api/chat/auth\` with \`{"persona_id","lang","mode"}\`.
 
 ## Writing (signed in)
 
@@ -101,8 +111,11 @@ Every write is recorded in a public, verifiable audit log (\`/api/audit\`, signe
 
 ## MCP
 
-A Model Context Protocol server (Streamable HTTP) at ${site.baseUrl}/mcp, protected by OAuth 2.1
-(/.well-known/oauth-protected-resource).
+A Model Context Protocol server (Streamable HTTP, stateless) at ${site.baseUrl}/mcp. Without a token: the read
+tools (search, get_item, latest_briefing, list_recent, related, list_comments), the resources (digests, essays,
+knowledge as Markdown) and each persona as a prompt. With an OAuth access token for this resource
+(/.well-known/oauth-protected-resource): your notes; with its \`write\` scope the tools that act (comment, react,
+flag_proposal, draft_post, edit_post_essay, submit_post, write_note), through the same routes as above.
 `;
 }
 
@@ -138,15 +151,18 @@ description: Read and search ${site.siteName} (videos, essays, daily digests, kn
 Base URL: ${site.baseUrl}
 
 1. \`GET ${site.baseUrl}/api/latest\`: the briefing. Read \`latest_digest.content\` and \`latest_videos\`;
-   every \`url\` there ends in \`?agent=true\` and returns JSON.
+   every \`url\` there ends in \`?agent=true\` and returns JSON; cite \`page_url\` (the page) to people.
 2. \`GET ${site.baseUrl}/api/search?q=<words>&agent=true\`: search; narrow with
    \`types=video,knowledge,essay,digest,persona,post\`.
 3. Follow a hit's \`url\`; related items are at \`<item api path>/related?k=5\`.
 4. To write, sign in: \`curl -fsS ${site.baseUrl}/agent-login.sh | sh\` (device flow), or OAuth 2.1 from
-   ${site.baseUrl}/.well-known/oauth-authorization-server. Send \`Authorization: Bearer <key>\`.
+   ${site.baseUrl}/.well-known/oauth-authorization-server. Send \`Authorization: Bearer <key>\`. Starting the
+   device flow with \`"resource": "${site.baseUrl}/mcp", "scope": "read write"\` gives one OAuth token for the
+   API, MCP (${site.baseUrl}/mcp) and chat.
 
-Reads need no credentials. Errors: 422 \`{"detail":[…]}\` for a bad parameter, 404 \`{"detail":"…"}\` for an
-unknown id. Full reference: ${site.baseUrl}/api. OpenAPI: ${site.baseUrl}/openapi.json.
+Reads need no credentials. Errors: 422 \`{"detail":[…],"hint"}\` for a bad parameter, 404 \`{"detail":"…","hint"}\`
+for an unknown id; every 4xx \`hint\` says what to do next. Full reference: ${site.baseUrl}/api. OpenAPI:
+${site.baseUrl}/openapi.json. Pages as Markdown: \`<page>.md\`; the whole corpus: ${site.baseUrl}/llms-full.txt.
 
 ## Installable skills
 
@@ -160,7 +176,9 @@ export function llmsTxt(snap: Snapshot, site: SiteContext): string {
 
 > ${site.description}
 
-Everything is readable anonymously over HTTP GET as JSON or Markdown. Start with the briefing.
+Everything is readable anonymously over HTTP GET as JSON or Markdown. Start with the briefing. Every page
+has a Markdown twin at the same address plus \`.md\` (\`${b}/index.html.md\` for the home page, \`${b}/videos/<id>.md\`, …),
+and answers \`Accept: text/markdown\` or \`application/json\` with it. Cite \`page_url\` (the page) to people.
 
 ## Start
 
@@ -178,14 +196,22 @@ Everything is readable anonymously over HTTP GET as JSON or Markdown. Start with
 - [Personas](${b}/api/personas): ${snap.personas.length} personas with modelfiles
 - [Graph](${b}/api/graph/data): concepts, sources and tags as a graph
 - [Search](${b}/api/search?q=agents&agent=true): keyword and hybrid search
+- [Whole corpus](${b}/llms-full.txt): every essay, digest, knowledge concept and persona, and every video's summary, as one Markdown file
+
+## Pages as Markdown
+
+- [Home](${b}/index.html.md)
+- [Videos](${b}/videos.md), [Essays](${b}/essays.md), [Digests](${b}/digests.md), [Knowledge](${b}/knowledge.md), [Personas](${b}/personas.md), [Channels](${b}/channels.md), [Tags](${b}/tags.md)
 
 ## Agents
 
 - [Agent card](${b}/.well-known/agent.json)
+- [MCP server](${b}/mcp): read tools, resources and persona prompts without a token; notes and the tools that act with an OAuth token
 - [MCP server card](${b}/.well-known/mcp.json)
 - [OAuth authorization server metadata](${b}/.well-known/oauth-authorization-server)
 - [OAuth protected resource metadata](${b}/.well-known/oauth-protected-resource)
-- [Login script](${b}/agent-login.sh): device-flow sign-in from a shell
+- [Login script](${b}/agent-login.sh): device-flow sign-in from a shell (\`--start\` / \`--poll\` in two steps)
+- [Device flow](${b}/api/oauth/device): with \`resource=${b}/mcp\` and \`scope=read write\`, one OAuth token for the API, MCP and chat
 `;
 }
 
@@ -322,11 +348,17 @@ export function agentLoginScript(site: SiteContext): string {
 # It shows a code and a link; you approve in a browser where you are signed in; it saves
 # {server, api_key, user_email, issued_at} as JSON in a file only you can read (mode 0600).
 #
+# In two steps, for agents whose shell shows output only when a command ends:
+#   curl -fsS ${oneLine(site.baseUrl)}/agent-login.sh | sh -s -- --start   # prints the code and link, exits
+#   curl -fsS ${oneLine(site.baseUrl)}/agent-login.sh | sh -s -- --poll    # waits for the approval, saves the key
+# Between the two, the pending sign-in is kept in <credential file>.pending (mode 0600).
+#
 # Environment:
 #   KB_SERVER       server to sign in to (default: the one this script came from)
 #   KB_CREDENTIALS  credential file (default: \${XDG_CONFIG_HOME:-~/.config}/${slug}/credentials.json)
 #   KB_CLIENT_NAME  the name the approval page shows for this program (default: agent-login.sh)
-# Exit status: 0 signed in, 1 error, 2 the request was denied, 3 the code expired.
+# Exit status: 0 signed in (or, with --start, the code is shown), 1 error, 2 the request was denied,
+# 3 the code expired.
 set -u
 umask 077
 
@@ -336,6 +368,22 @@ KEY_PREFIX=${shQuote(site.keyPrefix)}
 SERVER=\${KB_SERVER:-$DEFAULT_SERVER}
 SERVER=\${SERVER%/}
 CREDENTIALS=\${KB_CREDENTIALS:-\${XDG_CONFIG_HOME:-\${HOME:-.}/.config}/${slug}/credentials.json}
+PENDING="$CREDENTIALS.pending"
+MODE=all
+case \${1:-} in
+  '') ;;
+  --start) MODE=start ;;
+  --poll) MODE=poll ;;
+  -h | --help)
+    printf '%s\\n' 'usage: agent-login.sh [--start | --poll]' '  (no option) show the code, wait for the approval, save the key' \\
+      '  --start     show the code and link, keep the pending sign-in, exit' '  --poll      wait for the approval of the pending sign-in, save the key'
+    exit 0
+    ;;
+  *)
+    printf 'agent-login: unknown option %s (try --help)\\n' "$1" >&2
+    exit 1
+    ;;
+esac
 
 say() { printf '%s\\n' "$*"; }
 fail() {
@@ -365,29 +413,69 @@ case $SERVER in
   *) fail 1 "KB_SERVER must be an http(s) URL, not: $SERVER" ;;
 esac
 
-name=$(json_safe "\${KB_CLIENT_NAME:-agent-login.sh}")
-host=$(json_safe "$(uname -n 2>/dev/null)")
-[ -n "$name" ] || name=agent-login.sh
-[ -n "$host" ] || host=unknown
+# Writes $2 to the file $1, readable only by you: created empty with mode 0600 (umask 077, refusing to
+# reuse an existing file), then filled and moved into place, so it is never readable by others.
+write_private() {
+  dir=$(dirname "$1")
+  mkdir -p "$dir" || fail 1 "cannot create $dir"
+  tmp="$1.tmp.$$"
+  (set -C && : >"$tmp") 2>/dev/null || fail 1 "cannot create $tmp"
+  chmod 600 "$tmp" || fail 1 "cannot restrict $tmp to mode 0600"
+  if ! printf '%s\\n' "$2" >"$tmp" || ! mv -f "$tmp" "$1"; then
+    rm -f "$tmp"
+    fail 1 "cannot write $1"
+  fi
+}
+# A terminal answer ends the pending sign-in of --start.
+forget_pending() { [ "$MODE" = poll ] && rm -f "$PENDING"; return 0; }
 
-answer=$(printf '{"client_name":"%s","client_host":"%s"}' "$name" "$host" | post_json /api/oauth/device) ||
-  fail 1 "cannot reach $SERVER"
-device_code=$(json_string "$answer" device_code)
-user_code=$(json_string "$answer" user_code)
-verification_uri=$(json_string "$answer" verification_uri)
-verification_uri_complete=$(json_string "$answer" verification_uri_complete)
-interval=$(json_number "$answer" interval)
-expires_in=$(json_number "$answer" expires_in)
-[ -n "$device_code" ] && [ -n "$user_code" ] || fail 1 "$SERVER did not start a sign-in: $answer"
-[ -n "$interval" ] && [ "$interval" -ge 1 ] || interval=5
-[ -n "$expires_in" ] || expires_in=600
+if [ "$MODE" = poll ]; then
+  [ -f "$PENDING" ] || fail 1 "no pending sign-in in $PENDING: run with --start first"
+  pending=$(cat "$PENDING") || fail 1 "cannot read $PENDING"
+  [ "$(json_string "$pending" server)" = "$SERVER" ] || fail 1 "the pending sign-in in $PENDING is for another server; run --start again"
+  device_code=$(json_string "$pending" device_code)
+  interval=$(json_number "$pending" interval)
+  expires_at=$(json_number "$pending" expires_at)
+  [ -n "$device_code" ] && [ -n "$expires_at" ] || fail 1 "$PENDING is damaged; run --start again"
+  [ -n "$interval" ] && [ "$interval" -ge 1 ] || interval=5
+  expires_in=$((expires_at - $(date +%s)))
+  if [ "$expires_in" -le 0 ]; then
+    forget_pending
+    fail 3 'the code expired before it was approved; run --start again.'
+  fi
+  say "Waiting for the approval of the sign-in started with --start (the code expires in $((expires_in / 60 + 1)) min)..."
+else
+  name=$(json_safe "\${KB_CLIENT_NAME:-agent-login.sh}")
+  host=$(json_safe "$(uname -n 2>/dev/null)")
+  [ -n "$name" ] || name=agent-login.sh
+  [ -n "$host" ] || host=unknown
 
-say "To sign in to $SITE_NAME, open this link in a browser and approve:"
-say ""
-say "    $verification_uri_complete"
-say ""
-say "or go to $verification_uri and enter the code $user_code"
-say "Approve only if the page shows the same code. Waiting (the code expires in $((expires_in / 60)) min)..."
+  answer=$(printf '{"client_name":"%s","client_host":"%s"}' "$name" "$host" | post_json /api/oauth/device) ||
+    fail 1 "cannot reach $SERVER"
+  device_code=$(json_string "$answer" device_code)
+  user_code=$(json_string "$answer" user_code)
+  verification_uri=$(json_string "$answer" verification_uri)
+  verification_uri_complete=$(json_string "$answer" verification_uri_complete)
+  interval=$(json_number "$answer" interval)
+  expires_in=$(json_number "$answer" expires_in)
+  [ -n "$device_code" ] && [ -n "$user_code" ] || fail 1 "$SERVER did not start a sign-in: $answer"
+  [ -n "$interval" ] && [ "$interval" -ge 1 ] || interval=5
+  [ -n "$expires_in" ] || expires_in=600
+
+  say "To sign in to $SITE_NAME, open this link in a browser and approve:"
+  say ""
+  say "    $verification_uri_complete"
+  say ""
+  say "or go to $verification_uri and enter the code $user_code"
+  if [ "$MODE" = start ]; then
+    write_private "$PENDING" "$(printf '{"server":"%s","device_code":"%s","interval":%s,"expires_at":%s}' \\
+      "$(json_escape "$SERVER")" "$device_code" "$interval" "$(($(date +%s) + expires_in))")"
+    say "Approve only if the page shows the same code. The code expires in $((expires_in / 60)) min."
+    say "Then run:  curl -fsS $SERVER/agent-login.sh | sh -s -- --poll"
+    exit 0
+  fi
+  say "Approve only if the page shows the same code. Waiting (the code expires in $((expires_in / 60)) min)..."
+fi
 
 waited=0
 while :; do
@@ -406,8 +494,18 @@ while :; do
       next=$(json_number "$answer" interval)
       interval=\${next:-$((interval + 5))}
       ;;
-    access_denied) fail 2 'the request was denied; nothing was saved.' ;;
-    expired_token) fail 3 'the code expired before it was approved; run this script again.' ;;
+    access_denied)
+      forget_pending
+      fail 2 'the request was denied; nothing was saved.'
+      ;;
+    expired_token)
+      forget_pending
+      fail 3 'the code expired before it was approved; run this script again.'
+      ;;
+    invalid_grant)
+      forget_pending
+      fail 1 "the sign-in was already used or is unknown; run this script again: $answer"
+      ;;
     *) fail 1 "unexpected answer from $SERVER/api/oauth/token: $answer" ;;
   esac
   [ "$waited" -le $((expires_in + 60)) ] || fail 3 'no approval arrived in time; run this script again.'
@@ -420,19 +518,9 @@ esac
 user_email=$(json_string "$answer" user_email)
 issued_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
-# Created empty with mode 0600 (umask 077, refusing to reuse an existing file), then filled and moved
-# into place, so the key is never readable by others, not even for a moment.
-dir=$(dirname "$CREDENTIALS")
-mkdir -p "$dir" || fail 1 "cannot create $dir"
-tmp="$CREDENTIALS.tmp.$$"
-(set -C && : >"$tmp") 2>/dev/null || fail 1 "cannot create $tmp"
-chmod 600 "$tmp" || fail 1 "cannot restrict $tmp to mode 0600"
-if ! printf '{"server":"%s","api_key":"%s","user_email":"%s","issued_at":"%s"}\\n' \\
-  "$(json_escape "$SERVER")" "$api_key" "$(json_escape "$user_email")" "$issued_at" >"$tmp" ||
-  ! mv -f "$tmp" "$CREDENTIALS"; then
-  rm -f "$tmp"
-  fail 1 "cannot write $CREDENTIALS"
-fi
+write_private "$CREDENTIALS" "$(printf '{"server":"%s","api_key":"%s","user_email":"%s","issued_at":"%s"}' \\
+  "$(json_escape "$SERVER")" "$api_key" "$(json_escape "$user_email")" "$issued_at")"
+forget_pending
 
 say ""
 say "Signed in\${user_email:+ as $user_email}. The API key is saved in $CREDENTIALS (readable only by you)."

@@ -74,6 +74,8 @@ export function briefing(snap: Snapshot, site: SiteContext) {
           token: '/api/oauth/token',
           grant_type: 'device_code',
           get_aliases: true,
+          // One login for every surface: these two fields when starting turn the answer into OAuth tokens.
+          oauth_tokens: { resource: abs('/mcp'), scope: 'read write', refresh: '/api/oauth/v2/token' },
         },
         api_key: { create: '/api/account/api-keys', prefix: site.keyPrefix },
         script: '/agent-login.sh',

@@ -1,6 +1,8 @@
 // How items link to each other. People follow `url` to a page; agents (agent=true) get the API document
 // instead, with ?agent=true kept so every hop stays machine-readable. `api_url` is always the JSON twin,
 // and `page_url` always the absolute address of the human page: what an agent cites to a person.
+import { CHANNEL_PAGE_SIZE } from '../../web/paging.ts';
+
 export type ItemKind = 'videos' | 'essays' | 'digests' | 'knowledge' | 'personas' | 'channels' | 'posts';
 
 export function apiUrl(kind: ItemKind, id: string): string {
@@ -31,20 +33,21 @@ export interface LinkOptions {
 }
 
 /**
- * The documents a page path has beside its HTML: its Markdown twin (`<path>.md`, `/index.md` for the home
- * page) and, for item pages and lists, the JSON document. Used for `Link: rel=alternate` and for
- * answering `Accept: application/json` or `text/markdown` on a page. Null for paths that are not pages.
+ * The documents a page path has beside its HTML: its Markdown twin (`<path>.md`; `/index.html.md` for the
+ * home page, as llms.txt's convention has it, since dist/index.md would be a file of `/` itself) and, for
+ * item pages and lists, the JSON document. Used for `Link: rel=alternate` and for answering
+ * `Accept: application/json` or `text/markdown` on a page. Null for paths that are not pages.
  */
 export function pageAlternates(path: string): { markdown: string; json: string | null } | null {
-  if (path === '/') return { markdown: '/index.md', json: '/api/latest' };
+  if (path === '/') return { markdown: '/index.html.md', json: '/api/latest' };
   const m = /^\/(videos|essays|digests|knowledge|personas|channels|tags)(?:\/([^/]+)(?:\/([^/]+)(?:\/([^/]+))?)?)?$/.exec(path);
   if (!m) return null;
   const [, kind, id, sub, n] = m;
   const markdown = `${path}.md`;
-  if (kind === 'tags') return { markdown, json: id ? null : '/api/tags' };
+  if (kind === 'tags') return sub ? null : { markdown, json: id ? `/api/videos?tag=${id}` : '/api/tags' };
   if (!id) return { markdown, json: `/api/${kind}` };
   if (kind === 'essays' && sub && !n) return { markdown, json: `/api/essays/${id}?lang=${sub}` }; // a translation
-  if (kind === 'channels' && sub === 'page' && n) return { markdown, json: null };
+  if (kind === 'channels' && sub === 'page' && n) return { markdown, json: `/api/channels/${id}?limit=${CHANNEL_PAGE_SIZE}&offset=${(Number(n) - 1) * CHANNEL_PAGE_SIZE}` };
   if (sub) return null;
   return { markdown, json: `/api/${kind}/${id}` };
 }
