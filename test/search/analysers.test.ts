@@ -51,6 +51,11 @@ describe('queries', () => {
     expect(queryLanguages(['data', 'preparation', 'for', 'small', 'businesses'])).toEqual(['en']);
     expect(queryLanguages(['umetna', 'inteligenca', 'v', 'šolah'])).toEqual(['sl']);
     expect(queryLanguages(['mala', 'podjetja'])).toEqual(['en', 'sl']);
+    // "a", "in", "to" are function words of both languages: no evidence either way.
+    expect(queryLanguages(['cameras', 'catching', 'faulty', 'parts', 'in', 'a', 'factory'])).toEqual(['en', 'sl']);
+    expect(queryLanguages(['writing', 'a', 'government', 'tender', 'for', 'a', 'language', 'model'])).toEqual(['en']);
+    expect(queryLanguages(['zdravniki', 'in', 'samodejno', 'zapisovanje', 'obiskov'])).toEqual(['en', 'sl']);
+    expect(queryLanguages(['strah', 'zaposlenih', 'pred', 'izgubo', 'službe'])).toEqual(['sl']);
     expect(analyseQuery('mala podjetja').map((w) => w.terms)).toEqual([['mala', 'mal'], ['podjetja', 'podjet']]);
     expect(analyseQuery('data for small businesses').flatMap((w) => w.terms)).toEqual(['data', 'small', 'busi']);
   });

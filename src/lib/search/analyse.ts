@@ -8,7 +8,7 @@ export type TextLang = 'en' | 'sl';
 export const TEXT_LANGS: readonly TextLang[] = ['en', 'sl'];
 
 /** Bumped whenever a change here would give an existing index different terms: it forces a rebuild. */
-export const ANALYSER_VERSION = 1;
+export const ANALYSER_VERSION = 2;
 
 // Letters and digits; an apostrophe inside a word keeps it whole ("CFO's", "don't"). Hyphens split.
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
@@ -94,8 +94,11 @@ export function queryLanguages(words: readonly string[]): TextLang[] {
   for (const w of words) {
     const folded = foldDiacritics(w);
     if (/[čšž]/i.test(w)) sl++;
-    if (SLOVENIAN_STOP_WORDS.has(folded) && !ENGLISH_MARKERS.has(folded)) sl++;
-    if (ENGLISH_MARKERS.has(folded) || (termOf(w, 'en') === null && !SLOVENIAN_STOP_WORDS.has(folded))) en++;
+    // "a", "in", "to", "so", "no", "do" are function words of both languages: evidence for neither, so
+    // "cameras in a factory" is not read as Slovenian for its "in" and "a".
+    const englishStop = termOf(w, 'en') === null;
+    if (SLOVENIAN_STOP_WORDS.has(folded) && !englishStop) sl++;
+    if (ENGLISH_MARKERS.has(folded) || (englishStop && !SLOVENIAN_STOP_WORDS.has(folded))) en++;
   }
   return sl > en ? ['sl'] : en > sl ? ['en'] : ['en', 'sl'];
 }
