@@ -44,6 +44,18 @@ describe('builtin LSA embedder', () => {
     expect(cos(q('EU AI Act'), q('Akt o umetni inteligenci'))).toBeGreaterThan(0.2);
   });
 
+  it("takes each language's mean vector off that language's texts, and saves it with the model", () => {
+    embedder.save(dir);
+    const meta = JSON.parse(fs.readFileSync(path.join(dir, 'builtin-embedder.json'), 'utf8'));
+    expect(Object.keys(meta.centres).sort()).toEqual(['en', 'sl']);
+    expect(meta.centres.sl).toHaveLength(128);
+    // Each centre is the mean of unit vectors that share a direction: shorter than 1, far from 0.
+    for (const c of Object.values(meta.centres) as number[][]) expect(Math.hypot(...c)).toBeGreaterThan(0.2);
+    for (const c of Object.values(meta.centres) as number[][]) expect(Math.hypot(...c)).toBeLessThan(1);
+    // The two languages' centres point different ways: that difference is what centring takes off.
+    expect(cos(Float32Array.from(meta.centres.en), Float32Array.from(meta.centres.sl)) / Math.hypot(...meta.centres.en) / Math.hypot(...meta.centres.sl)).toBeLessThan(0.9);
+  });
+
   it('knows nothing of words the corpus never used: a zero vector, not a random one', () => {
     expect(q('zyxwv qqqq').every((x) => x === 0)).toBe(true);
   });

@@ -9,6 +9,7 @@ import { loadSnapshot } from '../../src/lib/content/load.ts';
 import type { Snapshot } from '../../src/lib/content/model.ts';
 import { buildSearchIndex, loadSearchIndex, openSearch, readManifest, SearchService, staleReason } from '../../src/lib/search/index.ts';
 import type { Embedder } from '../../src/lib/search/index.ts';
+import { documentsFromSnapshot, languageVersions } from '../../src/lib/search/documents.ts';
 import { loadConfig } from '../../src/lib/config.ts';
 
 const snap = loadSnapshot(path.resolve('content'));
@@ -26,12 +27,15 @@ describe('buildSearchIndex', () => {
   it('writes the keyword index, one Float32 vector file with its id table, the embedder and a manifest', async () => {
     const built = await buildSearchIndex(snap, { dataDir, embedder: builtin });
     const dir = path.join(dataDir, 'index');
-    expect(fs.readdirSync(dir).sort()).toEqual(['builtin-embedder.f32', 'builtin-embedder.json', 'doc-hashes.json', 'ids.json', 'keyword.json', 'manifest.json', 'vectors.f32']);
+    expect(fs.readdirSync(dir).sort()).toEqual(['builtin-embedder.f32', 'builtin-embedder.json', 'doc-hashes.json', 'ids.json', 'keyword.json', 'lexicon.json', 'manifest.json', 'vectors.f32']);
     const manifest = readManifest(dir)!;
     const items = snap.videos.length + snap.essays.length + snap.digests.length + snap.concepts.length + snap.personas.length;
     expect(manifest).toMatchObject({ format: 1, content_hash: snap.contentHash, items, embedder: { name: 'builtin', model: 'lsa', dimension: 128 } });
-    // Essays with a Slovenian version have a vector row per language.
-    expect(manifest.rows).toBe(items + snap.essays.filter((e) => e.languages.length === 2).length);
+    // A vector row per language version of an item, and one per language of what others say of it.
+    const docs = documentsFromSnapshot(snap);
+    expect(manifest.rows).toBe(docs.reduce((n, d) => n + languageVersions(d).length, 0));
+    // The Slovenian video about a tourist farm is retold in an English digest: it has an English row too.
+    expect(languageVersions(docs.find((d) => d.id === 'fe7ctmLzZdM')!).map((v) => v.fields.summary[0].lang)).toEqual(['sl', 'en']);
     const idTable = JSON.parse(fs.readFileSync(path.join(dir, 'ids.json'), 'utf8'));
     expect(idTable).toHaveLength(manifest.rows);
     expect(idTable[0]).toEqual({ type: 'video', id: snap.videos[0].video_id });

@@ -15,6 +15,7 @@ import { buildKeywordIndex, FIELD_BOOSTS } from './keyword.ts';
 import { DELTA_FILES, documentHashes, INDEX_FILES, INDEX_FORMAT, indexDir, type IndexManifest, type ItemRef } from './manifest.ts';
 import type { LoadedIndex } from './load.ts';
 import { takePostings } from './postings.ts';
+import { LEXICON_FILE, saveLexicon, trainLexicon } from './translate.ts';
 
 export interface BuildOptions {
   dataDir: string;
@@ -85,6 +86,9 @@ export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): 
     fs.writeFileSync(path.join(tmp, INDEX_FILES.ids), JSON.stringify(ids));
     // What each indexed document was, so later runs can add only what changed (delta.ts).
     fs.writeFileSync(path.join(tmp, DELTA_FILES.hashes), JSON.stringify(documentHashes(docs)));
+    // The query translation lexicon (translate.ts) is learnt from the same documents.
+    const lexicon = trainLexicon(docs);
+    saveLexicon(tmp, lexicon);
     const embedderFiles: string[] = [];
     if (embedder instanceof BuiltinEmbedder) {
       embedder.save(tmp);
@@ -101,14 +105,14 @@ export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): 
       rows,
       embedder: embedder.info,
       keyword: { ...stats, boosts: FIELD_BOOSTS },
-      files: { ...INDEX_FILES, embedder: embedderFiles },
+      files: { ...INDEX_FILES, embedder: embedderFiles, lexicon: LEXICON_FILE },
       build_ms: Math.round(performance.now() - started),
       bytes,
     };
     fs.writeFileSync(path.join(tmp, INDEX_FILES.manifest), JSON.stringify(manifest, null, 2) + '\n');
     swapIn(tmp, dir);
     opts.log?.(`search: indexed ${docs.length} items in ${(manifest.build_ms / 1000).toFixed(1)} s (${embedder.info.name} ${embedder.info.model}, ${embedder.info.dimension} dims)`);
-    return { dir, manifest, keyword: index, postings: takePostings(index, ids.length), ids, vectors, embedder, delta: null };
+    return { dir, manifest, keyword: index, postings: takePostings(index, ids.length), ids, vectors, embedder, delta: null, lexicon };
   } catch (err) {
     fs.rmSync(tmp, { recursive: true, force: true });
     throw err;

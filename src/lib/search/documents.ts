@@ -42,6 +42,13 @@ export interface SearchDocument {
   fields: Record<Field, TextPart[]>;
   /** Keys (see docKey) of the items this one links to. */
   links: string[];
+  /**
+   * What other items say of this one: the digest paragraphs and the sentences of concepts and essays that
+   * cite it, in their own language. Neither searched by keyword nor shown in snippets; the vectors read
+   * them, so an item is also found in the words others use for it, in the other language too (a
+   * Slovenian video is retold in English by the digest that cites it).
+   */
+  citations?: TextPart[];
 }
 
 export function docKey(type: ItemType, id: string): string {
@@ -76,11 +83,46 @@ export function plainText(markdown: string): string {
 }
 
 const part = (text: string, lang: TextLang): TextPart[] => (text ? [{ text, lang }] : []);
+
+/** A passage that cites more items than this says little about any one of them. */
+const MAX_CITED_PER_PASSAGE = 3;
+/** Citations kept per item, and characters per citation: bounds on what a much-cited item carries. */
+const MAX_CITATIONS = 8;
+const MAX_CITATION_CHARS = 600;
+
+/** The paragraphs and list items of a Markdown body that link to site items, with the items they cite. */
+export function citingPassages(markdown: string): { text: string; cited: string[] }[] {
+  const out: { text: string; cited: string[] }[] = [];
+  for (const block of markdown.split(/\n\s*\n|\n(?=\s{0,3}(?:[-*+]|\d+[.)])\s)/)) {
+    const cited = [...new Set(siteLinks(block))];
+    if (cited.length === 0 || cited.length > MAX_CITED_PER_PASSAGE) continue;
+    const text = plainText(block);
+    if (text) out.push({ text, cited });
+  }
+  return out;
+}
+
+/** Gives every document the passages of other documents that cite it (see SearchDocument.citations). */
+function attachCitations(docs: SearchDocument[], passages: { from: string; text: string; lang: TextLang; cited: string[] }[]): void {
+  const byKey = new Map(docs.map((d) => [docKey(d.type, d.id), d]));
+  for (const p of passages) {
+    for (const key of p.cited) {
+      const doc = byKey.get(key);
+      if (!doc || key === p.from) continue;
+      const list = (doc.citations ??= []);
+      if (list.length < MAX_CITATIONS) list.push({ text: p.text.length > MAX_CITATION_CHARS ? p.text.slice(0, MAX_CITATION_CHARS) : p.text, lang: p.lang });
+    }
+  }
+}
 const tagPart = (tags: readonly string[]): TextPart[] => part(tags.map((t) => t.replace(/-/g, ' ')).join(' · '), 'en');
 
 /** Every searchable item of a snapshot, in a stable order (the order of the built index's rows). */
 export function documentsFromSnapshot(snap: Snapshot): SearchDocument[] {
   const docs: SearchDocument[] = [];
+  const passages: { from: string; text: string; lang: TextLang; cited: string[] }[] = [];
+  const cite = (from: string, lang: TextLang, markdown: string) => {
+    for (const p of citingPassages(markdown)) passages.push({ from, lang, ...p });
+  };
   for (const v of snap.videos) {
     docs.push({
       type: 'video',
@@ -100,6 +142,7 @@ export function documentsFromSnapshot(snap: Snapshot): SearchDocument[] {
     for (const t of translations) {
       if (t.video) links.add(docKey('video', t.video));
       for (const l of siteLinks(t.body)) links.add(l);
+      cite(docKey('essay', e.slug), t.lang, t.body);
     }
     docs.push({
       type: 'essay',
@@ -120,6 +163,10 @@ export function documentsFromSnapshot(snap: Snapshot): SearchDocument[] {
   }
   for (const d of snap.digests) {
     const lang = guessLanguage(d.intro + ' ' + d.items.map((i) => i.paragraph).join(' '));
+    for (const i of d.items) {
+      const cited = [...new Set(i.sources.map((s) => docKey('video', s.video_id)))];
+      if (cited.length <= MAX_CITED_PER_PASSAGE) passages.push({ from: docKey('digest', d.date), text: `${i.headline}\n${i.paragraph}`, lang, cited });
+    }
     docs.push({
       type: 'digest',
       id: d.date,
@@ -146,6 +193,7 @@ export function documentsFromSnapshot(snap: Snapshot): SearchDocument[] {
     }
     for (const r of c.related) links.add(docKey('knowledge', r));
     for (const l of siteLinks(c.body)) links.add(l);
+    if (!c.draft) cite(docKey('knowledge', c.slug), lang, c.body);
     docs.push({
       type: 'knowledge',
       id: c.slug,
@@ -169,21 +217,32 @@ export function documentsFromSnapshot(snap: Snapshot): SearchDocument[] {
       fields: { title: part(p.name, lang), tags: [], summary: part(p.description, lang), body: part(plainText(p.body), lang) },
       links: siteLinks(p.body),
     });
+    cite(docKey('persona', p.persona_id), lang, p.body);
   }
+  attachCitations(docs, passages);
   return docs;
 }
 
 /**
  * An item as one document per language version, each with only that language's texts (and the shared
  * tags): what gets a vector. A mixed-language vector would sit halfway between both and match neither.
+ * What other items say of it makes one more version per language (with the item's tags): the English
+ * retelling of a Slovenian video, so an English question finds the video; an item's nearest vector
+ * decides, so a version of its own and one of its citations never blur each other.
  */
 export function languageVersions(doc: SearchDocument): SearchDocument[] {
   const langs = [...new Set(FIELDS.flatMap((f) => (f === 'tags' ? [] : doc.fields[f].map((p) => p.lang))))];
-  if (langs.length <= 1) return [doc];
-  return langs.map((lang) => ({
-    ...doc,
-    fields: Object.fromEntries(FIELDS.map((f) => [f, f === 'tags' ? doc.fields[f] : doc.fields[f].filter((p) => p.lang === lang)])) as Record<Field, TextPart[]>,
-  }));
+  const own: SearchDocument[] =
+    langs.length <= 1
+      ? [doc]
+      : langs.map((lang) => ({
+          ...doc,
+          fields: Object.fromEntries(FIELDS.map((f) => [f, f === 'tags' ? doc.fields[f] : doc.fields[f].filter((p) => p.lang === lang)])) as Record<Field, TextPart[]>,
+        }));
+  for (const lang of new Set((doc.citations ?? []).map((c) => c.lang))) {
+    own.push({ ...doc, fields: { title: [], tags: doc.fields.tags, summary: doc.citations!.filter((c) => c.lang === lang), body: [] } });
+  }
+  return own;
 }
 
 /** A published post as the posts domain hands it to search (posts live in the database, not content/). */

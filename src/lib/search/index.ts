@@ -4,7 +4,7 @@
 export { buildSearchIndex, type BuildOptions } from './build.ts';
 export { loadSearchIndex, type LoadedIndex } from './load.ts';
 export { openSearch } from './open.ts';
-export { SearchService, DRAFT_SCORE_MULTIPLIER, type SearchParams, type SearchHit, type SearchResult, type RelatedResult } from './service.ts';
+export { SearchService, DEFAULT_HYBRID_TUNING, DRAFT_SCORE_MULTIPLIER, type HybridTuning, type SearchParams, type SearchHit, type SearchResult, type RelatedResult } from './service.ts';
 export { documentFromPost, documentsFromSnapshot, ITEM_TYPES, type ItemType, type PostInput, type SearchDocument } from './documents.ts';
 export { indexDir, readManifest, staleReason, type IndexManifest } from './manifest.ts';
 export { resolveEmbedderSetting } from './embedders/select.ts';

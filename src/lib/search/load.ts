@@ -9,6 +9,7 @@ import { embedderForIndex } from './embedders/select.ts';
 import { INDEX_FILES, readManifest, type IndexManifest, type ItemRef } from './manifest.ts';
 import { takePostings, type KeywordScorer } from './postings.ts';
 import { loadDelta, type LoadedDelta } from './delta.ts';
+import { loadLexicon, type Lexicon } from './translate.ts';
 
 export interface LoadedIndex {
   dir: string;
@@ -22,6 +23,8 @@ export interface LoadedIndex {
   embedder: Embedder;
   /** What changed since the base was built (delta.ts), or null. */
   delta: LoadedDelta | null;
+  /** The query translation lexicon (translate.ts); absent in indexes built before it. */
+  lexicon?: Lexicon | null;
 }
 
 /**
@@ -41,5 +44,5 @@ export async function loadSearchIndex(dir: string, setting: EmbedderSetting, reu
     throw new Error(`search index in ${dir} is inconsistent: ${ids.length} ids, ${vectors.length} vector values, manifest says ${manifest.rows} × ${manifest.embedder.dimension}`);
   }
   const embedder = await embedderForIndex(dir, manifest.embedder, setting);
-  return { dir, manifest, keyword, postings: takePostings(keyword, ids.length), ids, vectors, embedder, delta: loadDelta(dir, manifest) };
+  return { dir, manifest, keyword, postings: takePostings(keyword, ids.length), ids, vectors, embedder, delta: loadDelta(dir, manifest), lexicon: loadLexicon(dir) };
 }

@@ -34,7 +34,7 @@ export interface IndexManifest {
   rows: number;
   embedder: EmbedderInfo;
   keyword: KeywordStats & { boosts: Record<Field, number> };
-  files: typeof INDEX_FILES & { embedder?: string[] };
+  files: typeof INDEX_FILES & { embedder?: string[]; lexicon?: string };
   build_ms: number;
   /** Total size of the index's files, the manifest aside. */
   bytes: number;

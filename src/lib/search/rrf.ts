@@ -4,11 +4,16 @@
 /** The spec's constant: k = 60 damps the head of each list so one ranking cannot dominate. */
 export const RRF_K = 60;
 
-/** Fuses rankings (best first) into one score per item; items missing from a ranking get nothing from it. */
-export function reciprocalRankFusion<T>(rankings: readonly (readonly T[])[], k = RRF_K): Map<T, number> {
+/**
+ * Fuses rankings (best first) into one score per item; items missing from a ranking get nothing from it.
+ * `weights` scale each ranking's say (weighted RRF); all 1 when absent.
+ */
+export function reciprocalRankFusion<T>(rankings: readonly (readonly T[])[], k = RRF_K, weights?: readonly number[]): Map<T, number> {
   const scores = new Map<T, number>();
-  for (const ranking of rankings) {
-    ranking.forEach((item, i) => scores.set(item, (scores.get(item) ?? 0) + 1 / (k + i + 1)));
-  }
+  rankings.forEach((ranking, r) => {
+    const w = weights?.[r] ?? 1;
+    if (w === 0) return;
+    ranking.forEach((item, i) => scores.set(item, (scores.get(item) ?? 0) + w / (k + i + 1)));
+  });
   return scores;
 }

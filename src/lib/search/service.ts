@@ -3,7 +3,7 @@
 // from (for titles, dates, snippets and links).
 import type { Snapshot } from '../content/model.ts';
 import { apiUrl, itemUrl, pageUrl } from '../read/links.ts';
-import { analyseQuery, boundQuery, type TextLang } from './analyse.ts';
+import { analyseQuery, boundQuery, queryLanguages, termOf, wordsOf, type QueryWord, type TextLang } from './analyse.ts';
 import { docKey, documentsFromSnapshot, KIND_OF_TYPE, languageVersions, type ItemType, type SearchDocument } from './documents.ts';
 import { normalise, type Embedder } from './embedders/embedder.ts';
 import { documentLanguages } from './keyword.ts';
@@ -105,6 +105,26 @@ interface Scored {
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
+/**
+ * How hybrid search weighs its evidence. Chosen on the "tune" half of test/search/questions.json and
+ * checked on its held-out half and on test/search/queries.json (docs/decisions.md has the measurements).
+ */
+export interface HybridTuning {
+  /** Weights of the keyword and vector rankings in the fusion: Σ weight / (rrfK + rank). */
+  keywordWeight: number;
+  vectorWeight: number;
+  rrfK: number;
+  /** A translated term's boost is its probability times this (0: no translation; see translate.ts). */
+  translationWeight: number;
+}
+
+/**
+ * The vectors lead: on questions in other words than the content's, or in the other language, the
+ * keyword ranking is mostly about the query's generic words, while near-exact queries find their item at
+ * the top of both rankings anyway. A small k lets a clear first place in either ranking count.
+ */
+export const DEFAULT_HYBRID_TUNING: HybridTuning = { keywordWeight: 0.5, vectorWeight: 1, rrfK: 5, translationWeight: 1 };
+
 export class SearchService {
   readonly manifest: IndexManifest;
   readonly embedder: Embedder;
@@ -125,7 +145,10 @@ export class SearchService {
   private readonly vocabulary: Vocabulary;
   private readonly scorer: KeywordScorer;
 
-  constructor(snapshot: Snapshot, index: LoadedIndex) {
+  private readonly tuning: HybridTuning;
+
+  constructor(snapshot: Snapshot, index: LoadedIndex, tuning: Partial<HybridTuning> = {}) {
+    this.tuning = { ...DEFAULT_HYBRID_TUNING, ...tuning };
     this.index = index;
     this.manifest = index.manifest;
     this.embedder = index.embedder;
@@ -318,39 +341,31 @@ export class SearchService {
     if (words.length === 0) return { query: p.q, mode, total: 0, total_exact: true, embedder: null, hits: [] };
     const types = p.types && p.types.length ? new Set(p.types) : null;
     const accept = (e: Entry) => (types === null || types.has(e.doc.type)) && (p.draft || !e.doc.draft);
-    const clauses = planQuery(words, this.vocabulary);
+    const planned = planQuery(words, this.vocabulary);
+    // Hybrid search reads the question more freely than keyword search: its words also stand for their
+    // translations. Keyword search matches what was typed.
+    const clauses = mode === 'hybrid' ? this.expandClauses(p.q, words, planned) : planned;
 
     // In keyword mode the draft multiplier applies to the score that ranks, before the top is cut; in
     // hybrid mode to the fused score below.
     const draftWeight = mode === 'keyword' ? DRAFT_SCORE_MULTIPLIER : 1;
     const depth = mode === 'hybrid' ? Math.max(FUSION_DEPTH, p.limit) : p.limit;
-    const built = this.scorer.search(clauses, depth, (row) => {
-      const e = this.rows[row];
-      return e === null || !accept(e) ? 0 : e.doc.draft ? draftWeight : 1;
-    });
-    let keyword: Scored[] = built.top.map((h) => ({ entry: this.rows[h.row]!, score: h.score }));
-    let total = built.total;
-    if (this.live.size > 0) {
-      const live = this.live.search(clauses, (le) => accept(this.liveEntry(le)));
-      total += live.length;
-      keyword.push(...live.map((m) => ({ entry: this.liveEntry(m.entry), score: m.score })));
-      keyword.sort((a, b) => b.score - a.score || (a.entry.key < b.entry.key ? -1 : 1));
-      keyword = keyword.slice(0, depth);
-    }
+    let { keyword, total } = this.keywordRanking(clauses, depth, accept, draftWeight);
     if (mode === 'keyword') return { query: p.q, mode, total, total_exact: true, embedder: null, hits: keyword.slice(0, p.limit).map((s) => this.hit(s, clauses, p.agent, p.origin)) };
 
     const qv = await this.queryVector(boundQuery(p.q), clauses);
+    const t = this.tuning;
     const vector = qv.some((x) => x !== 0) ? this.vectorNeighbours(qv, VECTOR_CANDIDATES, this.embedder.minSimilarity, accept) : [];
     // Fusion sees ranks only, so a match on words that carry next to no weight in this query would get
     // the same say as a real one at the same rank; such matches join the fusion only through the vectors.
     const floor = keyword.length ? keyword[0].score * FUSION_MIN_SHARE : 0;
     keyword = keyword.filter((s) => s.score >= floor);
-    const fused = reciprocalRankFusion([keyword.map((s) => s.entry.key), vector.map((s) => s.entry.key)]);
+    const fused = reciprocalRankFusion([keyword.map((s) => s.entry.key), vector.map((s) => s.entry.key)], t.rrfK, [t.keywordWeight, t.vectorWeight]);
     const keywordRank = new Map(keyword.map((s, i) => [s.entry.key, i]));
-    const ranked: Scored[] = keyword.map((s) => ({ entry: s.entry, score: fused.get(s.entry.key)! }));
+    const ranked: Scored[] = keyword.map((s) => ({ entry: s.entry, score: fused.get(s.entry.key) ?? 0 }));
     for (const s of vector) {
       if (keywordRank.has(s.entry.key)) continue;
-      ranked.push({ entry: s.entry, score: fused.get(s.entry.key)! });
+      ranked.push({ entry: s.entry, score: fused.get(s.entry.key) ?? 0 });
       // Found by meaning only, or by words too but ranked below the fusion depth (then already counted).
       if (!this.matchedTerms(s.entry, clauses).length) total++;
     }
@@ -372,6 +387,43 @@ export class SearchService {
       embedder: qv.some((x) => x !== 0) ? { name, model, dimension } : null,
       hits: ranked.slice(0, p.limit).map((s) => this.hit(s, clauses, p.agent, p.origin)),
     };
+  }
+
+  /** The keyword ranking (built and live items) of clauses, its best `depth`, and how many matched. */
+  private keywordRanking(clauses: readonly Clause[], depth: number, accept: (e: Entry) => boolean, draftWeight: number): { keyword: Scored[]; total: number } {
+    const built = this.scorer.search(clauses, depth, (row) => {
+      const e = this.rows[row];
+      return e === null || !accept(e) ? 0 : e.doc.draft ? draftWeight : 1;
+    });
+    let keyword: Scored[] = built.top.map((h) => ({ entry: this.rows[h.row]!, score: h.score }));
+    let total = built.total;
+    if (this.live.size > 0) {
+      const live = this.live.search(clauses, (le) => accept(this.liveEntry(le)));
+      total += live.length;
+      keyword.push(...live.map((m) => ({ entry: this.liveEntry(m.entry), score: m.score })));
+      keyword.sort((a, b) => b.score - a.score || (a.entry.key < b.entry.key ? -1 : 1));
+      keyword = keyword.slice(0, depth);
+    }
+    return { keyword, total };
+  }
+
+  /** The query's clauses and the likely translations of its words into the other language (translate.ts). */
+  private expandClauses(q: string, words: readonly QueryWord[], clauses: Clause[]): Clause[] {
+    const lexicon = this.index.lexicon;
+    const weight = this.tuning.translationWeight;
+    if (!lexicon || weight <= 0) return clauses;
+    const boosts = new Map(clauses.map((c) => [c.term, c.boost]));
+    const langs = queryLanguages(wordsOf(boundQuery(q)));
+    for (const w of words) {
+      for (const lang of langs) {
+        const term = termOf(w.word, lang);
+        if (term === null) continue;
+        for (const [t, probability] of lexicon[lang].get(term) ?? []) {
+          if (this.vocabulary.has(t)) boosts.set(t, Math.max(boosts.get(t) ?? 0, probability * weight));
+        }
+      }
+    }
+    return [...boosts].map(([term, boost]) => ({ term, boost }));
   }
 
   /** The k items most related to one item (never itself, never a draft), or null when it does not exist. */

@@ -6,12 +6,15 @@ export interface JudgedQuery {
   q: string;
   lang: string;
   kind: string;
+  /** questions.json: which half the hybrid settings were tuned on ("tune") and which checks them ("held-out"). */
+  split?: string;
   /** "type:id" → graded relevance 1..3. */
   relevant: Record<string, number>;
 }
 
 export function loadQuerySet(file = path.resolve('test/search/queries.json')): JudgedQuery[] {
-  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { queries: JudgedQuery[] }).queries;
+  const set = JSON.parse(fs.readFileSync(file, 'utf8')) as { queries?: JudgedQuery[]; questions?: JudgedQuery[] };
+  return set.queries ?? set.questions ?? [];
 }
 
 /** Normalised discounted cumulative gain of the first k results (gain 2^rel − 1). */

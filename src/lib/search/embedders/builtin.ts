@@ -6,8 +6,8 @@
 // model is configured or available.
 import fs from 'node:fs';
 import path from 'node:path';
-import { analyse, analyseQuery } from '../analyse.ts';
-import type { SearchDocument, TextPart } from '../documents.ts';
+import { analyse, analyseQuery, queryLanguages, wordsOf, type TextLang } from '../analyse.ts';
+import { FIELDS, languageVersions, type SearchDocument, type TextPart } from '../documents.ts';
 import { normalise, type Embedder, type EmbedderInfo } from './embedder.ts';
 import { truncatedSvd, type Csr } from './svd.ts';
 
@@ -16,6 +16,8 @@ export const DEFAULT_BUILTIN_DIMENSIONS = 128;
 /** Bounds that keep training time and model size flat on large corpora. */
 const MAX_TRAINING_PASSAGES = 24_000;
 const MAX_VOCABULARY = 40_000;
+/** Documents whose mean makes a language's centre: a mean settles long before a large corpus ends. */
+const CENTRE_SAMPLE = 3000;
 /** Passages are cut to about this many terms: short enough to be about one thing. */
 const PASSAGE_TERMS = 60;
 
@@ -28,6 +30,16 @@ interface Model {
   /** vocabulary × dimension, row-major. */
   projection: Float32Array;
   dimension: number;
+  /** The mean vector of each language's documents, taken off every vector of that language (see centre). */
+  centres?: Partial<Record<TextLang, Float32Array>>;
+}
+
+/** The language most of a document's words are in (its tags aside, which are English everywhere). */
+function documentLanguage(doc: SearchDocument): TextLang {
+  const count: Record<TextLang, number> = { en: 0, sl: 0 };
+  for (const f of FIELDS) if (f !== 'tags') for (const p of doc.fields[f]) count[p.lang] += p.text.length;
+  for (const p of doc.citations ?? []) count[p.lang] += p.text.length;
+  return count.sl > count.en ? 'sl' : 'en';
 }
 
 function termsOf(parts: readonly TextPart[]): string[] {
@@ -61,6 +73,31 @@ function passagesOf(doc: SearchDocument): string[][] {
   const out = head.length ? [head] : [];
   for (const c of chunks) out.push([...c, ...topic]);
   if (chunks.length) out.push([...head, ...chunks.flat()]);
+  out.push(...alignedPassages(doc, head));
+  return out;
+}
+
+/**
+ * Passages that hold the same thing said in both languages, the bridge of cross-language LSA (Dumais et
+ * al. 1997): the paragraphs of a translated essay side by side (when both versions have as many
+ * paragraphs, the n-th of one translates the n-th of the other), and an item's head next to what other items say of it
+ * (an English digest paragraph retelling a Slovenian video). Terms of the two languages that co-occur in
+ * them land close together, so a query in one language finds texts in the other.
+ */
+function alignedPassages(doc: SearchDocument, head: string[]): string[][] {
+  const out: string[][] = [];
+  if (doc.citations?.length) {
+    const cited = termsOf(doc.citations);
+    if (cited.length) out.push([...head, ...cited]);
+  }
+  const bodies = doc.fields.body;
+  if (bodies.length > 1) {
+    const paragraphs = bodies.map((b) => b.text.split(/\n\s*\n/));
+    const n = paragraphs[0].length;
+    if (n > 1 && paragraphs.every((x) => x.length === n)) {
+      for (let i = 0; i < n; i++) out.push(paragraphs.flatMap((x, l) => analyse(x[i], bodies[l].lang)));
+    }
+  }
   return out;
 }
 
@@ -108,7 +145,52 @@ function train(docs: readonly SearchDocument[], dimensions: number): Model {
   });
   const matrix: Csr = { rows: n, cols: vocabulary.length, indptr, indices: Int32Array.from(indices), values: Float32Array.from(values) };
   const svd = truncatedSvd(matrix, Math.min(dimensions, Math.max(1, Math.min(n, vocabulary.length) - 1)), { seed: 42 });
-  return { vocabulary, idf, projection: Float32Array.from(svd.v), dimension: svd.k };
+  const model: Model = { vocabulary, idf, projection: Float32Array.from(svd.v), dimension: svd.k };
+  model.centres = languageCentres(model, docs);
+  return model;
+}
+
+/**
+ * Each language's mean document vector. In a space trained on two languages the strongest common
+ * direction of a language's texts is that they are in that language: a Slovenian query is close to every
+ * Slovenian text before it is close to any English one about its subject. Taking each language's mean off
+ * its vectors (and the query's language's off the query) leaves what the texts are about, so the nearest
+ * items are the ones on the subject, in either language (Libovický et al. 2020 on language-neutral
+ * representations).
+ */
+function languageCentres(model: Model, docs: readonly SearchDocument[]): Partial<Record<TextLang, Float32Array>> {
+  const index = new Map(model.vocabulary.map((t, i) => [t, i]));
+  const sums: Partial<Record<TextLang, { v: Float64Array; n: number }>> = {};
+  const v = new Float32Array(model.dimension);
+  for (const doc of sample([...docs], CENTRE_SAMPLE)) {
+    for (const version of languageVersions(doc)) {
+      v.fill(0);
+      project(model, index, documentTerms(version), v, false);
+      const lang = documentLanguage(version);
+      const sum = (sums[lang] ??= { v: new Float64Array(model.dimension), n: 0 });
+      for (let j = 0; j < v.length; j++) sum.v[j] += v[j];
+      sum.n++;
+    }
+  }
+  const out: Partial<Record<TextLang, Float32Array>> = {};
+  for (const [lang, sum] of Object.entries(sums) as [TextLang, { v: Float64Array; n: number }][]) out[lang] = Float32Array.from(sum.v, (x) => x / sum.n);
+  return out;
+}
+
+/** Takes a language's centre off a unit vector and normalises it again. */
+function centre(v: Float32Array, c: Float32Array | undefined): void {
+  if (!c || v.every((x) => x === 0)) return;
+  for (let j = 0; j < v.length; j++) v[j] -= c[j];
+  normalise(v);
+}
+
+/** A document's terms weighted by the fields they are in. */
+function documentTerms(doc: SearchDocument): Map<string, number> {
+  const weighted = new Map<string, number>();
+  for (const field of Object.keys(FIELD_WEIGHT) as (keyof typeof FIELD_WEIGHT)[]) {
+    for (const t of termsOf(doc.fields[field])) weighted.set(t, (weighted.get(t) ?? 0) + FIELD_WEIGHT[field]);
+  }
+  return weighted;
 }
 
 /**
@@ -156,11 +238,9 @@ export class BuiltinEmbedder implements Embedder {
     const d = this.model.dimension;
     const out = new Float32Array(docs.length * d);
     docs.forEach((doc, r) => {
-      const weighted = new Map<string, number>();
-      for (const field of Object.keys(FIELD_WEIGHT) as (keyof typeof FIELD_WEIGHT)[]) {
-        for (const t of termsOf(doc.fields[field])) weighted.set(t, (weighted.get(t) ?? 0) + FIELD_WEIGHT[field]);
-      }
-      project(this.model, this.index, weighted, out.subarray(r * d, (r + 1) * d), false);
+      const v = out.subarray(r * d, (r + 1) * d);
+      project(this.model, this.index, documentTerms(doc), v, false);
+      centre(v, this.model.centres?.[documentLanguage(doc)]);
     });
     return out;
   }
@@ -178,6 +258,16 @@ export class BuiltinEmbedder implements Embedder {
     }
     const out = new Float32Array(this.model.dimension);
     project(this.model, this.index, weighted, out, true);
+    const centres = this.model.centres;
+    if (centres) {
+      // A query in one language loses that language's centre; one that could be either, the mean of both.
+      const langs = queryLanguages(wordsOf(query)).filter((l) => centres[l]);
+      if (langs.length) {
+        const c = new Float32Array(out.length);
+        for (const l of langs) for (let j = 0; j < c.length; j++) c[j] += centres[l]![j] / langs.length;
+        centre(out, c);
+      }
+    }
     return out;
   }
 
@@ -188,15 +278,22 @@ export class BuiltinEmbedder implements Embedder {
   /** Writes the model beside the index: the vocabulary and idf as JSON, the projection as raw Float32. */
   save(dir: string): void {
     const m = this.model;
-    fs.writeFileSync(path.join(dir, 'builtin-embedder.json'), JSON.stringify({ dimension: m.dimension, vocabulary: m.vocabulary, idf: [...m.idf] }));
+    const centres = m.centres && Object.fromEntries(Object.entries(m.centres).map(([l, c]) => [l, [...c!]]));
+    fs.writeFileSync(path.join(dir, 'builtin-embedder.json'), JSON.stringify({ dimension: m.dimension, vocabulary: m.vocabulary, idf: [...m.idf], centres }));
     fs.writeFileSync(path.join(dir, 'builtin-embedder.f32'), new Uint8Array(m.projection.buffer, m.projection.byteOffset, m.projection.byteLength));
   }
 
   static load(dir: string): BuiltinEmbedder {
-    const meta = JSON.parse(fs.readFileSync(path.join(dir, 'builtin-embedder.json'), 'utf8')) as { dimension: number; vocabulary: string[]; idf: number[] };
+    const meta = JSON.parse(fs.readFileSync(path.join(dir, 'builtin-embedder.json'), 'utf8')) as {
+      dimension: number;
+      vocabulary: string[];
+      idf: number[];
+      centres?: Partial<Record<TextLang, number[]>>;
+    };
     const projection = readFloat32(path.join(dir, 'builtin-embedder.f32'));
     if (projection.length !== meta.vocabulary.length * meta.dimension) throw new Error('builtin-embedder.f32 does not match its vocabulary');
-    return new BuiltinEmbedder({ vocabulary: meta.vocabulary, idf: Float32Array.from(meta.idf), projection, dimension: meta.dimension });
+    const centres = meta.centres && Object.fromEntries(Object.entries(meta.centres).map(([l, c]) => [l, Float32Array.from(c!)]));
+    return new BuiltinEmbedder({ vocabulary: meta.vocabulary, idf: Float32Array.from(meta.idf), projection, dimension: meta.dimension, centres });
   }
 }
 
