@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/lib/config.ts';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { buildSearchIndex, loadSearchIndex, resolveEmbedderSetting } from '../../src/lib/search/index.ts';
 import { createTransformersEmbedder, EmbedderUnavailableError } from '../../src/lib/search/embedders/transformers.ts';
+import { documentsFromSnapshot } from '../../src/lib/search/documents.ts';
 import { writeTinyModel } from './helpers/tiny-model.ts';
 import { startSearchServer } from './helpers/search-server.ts';
 
@@ -44,6 +45,26 @@ describe('transformers embedder', () => {
     expect(cos(board, board)).toBeCloseTo(1, 5);
     expect(cos(board, await e.embedQuery('oversight committee'))).toBeGreaterThan(0.9);
     expect(cos(board, await e.embedQuery('prompt injection'))).toBeLessThan(0.3);
+  });
+
+  it('gives E5 models (multilingual-e5-small for English and Slovenian) the "query: " and "passage: " they were trained with', async () => {
+    // Two more topics whose only words are the prefixes: their axes show whether a prefix reached the model.
+    const e5 = 'kb-test/multilingual-e5-tiny';
+    writeTinyModel(root, e5, [...TOPICS, ['query'], ['passage']]);
+    writeTinyModel(root, 'kb-test/plain-tiny', [...TOPICS, ['query'], ['passage']]);
+    const queryAxis = TOPICS.length;
+    const passageAxis = TOPICS.length + 1;
+    const withPrefixes = await createTransformersEmbedder({ ...setting(), model: e5 });
+    const without = await createTransformersEmbedder({ ...setting(), model: 'kb-test/plain-tiny' });
+    const q = await withPrefixes.embedQuery('governance board');
+    expect(q[queryAxis]).toBeGreaterThan(0.3);
+    expect(q[passageAxis]).toBeLessThan(0.05);
+    expect((await without.embedQuery('governance board'))[queryAxis]).toBeLessThan(0.05);
+    const doc = documentsFromSnapshot(loadSnapshot(path.resolve('content'))).find((d) => d.id === 'ai-governance-board')!;
+    const d = await withPrefixes.embedDocuments([doc]);
+    expect(d[passageAxis]).toBeGreaterThan(0.01);
+    expect(d[queryAxis]).toBeLessThan(d[passageAxis]);
+    expect((await without.embedDocuments([doc]))[passageAxis]).toBeLessThan(d[passageAxis] / 2);
   });
 
   it('never downloads: a missing model fails with the reason, and nothing is fetched', async () => {

@@ -1,7 +1,8 @@
-// The transformer embedder: a sentence-embedding model (default Xenova/all-MiniLM-L6-v2) run by
-// @huggingface/transformers on onnxruntime-node, mean-pooled and normalised. Models load from
-// EMBEDDING_MODEL_DIR or the library's cache; the network is used only when EMBEDDING_ALLOW_DOWNLOAD is on.
-// The library is imported on first use, so servers on the builtin embedder never load it.
+// The transformer embedder: a sentence-embedding model (default Xenova/all-MiniLM-L6-v2, English; for
+// English and Slovenian Xenova/multilingual-e5-small, see README, Search) run by @huggingface/transformers
+// on onnxruntime-node, mean-pooled and normalised. Models load from EMBEDDING_MODEL_DIR or the library's
+// cache; the network is used only when EMBEDDING_ALLOW_DOWNLOAD is on. The library is imported on first
+// use, so servers on the builtin embedder never load it.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SearchDocument } from '../documents.ts';
@@ -44,6 +45,15 @@ export async function findLocalModel(setting: TransformersSetting): Promise<stri
   return null;
 }
 
+/**
+ * What a model family expects before each text. The E5 models (intfloat/e5-*, multilingual-e5-*) were
+ * trained with "query: " before questions and "passage: " before the texts that answer them, and rank
+ * noticeably worse without; other sentence-embedding models take the text as it is.
+ */
+export function textPrefixes(model: string): { query: string; document: string } {
+  return /(^|\/)(multilingual-)?e5-/i.test(model) ? { query: 'query: ', document: 'passage: ' } : { query: '', document: '' };
+}
+
 /** The text a document is embedded from: what it is about first, since long texts are truncated. */
 export function documentText(doc: SearchDocument): string {
   const text = [doc.fields.title, doc.fields.tags, doc.fields.summary, doc.fields.body]
@@ -57,10 +67,12 @@ class TransformersEmbedder implements Embedder {
   readonly info: EmbedderInfo;
   readonly minSimilarity = 0.25;
   private readonly extractor: Extractor;
+  private readonly prefixes: { query: string; document: string };
 
   constructor(extractor: Extractor, info: EmbedderInfo) {
     this.extractor = extractor;
     this.info = info;
+    this.prefixes = textPrefixes(info.model);
   }
 
   private async embed(texts: string[]): Promise<Float32Array> {
@@ -75,11 +87,11 @@ class TransformersEmbedder implements Embedder {
   }
 
   embedDocuments(docs: readonly SearchDocument[]): Promise<Float32Array> {
-    return this.embed(docs.map(documentText));
+    return this.embed(docs.map((d) => this.prefixes.document + documentText(d)));
   }
 
   async embedQuery(query: string): Promise<Float32Array> {
-    return normalise(await this.embed([query]));
+    return normalise(await this.embed([this.prefixes.query + query]));
   }
 }
 
