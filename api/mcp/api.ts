@@ -40,9 +40,20 @@ export function mcpApiCaller(app: OpenAPIHono, origin: string, token: string | u
   };
 }
 
-/** Every relative link (a string field named url, or ending in _url, that starts with /) made absolute. */
+/** A string that is a path on this site (`/api/…`, `/videos/…`, `/.well-known/…`), not prose. */
+const SITE_PATH = /^\/(?:api|\.well-known|videos|essays|digests|knowledge|personas|channels|posts|tags|llms\.txt|agent-login\.sh|SKILL\.md|mcp)(?:[/?]\S*)?$/;
+
+/**
+ * Every relative link made absolute, so an MCP client can open it as it is: a string field named url or
+ * ending in _url that starts with /, any other value that is a path on this site (a thumbnail, the
+ * briefing's endpoints), and the site links inside Markdown (`](/videos/…)`).
+ */
 export function absolutise<T>(value: T, origin: string): T {
   if (Array.isArray(value)) return value.map((v) => absolutise(v, origin)) as T;
+  if (typeof value === 'string') {
+    if (SITE_PATH.test(value)) return `${origin}${value}` as T;
+    return (value.includes('](/') ? value.replace(/\]\(\/(?!\/)/g, `](${origin}/`) : value) as T;
+  }
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {

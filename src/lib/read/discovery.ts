@@ -251,7 +251,7 @@ export function mcpCard(site: SiteContext) {
   const b = site.baseUrl;
   return {
     name: site.siteName,
-    description: `Search and read ${site.siteName} over the Model Context Protocol.`,
+    description: `Search and read ${site.siteName} over the Model Context Protocol without signing in; signed in (OAuth, scope write), comment, react, flag proposals, write posts and notes. Each persona is a prompt.`,
     version: API_VERSION,
     endpoint: `${b}/mcp`,
     transport: 'streamable-http',

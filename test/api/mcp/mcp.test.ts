@@ -215,6 +215,11 @@ describe('read tools', () => {
   it('reads items, the briefing, recent and related items and comments, every link absolute', async () => {
     const brief = ok(await call(client, 'latest_briefing'));
     expectAbsolute(brief);
+    // Paths that are not named *url, and links inside Markdown, are absolute too.
+    expect(brief.featured_essay.thumbnail).toMatch(new RegExp(`^${srv.url}/api/essays/`));
+    expect(brief.explore.all_videos).toBe(`${srv.url}/api/videos`);
+    expect(brief.latest_digest.content).not.toMatch(/\]\(\//);
+    expect(brief.latest_digest.content).toMatch(new RegExp(`\\]\\(${srv.url}/videos/`));
     expect(brief.latest_digest.page_url).toBe(`${srv.url}/digests/${brief.latest_digest.date}`);
     const digest = ok(await call(client, 'get_item', { type: 'digest', id: brief.latest_digest.date }));
     expect(digest).toMatchObject({ type: 'digest', page_url: `${srv.url}/digests/${brief.latest_digest.date}` });
