@@ -16,6 +16,7 @@ import { ENTITY_TYPES, entityExists, type EntityType } from './entities.ts';
 import { REACTION_KINDS, createCommentStore, type CommentRow, type ReactionKind } from './store.ts';
 
 export const COMMENT_MAX = 10_000;
+const COMMENT_IDS = 'GET /api/comments?entity_type=<type>&entity_id=<id> lists the comments on an item with their comment_id (hidden and deleted ones are gone for you).';
 export const GET_COMMENT_MAX = 1500;
 
 const E = WriteErrors;
@@ -91,7 +92,7 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
     const p = principal(c);
     const viewer = { userId: p?.user.id ?? null, isModerator: isModerator(c) };
     if (!row || (row.hidden && !viewer.isModerator) || (row.deleted_at && store.liveReplyCount(id) === 0) || !entityExists(db, deps.content(), row.entity_type, row.entity_id, viewer)) {
-      throw new ApiError(404, 'Comment not found');
+      throw new ApiError(404, 'Comment not found', {}, COMMENT_IDS);
     }
     return row;
   }
@@ -212,7 +213,7 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
     (c, { params, body }) => {
       const p = requireUser(c);
       const row = visible(c, params.comment_id);
-      if (row.deleted_at) throw new ApiError(404, 'Comment not found');
+      if (row.deleted_at) throw new ApiError(404, 'Comment not found', {}, COMMENT_IDS);
       if (row.author_id !== p.user.id) throw new ApiError(403, 'Only the author can edit a comment');
       enforceRate(deps.writeLimiter, `user:${p.user.id}`);
       return c.json(out([store.edit(row.id, body.body, p.user.id)])[0], 200, noStore);
@@ -225,7 +226,7 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
     (c, { params }) => {
       const p = requireUser(c);
       const row = visible(c, params.comment_id);
-      if (row.deleted_at) throw new ApiError(404, 'Comment not found');
+      if (row.deleted_at) throw new ApiError(404, 'Comment not found', {}, COMMENT_IDS);
       const mod = isModerator(c);
       if (row.author_id !== p.user.id && !mod) throw new ApiError(403, 'Only the author or a moderator can delete a comment');
       enforceRate(deps.writeLimiter, `user:${p.user.id}`);
@@ -267,7 +268,7 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
     (c, { params, body }) => {
       const p = requireUser(c);
       const row = visible(c, params.comment_id);
-      if (row.deleted_at) throw new ApiError(404, 'Comment not found');
+      if (row.deleted_at) throw new ApiError(404, 'Comment not found', {}, COMMENT_IDS);
       enforceRate(deps.writeLimiter, `user:${p.user.id}`);
       store.react(row.id, p.user.id, body.kind);
       return c.json(reactionOut(row.id, p.user.id), 200, noStore);

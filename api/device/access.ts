@@ -27,7 +27,7 @@ export function codeAccess(flow: DeviceFlow, guard: GuessGuard, clientAddress: (
   };
   const unknown = (c: Context): never => {
     guard.failAll(keys(c));
-    throw new ApiError(404, UNKNOWN_CODE);
+    throw new ApiError(404, UNKNOWN_CODE, {}, 'Type the 8 letters your device shows (case, dashes and spaces do not matter). If they match, the request is gone: start a new sign-in on the device (POST /api/oauth/device).');
   };
   return {
     find(c, userCode) {

@@ -65,7 +65,8 @@ export class HostUnavailable extends Error {
   }
 }
 
-const notConnected = () => new ApiError(404, 'Personal knowledge is not connected: connect a repository at GET /api/auth/vcs/begin');
+const notConnected = () =>
+  new ApiError(404, 'Personal knowledge is not connected: connect a repository at GET /api/auth/vcs/begin', {}, 'The person connects a note repository once, in a browser session: the account page (/account) or GET /api/auth/vcs/begin. An API key or OAuth token cannot connect one.');
 
 export function createNotesService(deps: NotesDeps) {
   const root = path.join(deps.dataDir, 'personal-knowledge');
@@ -165,7 +166,7 @@ export function createNotesService(deps: NotesDeps) {
           const current = currentBlob ? await noteOut(s, tip, slug, currentBlob) : null;
           throw new NoteConflict(refused.status, refused.message, current, { slug, base_blob: pre.kind === 'blob' ? pre.blob : null, content, blob: newBlob });
         }
-        if (content === null && !currentBlob) throw new ApiError(404, 'Note not found');
+        if (content === null && !currentBlob) throw new ApiError(404, 'Note not found', {}, 'GET /api/me/personal-knowledge/notes lists your notes by slug.');
         if (newBlob !== null && newBlob === currentBlob) {
           const changed = (await lastChanges(s.git, tip)).get(slug);
           return { slug, blob: newBlob, commit: changed?.commit ?? tip, action: 'unchanged' as const, pushed: !offline, title: titleOf(content!, slug) };
@@ -244,7 +245,7 @@ export function createNotesService(deps: NotesDeps) {
         const fresh = await pullIfStale(s);
         const tip = await g.resolveBranch(s.git.gitdir, s.row.branch);
         const blob = (await g.notesAt(s.git, tip)).get(slug);
-        if (!blob) throw new ApiError(404, 'Note not found');
+        if (!blob) throw new ApiError(404, 'Note not found', {}, 'GET /api/me/personal-knowledge/notes lists your notes by slug.');
         return { ...(await noteOut(s, tip, slug, blob)), ...fresh };
       });
     },

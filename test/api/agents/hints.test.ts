@@ -69,9 +69,12 @@ describe('what you sent', () => {
     expect(missing.hint).toMatch(/entity_type is one of video, essay/);
   });
 
-  it('an unknown path points to /llms.txt, an unknown id to the lists and search', async () => {
+  it('an unknown path points to /llms.txt, an unknown id to where the ids are', async () => {
     expect((await refusal(await send('/api/no-such-endpoint'), 404)).hint).toMatch(/\/llms\.txt/);
     expect((await refusal(await send('/api/videos/no-such-video'), 404)).hint).toMatch(/\/api\/search\?q=/);
+    expect((await refusal(await send('/api/comments/cmt_nothing'), 404)).hint).toMatch(/GET \/api\/comments\?entity_type=/);
+    expect((await refusal(await send('/api/device/lookup?user_code=BCDFGHJK'), 404)).hint).toMatch(/8 letters/);
+    expect((await refusal(await send('/api/me/personal-knowledge/notes', { as: bor }), 404)).hint).toMatch(/browser session/);
   });
 });
 
