@@ -97,11 +97,12 @@ export function securityFor(access: Access, method: string): Record<string, stri
     case 'admin':
       return anyUser([[rw, 'admin']]);
     case 'chat':
-      return [{ chatToken: [] }];
+      return [{ chatToken: [] }, ...anyUser([['read']])];
     case 'oauth-client':
       return [{}, { clientBasic: [] }];
     case 'mcp':
-      return [{ oauth2: ['read'] }];
+      // Read tools need nothing; the person's notes `read`, the tools that act `write`.
+      return [{}, { oauth2: ['read'] }, { oauth2: ['read', 'write'] }];
     case 'browser':
       return [{}, { session: [] }];
   }
@@ -115,9 +116,9 @@ const ACCESS_NOTE: Record<Access, string> = {
   account: 'Needs a browser session: API keys and OAuth access tokens are refused with 403.',
   moderator: 'Needs a moderator (an OAuth access token also needs the moderate or admin scope).',
   admin: 'Needs an admin (an OAuth access token also needs the admin scope).',
-  chat: 'Needs the chat token from POST /api/chat/auth as Authorization: Bearer.',
+  chat: 'Needs a chat token from POST /api/chat/auth, or an API key, OAuth access token (scope read) or session with persona_id in the body, as Authorization: Bearer.',
   'oauth-client': 'OAuth client authentication: HTTP Basic for confidential clients, client_id alone for public ones.',
-  mcp: 'Needs an OAuth 2.1 access token issued for this resource (scope read); API keys are refused.',
+  mcp: 'Read tools need no credentials; an OAuth 2.1 access token issued for this resource adds your notes (scope read) and the tools that act (scope write). API keys are refused.',
   browser: 'For people in a browser; a browser session where the page needs one.',
 };
 

@@ -106,7 +106,8 @@ describe('/openapi.json for generic tooling', () => {
     }
     expect(doc.paths['/api/comments'].post.security).toEqual([{ bearer: [] }, { session: [] }, { oauth2: ['write'] }]);
     expect(doc.paths['/api/videos'].get.security).toEqual([]);
-    expect(doc.paths['/mcp'].post.security).toEqual([{ oauth2: ['read'] }]);
+    expect(doc.paths['/mcp'].post.security).toEqual([{}, { oauth2: ['read'] }, { oauth2: ['read', 'write'] }]);
+    expect(doc.paths['/api/chat/completions'].post.security).toEqual([{ chatToken: [] }, { bearer: [] }, { session: [] }, { oauth2: ['read'] }]);
   });
 
   it('routes that need a user document 401 with WWW-Authenticate, before 422', () => {
