@@ -4,7 +4,9 @@
 // moves once drawn: sigma renders only when the camera or the filters change. Filters by node type and by
 // tag, finds nodes by label (the list links to their pages), opens a node's page on click. Labels never
 // overlap: each render draws them biggest first and skips any that would touch one already drawn.
-import { Graph as GraphLib, Sigma as SigmaLib } from './vendor/graph-libs.js';
+// The libraries and the data load only once the stage is near the viewport (or the find box is used), in
+// steps with a pause between them, so a phone that opens the page sees its text at once and is not kept
+// busy drawing a graph below the fold.
 
 /**
  * @typedef {{ id: string, type: string, label: string, url: string, x: number, y: number, size: number }} DataNode
@@ -14,10 +16,6 @@ import { Graph as GraphLib, Sigma as SigmaLib } from './vendor/graph-libs.js';
  *   hidden?: boolean, highlighted?: boolean, forceLabel?: boolean, zIndex?: number }} NodeAttrs
  */
 
-/** @type {any} */
-const Sigma = SigmaLib;
-/** @type {any} */
-const Graph = GraphLib;
 
 const COLORS = /** @type {Record<string, string>} */ ({
   knowledge: '#b35c00',
@@ -42,21 +40,45 @@ const found = /** @type {HTMLElement} */ (document.getElementById('graph-found')
 const probe = { renders: 0, labels: /** @type {Box[]} */ ([]), firstRenderMs: 0, sigma: /** @type {any} */ (null) };
 /** @type {any} */ (window).kbGraph = probe;
 
-void main();
+/** @type {Promise<void> | undefined} */
+let started;
+const start = () => (started ??= main());
+new IntersectionObserver((entries, observer) => {
+  if (entries.some((e) => e.isIntersecting)) {
+    observer.disconnect();
+    void start();
+  }
+}, { rootMargin: '200px' }).observe(stage);
+query.addEventListener('focus', () => void start(), { once: true });
+// Until the graph is loaded, a search waits for it instead of leaving for the site search.
+find.addEventListener('submit', (e) => {
+  e.preventDefault();
+  void start();
+});
+
+/** A pause that lets the browser paint and handle input between two pieces of work. */
+const breathe = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 async function main() {
-  const res = await fetch('/api/graph/data', { headers: { Accept: 'application/json' } });
+  status.textContent = 'Loading the graph…';
+  const [libs, res] = await Promise.all([import('./vendor/graph-libs.js'), fetch('/api/graph/data', { headers: { Accept: 'application/json' } })]);
+  /** @type {any} */
+  const Sigma = libs.Sigma;
+  /** @type {any} */
+  const Graph = libs.Graph;
   if (!res.ok) {
     status.textContent = 'The graph could not be loaded.';
     return;
   }
   /** @type {{ nodes: DataNode[], edges: DataEdge[] }} */
   const data = await res.json();
+  await breathe();
   const graph = new Graph({ type: 'undirected', multi: false });
   for (const n of data.nodes) {
     graph.addNode(n.id, { x: n.x, y: n.y, size: n.size, label: n.label, color: COLORS[n.type] ?? '#777', kind: n.type, url: n.url });
   }
   for (const e of data.edges) if (!graph.hasEdge(e.source, e.target)) graph.addEdge(e.source, e.target, { size: e.kind === 'related' ? 1 : 0.5 });
+  await breathe();
 
   const state = {
     types: new Set(data.nodes.map((n) => n.type)),
@@ -237,6 +259,7 @@ function wireFind(graph, renderer, state) {
     clearTimeout(timer);
     timer = window.setTimeout(search, 150);
   });
+  if (query.value.trim()) search();
   find.addEventListener('submit', (e) => {
     e.preventDefault();
     search();

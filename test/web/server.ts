@@ -1,8 +1,44 @@
 // The real server for website tests: its own origin (so the embedded identity provider's redirects and
-// the OAuth checks line up with what the browser sees) over the sample build made by global-setup.
-import { inject } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+// the OAuth checks line up with what the browser sees) over a build of the sample content made for that
+// very origin (a server refuses files built for another BASE_URL). One build per suite, ~4 s.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/lib/config.ts';
+import { startServer } from '../../api/server.ts';
+import { buildSite } from '../../scripts/build.ts';
+import { freePort, type TestServer } from '../helpers/server.ts';
 
-export function startWebServer(env: Record<string, string> = {}): Promise<TestServer> {
-  return startTestServer({ ownOrigin: true, env: { DIST_DIR: inject('sampleDist'), ...env } });
+export async function startWebServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-web-test-'));
+  const dataDir = path.join(root, 'var');
+  const distDir = path.join(root, 'dist');
+  const base = {
+    CONTENT_DIR: path.resolve('content'),
+    DIST_DIR: distDir,
+    DATA_DIR: dataDir,
+    BASE_URL: origin,
+    ALLOW_DEV_IDP: 'true',
+    SEARCH_RATE_LIMIT_PER_MINUTE: '100000',
+    OAUTH_REGISTRATIONS_PER_HOUR: '100000',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ...env,
+  };
+  await buildSite({ ...process.env, ...base, PIPELINE: 'off' });
+  const running = await startServer(loadConfig(base), { log: () => {} });
+  return {
+    ...running,
+    get staticSite() {
+      return running.staticSite;
+    },
+    dataDir,
+    get: (p, init) => fetch(running.url + p, init),
+    stop: async () => {
+      await running.close();
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+  };
 }
