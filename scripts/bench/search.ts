@@ -24,6 +24,15 @@ const QUERIES = [
   'uvajanje proces', 'security', 'leadership', 'finance close', 'EU AI Act deployers', 'quality control',
 ];
 const ROUNDS = 10;
+/**
+ * The index before issue 18 (no citations, no translation lexicon, no language centres), measured with
+ * this bench's corpus on the same machine, alternating with runs of the code after it (docs/decisions.md):
+ * what the build table shows beside today's figures.
+ */
+const BEFORE_ISSUE_18: Record<number, { build_s: number; index_mb: number; hybrid_p99_ms: number }> = {
+  10_000: { build_s: 9.1, index_mb: 23.3, hybrid_p99_ms: 6.5 },
+  100_000: { build_s: 82, index_mb: 219.6, hybrid_p99_ms: 108 },
+};
 /** Items per video in the generator's proportions (videos + essays/6 + digests/4 + concepts·2/3). */
 const ITEMS_PER_VIDEO = 1 + 1 / 6 + 1 / 4 + 2 / 3;
 
@@ -247,8 +256,26 @@ export async function runSearchBench(args: string[]): Promise<Record<string, unk
   console.log(table(engines.flatMap((e) => e.worst.map((w) => ({ items: e.items, query: w.query, keyword: w.keyword_ms, hybrid: w.hybrid_ms })))));
   console.log('\ntypo lookup of one unknown word, two edits (ms per word): lunr fuzzy token set (before) vs bounded automaton walk');
   console.log(table(engines.flatMap((e) => e.expansion.map((x) => ({ items: e.items, letters: x.letters, 'lunr ms': x.lunr_ms, 'walk ms': x.ours_ms, ratio: `${Math.round(x.lunr_ms / Math.max(x.ours_ms, 0.001))}x` })))));
-  console.log('\nindex build');
-  console.log(table(engines.map((e) => ({ items: e.items, 'vector rows': e.vector_rows, 'ours build s': e.index_build_s, 'index MB': e.index_mb, 'process RSS MB': e.rss_mb, 'Orama insert s': e.orama.insert_s }))));
+  console.log('\nindex build (before: the index before issue 18, see BEFORE_ISSUE_18)');
+  console.log(
+    table(
+      engines.map((e) => {
+        const before = BEFORE_ISSUE_18[Math.round(e.items / 10_000) * 10_000];
+        return {
+          items: e.items,
+          'vector rows': e.vector_rows,
+          'ours build s': e.index_build_s,
+          'before s': before?.build_s ?? '',
+          'index MB': e.index_mb,
+          'before MB': before?.index_mb ?? '',
+          'hybrid p99 ms': e.hybrid.p99_ms,
+          'before p99': before?.hybrid_p99_ms ?? '',
+          'process RSS MB': e.rss_mb,
+          'Orama insert s': e.orama.insert_s,
+        };
+      }),
+    ),
+  );
 
   const serving = await serverBench(root);
   const file = serving[0].rps as number;

@@ -80,9 +80,9 @@ function passagesOf(doc: SearchDocument): string[][] {
 /**
  * Passages that hold the same thing said in both languages, the bridge of cross-language LSA (Dumais et
  * al. 1997): the paragraphs of a translated essay side by side (when both versions have as many
- * paragraphs, the n-th of one translates the n-th of the other), and an item's head next to what other items say of it
- * (an English digest paragraph retelling a Slovenian video). Terms of the two languages that co-occur in
- * them land close together, so a query in one language finds texts in the other.
+ * paragraphs, the n-th of one translates the n-th of the other), and an item's head next to what other
+ * items say of it (an English digest paragraph retelling a Slovenian video). Terms of the two languages
+ * that co-occur in them land close together, so a query in one language finds texts in the other.
  */
 function alignedPassages(doc: SearchDocument, head: string[]): string[][] {
   const out: string[][] = [];
