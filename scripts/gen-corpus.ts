@@ -154,15 +154,24 @@ export function generateCorpus(opts: CorpusOptions): { files: number } {
 
   // Digests: one per day for the most recent days with at least five videos before them.
   const byDate = new Map<string, typeof videos>();
-  for (const v of videos) byDate.set(v.date, [...(byDate.get(v.date) ?? []), v]);
+  for (const v of videos) {
+    const list = byDate.get(v.date);
+    if (list) list.push(v);
+    else byDate.set(v.date, [v]);
+  }
   const digestCount = Math.max(1, Math.round(n / 4));
   const sortedDates = [...byDate.keys()].sort().reverse();
   let made = 0;
   for (let d = 0; d < days && made < digestCount; d++) {
     const date = isoDay(anchor, d - 1);
-    const pool = sortedDates.filter((x) => x < date).flatMap((x) => byDate.get(x)!);
-    if (pool.length < 5) break;
-    const items = pool.slice(0, 5);
+    // The five newest videos before the day (dates newest first); stops looking once it has them.
+    const items: typeof videos = [];
+    for (const x of sortedDates) {
+      if (x >= date) continue;
+      for (const v of byDate.get(x)!) if (items.length < 5) items.push(v);
+      if (items.length >= 5) break;
+    }
+    if (items.length < 5) break;
     const [y, m, day] = date.split('-').map(Number);
     const sections = items.map(
       (v, k) => `## ${k + 1}. ${v.title}\n\n${pickN(r, SENTENCES, 2).join(' ')}\n\nSources: [${v.title}](/videos/${v.id})`,
@@ -179,7 +188,8 @@ export function generateCorpus(opts: CorpusOptions): { files: number } {
   for (let i = 0; i < conceptCount; i++) {
     const slug = `concept-${i + 1}`;
     const sources = pickN(r, videos, 3);
-    const related = pickN(r, Array.from({ length: conceptCount }, (_, k) => `concept-${k + 1}`).filter((s) => s !== slug).slice(0, 200), Math.min(3, conceptCount - 1));
+    // Among the first 200 other concepts (only those are listed, so the loop stays linear in the corpus).
+    const related = pickN(r, Array.from({ length: Math.min(conceptCount, 201) }, (_, k) => `concept-${k + 1}`).filter((s) => s !== slug).slice(0, 200), Math.min(3, conceptCount - 1));
     const essay = essaySlugs[Math.floor(r() * essaySlugs.length)];
     write(
       `knowledge/${slug}.md`,
