@@ -4,7 +4,7 @@
 // moves once drawn: sigma renders only when the camera or the filters change. Filters by node type and by
 // tag, finds nodes by label (the list links to their pages), opens a node's page on click. Labels never
 // overlap: each render draws them biggest first and skips any that would touch one already drawn.
-// The libraries and the data load only once the stage is near the viewport (or the find box is used), in
+// The libraries and the data load only once the stage is in view (or the find box is used), in
 // steps with a pause between them, so a phone that opens the page sees its text at once and is not kept
 // busy drawing a graph below the fold.
 
@@ -43,12 +43,17 @@ const probe = { renders: 0, labels: /** @type {Box[]} */ ([]), firstRenderMs: 0,
 /** @type {Promise<void> | undefined} */
 let started;
 const start = () => (started ??= main());
-new IntersectionObserver((entries, observer) => {
-  if (entries.some((e) => e.isIntersecting)) {
-    observer.disconnect();
-    void start();
-  }
-}, { rootMargin: '200px' }).observe(stage);
+// Drawn once a good part of the stage is in view: on a phone, where it starts below the fold, that is when
+// the person scrolls to it.
+new IntersectionObserver(
+  (entries, observer) => {
+    if (entries.some((e) => e.isIntersecting)) {
+      observer.disconnect();
+      void start();
+    }
+  },
+  { threshold: 0.35 },
+).observe(stage);
 query.addEventListener('focus', () => void start(), { once: true });
 // Until the graph is loaded, a search waits for it instead of leaving for the site search.
 find.addEventListener('submit', (e) => {
@@ -77,7 +82,10 @@ async function main() {
   for (const n of data.nodes) {
     graph.addNode(n.id, { x: n.x, y: n.y, size: n.size, label: n.label, color: COLORS[n.type] ?? '#777', kind: n.type, url: n.url });
   }
-  for (const e of data.edges) if (!graph.hasEdge(e.source, e.target)) graph.addEdge(e.source, e.target, { size: e.kind === 'related' ? 1 : 0.5 });
+  for (const e of data.edges) if (!graph.hasEdge(e.source, e.target)) graph.addEdge(e.source, e.target, { size: e.kind === 'related' ? 1 : 0.5, kind: e.kind });
+  // In a big graph the links to tags (a few hubs with thousands of long lines) are noise and most of the
+  // drawing: they show when a tag is chosen.
+  const big = graph.size > 5000;
   await breathe();
 
   const state = {
@@ -141,6 +149,7 @@ async function main() {
       edgeReducer: (edge, a) => {
         const [s, t] = graph.extremities(edge);
         if (!shown(s, graph.getNodeAttributes(s)) || !shown(t, graph.getNodeAttributes(t))) return { ...a, hidden: true };
+        if (big && a.kind === 'tagged' && !state.inTag) return { ...a, hidden: true };
         if (state.focus && s !== state.focus && t !== state.focus) return { ...a, hidden: true };
         return state.focus ? { ...a, color: '#5f6b76', size: 1 } : a;
       },
@@ -176,7 +185,7 @@ async function main() {
     graph.forEachNode((/** @type {string} */ id, /** @type {NodeAttrs} */ a) => {
       if (shown(id, a)) n++;
     });
-    status.textContent = n === total ? `${total} nodes.` : `Showing ${n} of ${total} nodes.`;
+    status.textContent = (n === total ? `${total} nodes.` : `Showing ${n} of ${total} nodes.`) + (big && !state.inTag ? ' Links to tags show when you choose a tag.' : '');
   };
 
   filters.addEventListener('change', () => {
