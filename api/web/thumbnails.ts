@@ -102,7 +102,11 @@ export function createThumbnailCache(deps: ThumbnailProxyDeps) {
     let pending = inFlight.get(url);
     if (!pending) {
       pending = fetchImage(url).then((img) => {
-        writeCached(url, img);
+        try {
+          writeCached(url, img);
+        } catch {
+          // A full or read-only disk costs the cache, not the answer.
+        }
         return img;
       });
       pending.finally(() => inFlight.delete(url)).catch(() => {});
