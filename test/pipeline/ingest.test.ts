@@ -137,7 +137,10 @@ describe('ingest-videos', () => {
     host.behaviour.set(`/feeds/${b}.xml`, 'slow');
     const child = spawn(process.execPath, ['pipeline/index.ts', 'run', 'ingest-videos'], { env: env(), stdio: 'ignore' });
     // Kill it while it waits for the slow feed, after the first channel's videos are written.
-    for (let i = 0; i < 100 && !fs.existsSync(path.join(contentDir, 'videos', 'kill0000002.md')); i++) await new Promise((r) => setTimeout(r, 50));
+    // (A loaded machine may take seconds to start the child: wait for the file, not a fixed time.)
+    const written = path.join(contentDir, 'videos', 'kill0000002.md');
+    for (let i = 0; i < 600 && !fs.existsSync(written); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(fs.existsSync(written)).toBe(true);
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     expect(fs.existsSync(path.join(dataDir, 'pipeline', 'locks', 'ingest-videos.lock'))).toBe(true);
