@@ -11,6 +11,8 @@ import { jobContext } from '../../pipeline/lib/context.ts';
 import { table } from './util.ts';
 import { renderStats } from '../../src/lib/static-build/render.ts';
 
+const NEW_VIDEOS = 50;
+
 /** The full run: every job, the index built whole. */
 const FULL = ['ingest-videos', 'summarise', 'build-digest', 'build-knowledge', 'build-index', 'rebuild-site'];
 /** What the scheduler chains when ingest brings new videos: the index and the site updated incrementally. */
@@ -66,7 +68,8 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
       channels.map((f, ci) => [
         `/${f.replace(/\.md$/, '')}`,
         feed(
-          Array.from({ length: Math.ceil(50 / channels.length) }, (_, i) => ({
+          // Exactly NEW_VIDEOS in all, spread over the channels (one each in the first 50 of a large corpus).
+          Array.from({ length: Math.floor(NEW_VIDEOS / channels.length) + (ci < NEW_VIDEOS % channels.length ? 1 : 0) }, (_, i) => ({
             id: `nw${String(ci).padStart(3, '0')}${String(i).padStart(6, '0')}`,
             title: `New talk ${ci}-${i} on agents in operations`,
             published: '2026-11-22T07:00:00+00:00',
