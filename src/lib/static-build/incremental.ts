@@ -77,20 +77,32 @@ export async function buildSiteIncremental(
     files[rel] = h;
   };
 
+  // Pages whose model changed, rendered by Astro from the same page files as the full build, in a child
+  // process, while this one recomputes the documents.
+  let rendered = 0;
+  const total = selected.length + singlePageRoutes().filter((r) => !selected.includes(r)).length;
+  const rendering = selected.length
+    ? renderPages(env, site.generatedAt, selected, { all: false, inChild: true, onPage: opts.onProgress && (() => opts.onProgress!(++rendered, total)) })
+    : null;
+  // Whatever happens below, the render's folder is removed.
+  rendering?.catch(() => {});
+
   // Documents of the read model: all recomputed, written where their bytes differ.
   const resources = new Set<string>();
-  for (const { rel, body } of resourceFiles(snapshot, site)) {
-    resources.add(rel);
-    consider(rel, body);
+  try {
+    for (const { rel, body } of resourceFiles(snapshot, site)) {
+      resources.add(rel);
+      consider(rel, body);
+    }
+  } catch (err) {
+    if (rendering) await rendering.then((dir) => fs.rmSync(dir, { recursive: true, force: true }), () => {});
+    throw err;
   }
 
-  // Pages whose model changed, rendered by Astro from the same page files as the full build.
-  if (selected.length > 0) {
+  if (rendering) {
     let staging: string | undefined;
     try {
-      let rendered = 0;
-      const total = selected.length + singlePageRoutes().filter((r) => !selected.includes(r)).length;
-      staging = await renderPages(env, site.generatedAt, selected, { all: false, onPage: opts.onProgress && (() => opts.onProgress!(++rendered, total)) });
+      staging = await rendering;
       const out = path.join(staging, 'client');
       const wanted = new Set(selected.map((k) => prints.get(k)!.file));
       for (const e of fs.readdirSync(out, { recursive: true, withFileTypes: true })) {

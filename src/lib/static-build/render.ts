@@ -119,12 +119,12 @@ export async function renderPages(
   env: Record<string, string | undefined>,
   generatedAt: string,
   keys: readonly string[],
-  opts: { all: boolean; onPage?: () => void },
+  opts: { all: boolean; onPage?: () => void; /** Render even one shard in a child process, so this one can work meanwhile. */ inChild?: boolean },
 ): Promise<string> {
   const shards = shardCount(keys.length, env);
   renderStats.shards = shards;
   renderStats.peakShardRssMb = 0;
-  if (shards === 1) {
+  if (shards === 1 && !opts.inChild) {
     const selection = opts.all ? undefined : writeSelection(keys);
     try {
       return await renderWithAstro(env, generatedAt, selection, opts.onPage);
