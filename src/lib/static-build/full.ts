@@ -8,7 +8,7 @@ import { loadConfig } from '../config.ts';
 import { loadSnapshot } from '../content/load.ts';
 import { contentCacheDir } from '../content/parse-cache.ts';
 import { pageFingerprints, type PagePrint } from '../pages/index.ts';
-import { renderPages, renderStats } from './render.ts';
+import { mergeInto, renderPages, renderStats, ROOT } from './render.ts';
 import { prerenderedResources } from '../resources.ts';
 import { distFileFor } from '../representation.ts';
 import { siteContext, type SiteContext } from '../site.ts';
@@ -95,13 +95,16 @@ export async function buildSite(env: Record<string, string | undefined> = proces
   let rendered = 0;
   const onPage = opts.onProgress && (() => opts.onProgress!(++rendered, prints.size));
   const t0 = performance.now();
-  const staging = await renderPages(env, site.generatedAt, [...prints.keys()], { all: true, onPage });
   const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
-  opts.log?.(`build: ${prints.size} pages rendered in ${secs(t0)} s (${renderStats.shards} shard${renderStats.shards > 1 ? 's' : ''}); models and fingerprints took ${((t0 - started) / 1000).toFixed(1)} s with the content`);
+  // Pages render in child processes while this one writes the documents into a folder of its own; the
+  // pages (fewer files than the documents) then move in beside them.
+  const rendering = renderPages(env, site.generatedAt, [...prints.keys()], { all: true, onPage, inChild: true });
+  rendering.catch(() => {}); // awaited below; a failure while the documents are written must not go unhandled
+  const folder = path.join(ROOT, 'node_modules', '.cache', `kb-build-docs-${process.pid}-${Date.now()}`);
+  const clientDir = path.join(folder, 'client');
+  let rendered_: string | undefined;
   try {
-    const t1 = performance.now();
-    const clientDir = path.join(staging, 'client');
-    const files = hashTree(clientDir);
+    const files: Record<string, string> = {};
     const resources: string[] = [];
     const dirs = new Set<string>();
     for (const { rel, body } of resourceFiles(snapshot, site)) {
@@ -115,7 +118,15 @@ export async function buildSite(env: Record<string, string | undefined> = proces
       files[rel] = fileHash(body);
       resources.push(rel);
     }
-    opts.log?.(`build: ${resources.length} documents written and ${Object.keys(files).length} files hashed in ${secs(t1)} s`);
+    opts.log?.(`build: ${resources.length} documents written in ${secs(t0)} s`);
+    rendered_ = await rendering;
+    const t1 = performance.now();
+    const pagesDir = path.join(rendered_, 'client');
+    Object.assign(files, hashTree(pagesDir));
+    mergeInto(clientDir, pagesDir);
+    fs.renameSync(path.join(rendered_, 'server'), path.join(folder, 'server'));
+    opts.log?.(`build: ${prints.size} pages rendered (${renderStats.shards} shard${renderStats.shards > 1 ? 's' : ''}) by ${secs(t0)} s, moved in ${secs(t1)} s; models and fingerprints took ${((t0 - started) / 1000).toFixed(1)} s with the content`);
+    const staging = folder;
     const pages = pageRecords(prints);
     writeSiteManifest(staging, {
       format: SITE_MANIFEST_FORMAT,
@@ -138,6 +149,8 @@ export async function buildSite(env: Record<string, string | undefined> = proces
     fs.rmSync(old, { recursive: true, force: true });
     return meta;
   } finally {
-    fs.rmSync(staging, { recursive: true, force: true });
+    if (rendered_) fs.rmSync(rendered_, { recursive: true, force: true });
+    else await rendering.then((dir) => fs.rmSync(dir, { recursive: true, force: true }), () => {});
+    fs.rmSync(folder, { recursive: true, force: true });
   }
 }

@@ -99,7 +99,7 @@ function renderShard(env: Record<string, string | undefined>, generatedAt: strin
 }
 
 /** Moves every file of `from` that `into` lacks into it, then removes `from`. */
-function mergeInto(into: string, from: string): void {
+export function mergeInto(into: string, from: string): void {
   for (const e of fs.readdirSync(from, { recursive: true, withFileTypes: true })) {
     if (!e.isFile()) continue;
     const abs = path.join(e.parentPath, e.name);
