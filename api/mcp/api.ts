@@ -4,13 +4,9 @@
 // errors carry the route's `detail` and `hint`. (The website's pages do the same: api/web/call.ts.)
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { fetchInProcess, type ApiAnswer } from '../web/call.ts';
 
-export interface ApiAnswer {
-  status: number;
-  ok: boolean;
-  // The route's JSON; its shape is the route's (typed by the tool that reads it).
-  body: any;
-}
+export type { ApiAnswer } from '../web/call.ts';
 
 export type ApiCall = (method: string, path: string, opts?: { json?: unknown; headers?: Record<string, string> }) => Promise<ApiAnswer>;
 
@@ -24,19 +20,7 @@ export function mcpApiCaller(app: OpenAPIHono, origin: string, token: string | u
   return async (method, path, opts = {}) => {
     const headers: Record<string, string> = { Accept: 'application/json', ...opts.headers };
     if (token) headers.Authorization = `Bearer ${token}`;
-    if (opts.json !== undefined) headers['Content-Type'] = 'application/json';
-    const req = new Request(new URL(path, origin), { method, headers, body: opts.json !== undefined ? JSON.stringify(opts.json) : undefined });
-    const res = await app.fetch(req, { incoming });
-    const text = res.status === 204 ? '' : await res.text();
-    let body: unknown = null;
-    if (text) {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = text;
-      }
-    }
-    return { status: res.status, ok: res.ok, body };
+    return fetchInProcess(app, new URL(path, origin), method, headers, opts.json, incoming);
   };
 }
 

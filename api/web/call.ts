@@ -23,23 +23,31 @@ export function apiCaller(app: OpenAPIHono): CallApi {
     // The page request passed the CSRF check already (a form post from this site); the inner write
     // carries this site's origin so the API's own check passes the same way.
     if (method !== 'GET' && method !== 'HEAD') headers.Origin = own.origin;
-    if (opts.json !== undefined) headers['Content-Type'] = 'application/json';
-    const req = new Request(new URL(path, own.origin), { method, headers, body: opts.json !== undefined ? JSON.stringify(opts.json) : undefined });
     // Only the incoming request travels along (rate limits key on its client address); the outgoing
     // response belongs to the page.
-    const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
-    const res = await app.fetch(req, { incoming });
-    const text = res.status === 204 ? '' : await res.text();
-    let body: unknown = null;
-    if (text) {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = text;
-      }
-    }
-    return { status: res.status, ok: res.ok, body, headers: res.headers };
+    return fetchInProcess(app, new URL(path, own.origin), method, headers, opts.json, (c.env as { incoming?: unknown } | undefined)?.incoming);
   };
+}
+
+/**
+ * One request through the app in process (app.fetch, no socket): its status, headers and body, parsed
+ * when it is JSON. The website's pages (apiCaller) and the MCP tools (api/mcp/api.ts) act through it.
+ * @param incoming the Node request the outer call arrived on: rate limits by address key on it
+ */
+export async function fetchInProcess(app: OpenAPIHono, url: URL, method: string, headers: Record<string, string>, json: unknown, incoming: unknown): Promise<ApiAnswer> {
+  if (json !== undefined) headers['Content-Type'] = 'application/json';
+  const req = new Request(url, { method, headers, body: json !== undefined ? JSON.stringify(json) : undefined });
+  const res = await app.fetch(req, { incoming });
+  const text = res.status === 204 ? '' : await res.text();
+  let body: unknown = null;
+  if (text) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+  }
+  return { status: res.status, ok: res.ok, body, headers: res.headers };
 }
 
 /** The API's error text: `{"detail": "…"}`, or the messages of a 422. */
