@@ -40,7 +40,11 @@ describe('discovery documents', () => {
     const prose = await get('/api', 'text/markdown; charset=utf-8');
     // Both representations of one path (and, being over 1 KB, its compressed variants): caches key on both.
     expect(prose.headers.get('vary')).toBe('Accept, Accept-Encoding');
-    expect(await prose.text()).toMatch(/^# .*API reference/);
+    const reference = await prose.text();
+    expect(reference).toMatch(/^# .*API reference/);
+    // Where a transparency-log client starts, and how to verify without trusting the server.
+    expect(reference).toContain('/api/audit/checkpoint`');
+    expect(reference).toContain('--key <verifier key> --state <file>');
     const browser = await get('/api', 'application/json; charset=utf-8', 'text/html,application/xhtml+xml,*/*;q=0.8');
     expect((await browser.json()).openapi).toBe('/openapi.json');
     const client = await get('/api', 'application/json; charset=utf-8', 'application/json');

@@ -107,7 +107,9 @@ ${snap.personas.length} personas. Languages: ${LANGUAGES.join(', ')}.
 | /api/me/personal-knowledge | your own notes in a connected git repository |
 
 Every write is recorded in a public, verifiable audit log (\`/api/audit\`, signed checkpoints at
-\`/api/audit/checkpoints\`, key at \`/api/audit/pubkey\`; verify with \`npm run audit:verify -- <base_url>\`).
+\`/api/audit/checkpoints\`, key at \`/api/audit/pubkey\`). Any C2SP tlog-tiles client can follow it from
+\`/api/audit/checkpoint\` and \`/api/audit/tile/…\`; verify with
+\`npm run audit:verify -- <base_url> --key <verifier key> --state <file>\`.
 
 ## MCP
 
