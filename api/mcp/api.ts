@@ -57,6 +57,11 @@ export function toolError(message: string, fix: string): CallToolResult {
 }
 
 /** The API's refusal as a tool error: its status, its detail (or the 422's failing parameters) and its hint. */
+/** A route's answer as a tool result: its JSON as structured content, or its error with the route's hint. */
+export function toolAnswer(a: ApiAnswer): CallToolResult {
+  return a.ok ? structured(a.body as Record<string, unknown>) : apiError(a);
+}
+
 export function apiError(a: ApiAnswer, argumentNames: Record<string, string> = {}): CallToolResult {
   const body = a.body && typeof a.body === 'object' ? (a.body as { detail?: unknown; hint?: unknown }) : {};
   let message: string;

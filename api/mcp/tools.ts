@@ -15,7 +15,7 @@ import { digestItem } from '../../src/lib/read/digests.ts';
 import { ENTITY_TYPES } from '../comments/entities.ts';
 import { REACTION_KINDS } from '../comments/store.ts';
 import { COMMENT_MAX } from '../comments/routes.ts';
-import { absolutise, apiError, structured, toolError, type ApiCall } from './api.ts';
+import { absolutise, apiError, structured, toolAnswer, toolError, type ApiCall } from './api.ts';
 
 /** The scope a tool needs: none (anyone), read (a token: the person's own data), write (it acts). */
 export type ToolNeed = 'none' | 'read' | 'write';
@@ -315,7 +315,7 @@ export const TOOLS: ToolDef[] = [
         },
         async () => {
           const a = await call('GET', '/api/me/personal-knowledge/notes');
-          return a.ok ? structured(a.body as Record<string, unknown>) : apiError(a);
+          return toolAnswer(a);
         },
       ),
   },
@@ -334,7 +334,7 @@ export const TOOLS: ToolDef[] = [
         },
         async ({ slug }) => {
           const a = await call('GET', `/api/me/personal-knowledge/notes/${slug}`);
-          return a.ok ? structured(a.body as Record<string, unknown>) : apiError(a);
+          return toolAnswer(a);
         },
       ),
   },
@@ -391,7 +391,7 @@ export const TOOLS: ToolDef[] = [
         async ({ comment_id, kind, undo }) => {
           const path = `/api/comments/${encodeURIComponent(comment_id)}/react`;
           const a = undo ? await call('DELETE', `${path}/${kind}`) : await call('POST', path, { json: { kind } });
-          return a.ok ? structured(a.body as Record<string, unknown>) : apiError(a);
+          return toolAnswer(a);
         },
       ),
   },
@@ -413,7 +413,7 @@ export const TOOLS: ToolDef[] = [
         },
         async ({ proposal_id, reason }) => {
           const a = await call('POST', `/api/proposals/${encodeURIComponent(proposal_id)}/flag`, { json: reason ? { reason } : {} });
-          return a.ok ? structured(a.body as Record<string, unknown>) : apiError(a);
+          return toolAnswer(a);
         },
       ),
   },
@@ -467,7 +467,7 @@ export const TOOLS: ToolDef[] = [
         },
         async ({ post_id, body, etag }) => {
           const a = await call('PUT', `/api/posts/${encodeURIComponent(post_id)}/essay`, { json: { body }, headers: etag ? { 'If-Match': etag } : {} });
-          return a.ok ? structured(a.body as Record<string, unknown>) : apiError(a);
+          return toolAnswer(a);
         },
       ),
   },
@@ -515,7 +515,7 @@ export const TOOLS: ToolDef[] = [
         },
         async ({ slug, ...body }) => {
           const a = await call('PUT', `/api/me/personal-knowledge/notes/${slug}`, { json: body });
-          return a.ok ? structured(a.body as Record<string, unknown>) : apiError(a);
+          return toolAnswer(a);
         },
       ),
   },

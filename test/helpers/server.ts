@@ -50,6 +50,11 @@ export async function startTestServer(
     ...opts.env,
   });
   const running = await startServer(config, { log: () => {} });
+  return asTestServer(running, dataDir, dataDir);
+}
+
+/** A running server as tests use it; stopping it also removes `cleanup` (its temporary folder). */
+export function asTestServer(running: RunningServer, dataDir: string, cleanup: string): TestServer {
   return {
     ...running,
     // The server replaces its in-memory site when a new build lands: read it live.
@@ -60,7 +65,7 @@ export async function startTestServer(
     get: (p, init) => fetch(running.url + p, init),
     stop: async () => {
       await running.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      fs.rmSync(cleanup, { recursive: true, force: true });
     },
   };
 }

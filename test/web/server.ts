@@ -7,7 +7,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/lib/config.ts';
 import { startServer } from '../../api/server.ts';
 import { buildSite } from '../../scripts/build.ts';
-import { freePort, type TestServer } from '../helpers/server.ts';
+import { asTestServer, freePort, type TestServer } from '../helpers/server.ts';
 
 export async function startWebServer(env: Record<string, string> = {}): Promise<TestServer> {
   const port = await freePort();
@@ -29,16 +29,5 @@ export async function startWebServer(env: Record<string, string> = {}): Promise<
   };
   await buildSite({ ...process.env, ...base, PIPELINE: 'off' });
   const running = await startServer(loadConfig(base), { log: () => {} });
-  return {
-    ...running,
-    get staticSite() {
-      return running.staticSite;
-    },
-    dataDir,
-    get: (p, init) => fetch(running.url + p, init),
-    stop: async () => {
-      await running.close();
-      fs.rmSync(root, { recursive: true, force: true });
-    },
-  };
+  return asTestServer(running, dataDir, root);
 }
