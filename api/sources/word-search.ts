@@ -95,6 +95,8 @@ function contentDoc(snapshot: Snapshot, type: string, id: string): Doc | null {
 
 /** An FTS5 query for any of the words by its stem as a prefix (as wordPattern matches); words are [a-z0-9]+. */
 const ftsQuery = (words: string[]) => words.map((w) => `"${stem(w)}"*`).join(' OR ');
+/** The same query for PostgreSQL's to_tsquery (migrations/postgres/009): `:*` marks a prefix, `|` is OR. */
+const tsQuery = (words: string[]) => words.map((w) => `${stem(w)}:*`).join(' | ');
 
 export interface SourceSearchDeps {
   /** The current search service (swapped with the content). */
@@ -105,8 +107,12 @@ export interface SourceSearchDeps {
 
 /** Content and added sources for a topic, best first, from the indexes (never a scan of stored texts). */
 export function indexedSourceSearch(deps: SourceSearchDeps): SearchSources {
+  // TODO: `deps.db.dialect` once the Db type carries it (issue 17).
+  const pg = (deps.db as { dialect?: string }).dialect === 'postgres';
   const addedPages = deps.db.prepare<[string, number], { id: string; title: string; head: string }>(
-    'SELECT id, title, head FROM sources_fts WHERE sources_fts MATCH ? ORDER BY rank LIMIT ?',
+    pg
+      ? `SELECT id, title, head FROM sources_fts, to_tsquery('simple', unaccent(?)) AS q WHERE tsv @@ q ORDER BY ts_rank(tsv, q) DESC, id LIMIT ?`
+      : 'SELECT id, title, head FROM sources_fts WHERE sources_fts MATCH ? ORDER BY rank LIMIT ?',
   );
   const urlOf = deps.db.prepare<[string], { url: string | null }>('SELECT url FROM sources WHERE id = ?');
   return async (query, limit) => {
@@ -119,7 +125,7 @@ export function indexedSourceSearch(deps: SourceSearchDeps): SearchSources {
       const d = contentDoc(snapshot, h.type, h.id);
       if (d) docs.push(d);
     }
-    for (const r of addedPages.all(ftsQuery(words), CANDIDATES)) {
+    for (const r of addedPages.all(pg ? tsQuery(words) : ftsQuery(words), CANDIDATES)) {
       docs.push({ type: 'web_page', id: r.id, title: r.title, url: urlOf.get(r.id)?.url ?? null, tags: [], text: r.head });
     }
     const phrase = phrasePattern(words);

@@ -1,0 +1,57 @@
+-- PostgreSQL twin of ../001_audit.sql (same tables, columns, keys and index names; see that file).
+-- The audit log: an append-only, sequence-numbered event table, the stored Merkle subtree hashes over it
+-- (RFC 9162), and signed checkpoints. Triggers refuse UPDATE, DELETE and TRUNCATE on all three, so not even
+-- the service's own code can rewrite history.
+
+CREATE TABLE audit_events (
+  seq           BIGINT PRIMARY KEY,          -- 1, 2, 3, … without gaps, assigned by the application; leaf index is seq - 1
+  kind          TEXT NOT NULL,               -- e.g. auth.sign_in, comment.create
+  subject_type  TEXT NOT NULL,
+  subject_id    TEXT NOT NULL,
+  actor         TEXT NOT NULL,               -- public: an opaque pseudonym, or 'system' / 'pipeline'
+  created_at    TEXT NOT NULL,
+  entry         TEXT NOT NULL,               -- canonical JSON of the event: the Merkle leaf data
+  actor_user_id TEXT                         -- internal only, never published
+);
+CREATE INDEX audit_events_kind ON audit_events (kind, seq);
+CREATE INDEX audit_events_subject ON audit_events (subject_type, subject_id, seq);
+
+CREATE TABLE audit_tree (
+  level BIGINT NOT NULL,                     -- 0: leaf hashes; level L: complete subtrees of 2^L leaves
+  idx   BIGINT NOT NULL,
+  hash  BYTEA NOT NULL,
+  PRIMARY KEY (level, idx)
+);
+
+CREATE TABLE audit_checkpoints (
+  tree_size  BIGINT PRIMARY KEY,
+  root_hash  BYTEA NOT NULL,
+  note       TEXT NOT NULL,                  -- the C2SP signed note, verbatim
+  created_at TEXT NOT NULL
+);
+
+-- One function for every refusal; SQLite's RAISE(ABORT, …) becomes an exception with the same message.
+CREATE FUNCTION audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'audit log is append-only';
+END
+$$;
+
+CREATE TRIGGER audit_events_no_update BEFORE UPDATE ON audit_events
+  FOR EACH ROW EXECUTE FUNCTION audit_append_only();
+CREATE TRIGGER audit_events_no_delete BEFORE DELETE ON audit_events
+  FOR EACH ROW EXECUTE FUNCTION audit_append_only();
+CREATE TRIGGER audit_events_no_truncate BEFORE TRUNCATE ON audit_events
+  FOR EACH STATEMENT EXECUTE FUNCTION audit_append_only();
+CREATE TRIGGER audit_tree_no_update BEFORE UPDATE ON audit_tree
+  FOR EACH ROW EXECUTE FUNCTION audit_append_only();
+CREATE TRIGGER audit_tree_no_delete BEFORE DELETE ON audit_tree
+  FOR EACH ROW EXECUTE FUNCTION audit_append_only();
+CREATE TRIGGER audit_tree_no_truncate BEFORE TRUNCATE ON audit_tree
+  FOR EACH STATEMENT EXECUTE FUNCTION audit_append_only();
+CREATE TRIGGER audit_checkpoints_no_update BEFORE UPDATE ON audit_checkpoints
+  FOR EACH ROW EXECUTE FUNCTION audit_append_only();
+CREATE TRIGGER audit_checkpoints_no_delete BEFORE DELETE ON audit_checkpoints
+  FOR EACH ROW EXECUTE FUNCTION audit_append_only();
+CREATE TRIGGER audit_checkpoints_no_truncate BEFORE TRUNCATE ON audit_checkpoints
+  FOR EACH STATEMENT EXECUTE FUNCTION audit_append_only();

@@ -1,0 +1,23 @@
+-- PostgreSQL twin of ../010_audit_log_origin.sql.
+-- The audit log's identity, fixed when the log is created: its checkpoint origin, which is also the signed
+-- note's key name and so part of the key id. One row, written once (api/audit/store.ts: AUDIT_ORIGIN, else
+-- the origin of the newest checkpoint of a log that predates this table, else one derived from BASE_URL);
+-- a later BASE_URL changes nothing. Triggers refuse UPDATE, DELETE and TRUNCATE, like the rest of the log.
+CREATE TABLE audit_log_meta (
+  id         BIGINT PRIMARY KEY CHECK (id = 1),
+  origin     TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+
+CREATE FUNCTION audit_log_meta_fixed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'the audit log origin is fixed';
+END
+$$;
+
+CREATE TRIGGER audit_log_meta_no_update BEFORE UPDATE ON audit_log_meta
+  FOR EACH ROW EXECUTE FUNCTION audit_log_meta_fixed();
+CREATE TRIGGER audit_log_meta_no_delete BEFORE DELETE ON audit_log_meta
+  FOR EACH ROW EXECUTE FUNCTION audit_log_meta_fixed();
+CREATE TRIGGER audit_log_meta_no_truncate BEFORE TRUNCATE ON audit_log_meta
+  FOR EACH STATEMENT EXECUTE FUNCTION audit_log_meta_fixed();
