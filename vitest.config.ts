@@ -1,12 +1,48 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+// The suites of the write side run twice: on the embedded SQLite default (project `sqlite`, every test)
+// and on PostgreSQL (project `postgres`: each server a test starts gets a fresh database on a PostgreSQL
+// the test file starts, test/helpers/postgres-setup.ts). Without PostgreSQL's binaries the second project
+// is left out with a message, except in CI, where its files fail (.ci/run installs postgresql).
+const POSTGRES_SUITES = [
+  'test/api/agents/**/*.test.ts',
+  'test/api/audit/**/*.test.ts',
+  'test/api/auth/**/*.test.ts',
+  'test/api/comments/**/*.test.ts',
+  'test/api/device/**/*.test.ts',
+  'test/api/notifications/**/*.test.ts',
+  'test/api/oauth/**/*.test.ts',
+  'test/api/posts/**/*.test.ts',
+  'test/api/proposals/**/*.test.ts',
+  'test/api/sources/**/*.test.ts',
+];
+
+function hasPostgres(): boolean {
+  const dirs = process.env.PG_BIN_DIR
+    ? [process.env.PG_BIN_DIR]
+    : fs.existsSync('/usr/lib/postgresql')
+      ? fs.readdirSync('/usr/lib/postgresql').map((v) => path.join('/usr/lib/postgresql', v, 'bin'))
+      : [];
+  return dirs.some((d) => fs.existsSync(path.join(d, 'initdb')) && fs.existsSync(path.join(d, 'pg_ctl')));
+}
+
+const withPostgres = hasPostgres() || process.env.CI === 'true';
+if (!withPostgres) console.warn('PostgreSQL tests skipped: no initdb/pg_ctl found (apt-get install postgresql)');
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: 'forks',
-    reporters: process.env.CI ? ['default'] : ['default'],
+    reporters: ['default'],
+    projects: [
+      { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
+      ...(withPostgres
+        ? [{ extends: true, test: { name: 'postgres', include: POSTGRES_SUITES, env: { TEST_DATABASE: 'postgres' }, setupFiles: ['test/helpers/postgres-setup.ts'] } }]
+        : []),
+    ],
   },
 });

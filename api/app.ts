@@ -76,7 +76,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   registerSearchRoutes(app, {
     content: deps.content,
     search: deps.search,
-    searchLimiter: new RateLimiter({ limit: deps.config.searchRateLimitPerMinute, windowMs: 60_000 }),
+    searchLimiter: new RateLimiter({ name: 'search', limit: deps.config.searchRateLimitPerMinute, windowMs: 60_000, db: deps.db }),
   });
   registerAccountRoutes(app, deps.identity, { secureCookies: deps.config.secureCookies });
   registerOidcRoutes(app, deps.db, deps.identity, {
@@ -89,7 +89,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   const community: CommunityDeps = {
     ...deps,
     notifications: createNotifications(deps.db),
-    writeLimiter: new RateLimiter({ limit: deps.config.writeRateLimitPerMinute, windowMs: 60_000 }),
+    writeLimiter: new RateLimiter({ name: 'writes', limit: deps.config.writeRateLimitPerMinute, windowMs: 60_000, db: deps.db }),
   };
   registerNotificationRoutes(app, community.notifications);
   registerCommentRoutes(app, community);

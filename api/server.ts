@@ -14,12 +14,13 @@ import { siteContext } from '../src/lib/site.ts';
 import { createApp } from './app.ts';
 import { createStaticHandler, emptyStaticSite, loadStaticSite, patchStaticSite, type StaticSite } from './static/index.ts';
 import type { ContentState } from './content/index.ts';
-import { openDatabase, type Db } from './db/index.ts';
+import { databaseTarget, openDatabase, type Db } from './db/index.ts';
 import { auditOriginOptions, createAuditLog, type AuditLog } from './audit/index.ts';
 import { createIdentity, type Identity } from './auth/identity.ts';
 import { createEmbeddedIdp } from './auth/embedded-idp/index.ts';
 import { openSearch, type SearchService } from '../src/lib/search/index.ts';
 import { syncPublishedPosts } from './search/posts.ts';
+import { listen } from './db/listen.ts';
 import { createPostStore } from './posts/store.ts';
 import { createNotifications } from './notifications/index.ts';
 import { bufferChunkedBody, refuseDeclaredOversize } from './errors/body-size.ts';
@@ -87,7 +88,7 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   if (builtFor && builtFor !== config.baseUrl) log(`server: dist/ was built for ${builtFor}, not ${config.baseUrl}; not serving its files (npm run build)`);
   else if (staticSite.fileCount === 0) log(`server: no prerendered files in ${config.distDir}; every read goes through the dynamic routes`);
   ensurePrivateDir(config.dataDir, log);
-  const db = openDatabase(path.join(config.dataDir, 'kb.sqlite'));
+  const db = openDatabase(databaseTarget(config));
   const audit = createAuditLog(db, {
     dataDir: config.dataDir,
     ...auditOriginOptions(config),
@@ -113,6 +114,9 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   const posts = createPostStore(db, audit, createNotifications(db));
   let search = await openSearch(config, content.snapshot, log);
   await syncPublishedPosts(search, posts);
+  // Several instances on one PostgreSQL: a post published through another instance reaches this one's
+  // live index when the database says a post changed (LISTEN kb_posts).
+  const postsListener = config.databaseUrl ? await listen(config.databaseUrl, 'kb_posts', () => syncPublishedPosts(search, posts), log) : null;
   const app = createApp({ config, content: () => content, db, audit, identity, idp, search: () => search, log: (m) => console.error(m), staticSite: () => staticSite });
   const honoListener = getRequestListener(app.fetch);
   const serveStatic = createStaticHandler(() => staticSite);
@@ -183,6 +187,7 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
     search: () => search,
     close: async () => {
       fs.unwatchFile(metaFile, onBuild);
+      await postsListener?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

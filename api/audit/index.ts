@@ -3,7 +3,7 @@
 // (C2SP signed notes over the RFC 9162 tree root) are made every N events, every T seconds, and at stop.
 import path from 'node:path';
 import { createHmac } from 'node:crypto';
-import { secretKey } from '../keys/index.ts';
+import { keysDir, secretKey } from '../keys/index.ts';
 import type { Db } from '../db/index.ts';
 import type { Config } from '../../src/lib/config.ts';
 import { canonicalJson } from './canonical.ts';
@@ -90,7 +90,7 @@ export interface PublicEvent {
 export function createAuditLog(db: Db, opts: AuditOptions) {
   const store: AuditStore = auditStore(db);
   const now = opts.now ?? (() => new Date());
-  const keyFile = opts.signingKeyFile ?? path.join(opts.dataDir, 'keys', 'audit-ed25519.pem');
+  const keyFile = opts.signingKeyFile ?? path.join(keysDir(opts.dataDir), 'audit-ed25519.pem');
   // The origin is fixed with the log: serving it under another host later must not orphan its checkpoints.
   if (!isValidKeyName(opts.origin)) throw new AuditOriginError(`invalid audit log origin "${opts.origin}": non-empty, without spaces or '+'`);
   const { origin } = store.fixOrigin(opts.origin, now().toISOString());

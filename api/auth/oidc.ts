@@ -78,7 +78,7 @@ export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity,
     'DELETE FROM login_flows WHERE state_hash = ? RETURNING code_verifier, nonce, next, next_user_code, expires_at',
   );
   const purgeFlows = db.prepare('DELETE FROM login_flows WHERE expires_at < ?');
-  const loginLimiter = new RateLimiter({ limit: opts.loginRateLimitPerMinute, windowMs: 60_000 });
+  const loginLimiter = new RateLimiter({ name: 'login', limit: opts.loginRateLimitPerMinute, windowMs: 60_000, db });
 
   addRoute(
     app,

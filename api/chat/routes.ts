@@ -83,8 +83,8 @@ export function registerChatRoutes(app: OpenAPIHono, deps: AppDeps) {
   const key = chatTokenKey(config.dataDir);
   const llm: LlmClient | null = config.llm ? createLlmClient(config.llm) : null;
   const health = createLlmHealth(config.llm?.model ?? null);
-  const userLimiter = new RateLimiter({ limit: config.chat.rateLimitPerMinute, windowMs: 60_000 });
-  const anonLimiter = new RateLimiter({ limit: config.chat.anonymousRateLimitPerMinute, windowMs: 60_000 });
+  const userLimiter = new RateLimiter({ name: 'chat', limit: config.chat.rateLimitPerMinute, windowMs: 60_000, db: deps.db });
+  const anonLimiter = new RateLimiter({ name: 'chat-anonymous', limit: config.chat.anonymousRateLimitPerMinute, windowMs: 60_000, db: deps.db });
   const noStore = { 'Cache-Control': 'no-store' };
 
   function persona(id: string, mode: string, lang: string): Modelfile {

@@ -135,7 +135,7 @@ export function createCommentStore(db: Db, audit: AuditLog, identity: Identity, 
 
     react(commentId: string, userId: string, kind: ReactionKind): void {
       db.transaction(() => {
-        const r = db.prepare('INSERT OR IGNORE INTO reactions (comment_id, user_id, kind, created_at) VALUES (?, ?, ?, ?)').run(commentId, userId, kind, now().toISOString());
+        const r = db.prepare('INSERT INTO reactions (comment_id, user_id, kind, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(commentId, userId, kind, now().toISOString());
         if (r.changes > 0) audit.append({ kind: 'reaction.add', subjectType: 'comment', subjectId: commentId, actor: { userId }, data: { reaction: kind } });
       }).immediate();
     },

@@ -21,9 +21,18 @@ export function loadOrCreateFile(file: string, make: () => string | Buffer): Buf
   return Buffer.isBuffer(data) ? data : Buffer.from(data);
 }
 
-/** A random secret key of `bytes` bytes in DATA_DIR/keys/<name>; refuses a file of another size. */
+/**
+ * The folder of the service's keys: KEYS_DIR when set, else DATA_DIR/keys. Several instances behind one
+ * origin must hold the same keys (cookies, consent, chat tokens, audit pseudonyms and signatures, the
+ * embedded identity provider's): point KEYS_DIR at one shared, secret mount.
+ */
+export function keysDir(dataDir: string): string {
+  return process.env.KEYS_DIR ? path.resolve(process.env.KEYS_DIR) : path.join(dataDir, 'keys');
+}
+
+/** A random secret key of `bytes` bytes in the keys folder (see keysDir); refuses a file of another size. */
 export function secretKey(dataDir: string, name: string, bytes = 32): Buffer {
-  const file = path.join(dataDir, 'keys', name);
+  const file = path.join(keysDir(dataDir), name);
   const key = loadOrCreateFile(file, () => randomBytes(bytes));
   if (key.length !== bytes) throw new Error(`${file}: expected a ${bytes}-byte key, found ${key.length} bytes`);
   return key;

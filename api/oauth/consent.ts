@@ -7,6 +7,7 @@ import path from 'node:path';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Principal } from '../auth/identity.ts';
 import { constantTimeEqual } from '../auth/secrets.ts';
+import { keysDir } from '../keys/index.ts';
 import { AUTHORIZE_PARAMS, type AuthorizeParams, type RedirectTarget } from './authorization_request.ts';
 import { POWER_SCOPES, type Scope } from './check_scope.ts';
 import type { OAuthContext } from './context.ts';
@@ -22,7 +23,7 @@ const ROLE_NAME: Record<string, string> = { moderate: 'a moderator', admin: 'an 
 
 /** The consent HMAC key, created on first use (mode 0600), shared by every process of this DATA_DIR. */
 export function loadConsentKey(dataDir: string): Buffer {
-  const file = path.join(dataDir, 'keys', 'oauth-consent.key');
+  const file = path.join(keysDir(dataDir), 'oauth-consent.key');
   if (fs.existsSync(file)) return fs.readFileSync(file);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   try {

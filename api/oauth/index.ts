@@ -42,7 +42,7 @@ export function registerOAuthRoutes(
     lifetimes: { ...LIFETIMES, ...opts.lifetimes },
     siteName: deps.config.siteName,
     consentKey: loadConsentKey(deps.config.dataDir),
-    registrationLimiter: new RateLimiter({ limit: deps.config.oauth.registrationsPerHour, windowMs: 3_600_000, now: () => now().getTime() }),
+    registrationLimiter: new RateLimiter({ name: 'oauth-registration', limit: deps.config.oauth.registrationsPerHour, windowMs: 3_600_000, now: () => now().getTime(), db: deps.db }),
     unusedClientTtlHours: deps.config.oauth.unusedClientTtlHours,
     deviceFlow: deviceFlowFor({ ...deps, now }),
     now,

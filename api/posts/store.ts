@@ -179,7 +179,7 @@ export function createPostStore(db: Db, audit: AuditLog, notifications: Notifica
 
     grantCoAdmin(postId: string, userId: string, grantedBy: string, postTitle: string): boolean {
       return db.transaction(() => {
-        const r = db.prepare('INSERT OR IGNORE INTO post_admins (post_id, user_id, granted_by, created_at) VALUES (?, ?, ?, ?)').run(postId, userId, grantedBy, iso());
+        const r = db.prepare('INSERT INTO post_admins (post_id, user_id, granted_by, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(postId, userId, grantedBy, iso());
         if (r.changes === 0) return false;
         audit.append({ kind: 'post.co_admin_grant', subjectType: 'post', subjectId: postId, actor: { userId: grantedBy }, data: { co_admin: userId } });
         notifications.notify({ userId, kind: 'co_admin', title: `You can now edit “${postTitle}”`, link: `/api/posts/${postId}`, actorId: grantedBy, subjectType: 'post', subjectId: postId });
@@ -201,7 +201,7 @@ export function createPostStore(db: Db, audit: AuditLog, notifications: Notifica
 
     vote(post: PostRow, userId: string, voterName: string): void {
       db.transaction(() => {
-        const r = db.prepare('INSERT OR IGNORE INTO post_votes (post_id, user_id, created_at) VALUES (?, ?, ?)').run(post.id, userId, iso());
+        const r = db.prepare('INSERT INTO post_votes (post_id, user_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(post.id, userId, iso());
         if (r.changes === 0) return;
         audit.append({ kind: 'post.vote', subjectType: 'post', subjectId: post.id, actor: { userId } });
         notifications.notify({ userId: post.author_id, kind: 'vote', title: `${voterName} voted for “${post.title}”`, link: `/api/posts/${post.slug}`, actorId: userId, subjectType: 'post', subjectId: post.id });

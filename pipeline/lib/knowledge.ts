@@ -9,7 +9,7 @@ import path from 'node:path';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import type { Snapshot, Video } from '../../src/lib/content/model.ts';
-import { openDatabase, type Db } from '../../api/db/index.ts';
+import { databaseTarget, openDatabase, type Db } from '../../api/db/index.ts';
 import { auditOriginOptions, createAuditLog, type AuditLog } from '../../api/audit/index.ts';
 import { createProposal } from '../../api/proposals/store.ts';
 import { sha256 } from '../../api/sources/store.ts';
@@ -110,7 +110,7 @@ function writeDraftConcept(ctx: JobContext, snap: Snapshot, db: Db, audit: Audit
 
 export async function buildKnowledge(ctx: JobContext): Promise<JobResult> {
   const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir) });
-  const db = openDatabase(path.join(ctx.dataDir, 'kb.sqlite'));
+  const db = openDatabase(databaseTarget(ctx.config), { applicationName: 'kb-pipeline' });
   const errors: string[] = [];
   let concepts = 0;
   let links = 0;

@@ -13,6 +13,10 @@ const EnvSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   BASE_URL: z.url().optional(),
   DATA_DIR: z.string().default('var'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/i, 'a postgres:// or postgresql:// URL')
+    .optional(),
   CONTENT_DIR: z.string().default('content'),
   DIST_DIR: z.string().default('dist'),
   SITE_NAME: z.string().min(1).default('AI Transformation Knowledge Base'),
@@ -88,6 +92,8 @@ export interface Config {
   /** Public origin, no trailing slash: used in every absolute URL the service publishes. */
   baseUrl: string;
   dataDir: string;
+  /** PostgreSQL for the write side (postgres://…); unset: the embedded SQLite file DATA_DIR/kb.sqlite. */
+  databaseUrl?: string;
   contentDir: string;
   distDir: string;
   siteName: string;
@@ -205,6 +211,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     baseUrl,
     dataDir: path.resolve(cwd, e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL || undefined,
     contentDir: path.resolve(cwd, e.CONTENT_DIR),
     distDir: path.resolve(cwd, e.DIST_DIR),
     siteName: e.SITE_NAME,

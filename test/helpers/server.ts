@@ -47,10 +47,22 @@ export async function startTestServer(
     OAUTH_REGISTRATIONS_PER_HOUR: '100000',
     PORT: String(port),
     HOST: '127.0.0.1',
+    ...(await testDatabaseEnv()),
     ...opts.env,
   });
   const running = await startServer(config, { log: () => {} });
   return asTestServer(running, dataDir, dataDir);
+}
+
+/**
+ * In the `postgres` test project (TEST_DATABASE=postgres), a fresh database for each server on the
+ * file's PostgreSQL (test/helpers/postgres-setup.ts); elsewhere nothing, and the server uses SQLite.
+ */
+export async function testDatabaseEnv(): Promise<Record<string, string>> {
+  if (process.env.TEST_DATABASE !== 'postgres') return {};
+  const cluster = (globalThis as { kbTestPostgres?: { createDatabase(): Promise<string> } }).kbTestPostgres;
+  if (!cluster) throw new Error('TEST_DATABASE=postgres, but no PostgreSQL was started (test/helpers/postgres-setup.ts)');
+  return { DATABASE_URL: await cluster.createDatabase() };
 }
 
 /** A running server as tests use it; stopping it also removes `cleanup` (its temporary folder). */

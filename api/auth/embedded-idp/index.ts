@@ -10,6 +10,7 @@ import { Provider, type Configuration, type KoaContextWithOIDC } from 'oidc-prov
 import type { Db } from '../../db/index.ts';
 import { loginPage, errorPage } from './pages.ts';
 import { sqliteAdapterFactory } from './adapter.ts';
+import { keysDir as keysDirOf } from '../../keys/index.ts';
 
 export const EMBEDDED_CLIENT_ID = 'kb-web';
 export const IDP_PREFIX = '/idp';
@@ -46,7 +47,7 @@ async function readForm(req: IncomingMessage, limit = 8 * 1024): Promise<URLSear
 
 export function createEmbeddedIdp(db: Db, opts: { baseUrl: string; dataDir: string }): EmbeddedIdp {
   const issuer = `${opts.baseUrl}${IDP_PREFIX}`;
-  const keysDir = path.join(opts.dataDir, 'keys');
+  const keysDir = keysDirOf(opts.dataDir);
   const jwk = loadJson(path.join(keysDir, 'idp-signing-jwk.json'), () => ({
     ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }),
     kid: randomBytes(8).toString('hex'),

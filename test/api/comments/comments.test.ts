@@ -6,6 +6,7 @@ import { loadSnapshot } from '../../../src/lib/content/load.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { bearerFor, sessionFor, type TestSession } from '../../helpers/auth.ts';
 import { sender, type Send } from '../../helpers/http.ts';
+import { failAuditEvents } from '../../helpers/db-faults.ts';
 
 const snap = loadSnapshot(path.resolve('content'));
 const video = snap.videos[0].video_id;
@@ -201,7 +202,7 @@ describe('limits and atomicity', () => {
   });
 
   it('rolls the comment back when its audit event cannot be written', async () => {
-    srv.db.exec("CREATE TRIGGER fail_comment_audit BEFORE INSERT ON audit_events WHEN NEW.kind = 'comment.create' BEGIN SELECT RAISE(ABORT, 'audit store unavailable'); END");
+    const restoreComment = failAuditEvents(srv.db, 'comment.create');
     try {
       const before = srv.db.prepare('SELECT COUNT(*) FROM comments').pluck().get();
       const res = await send('/api/comments', { method: 'POST', as: ana, json: { entity_type: 'video', entity_id: video, body: 'Must not survive @bor' } });
@@ -210,7 +211,7 @@ describe('limits and atomicity', () => {
       expect(srv.db.prepare('SELECT COUNT(*) FROM comments').pluck().get()).toBe(before);
       expect(srv.db.prepare("SELECT COUNT(*) FROM notifications WHERE body LIKE 'Must not survive%'").pluck().get()).toBe(0);
     } finally {
-      srv.db.exec('DROP TRIGGER fail_comment_audit');
+      restoreComment();
     }
   });
 

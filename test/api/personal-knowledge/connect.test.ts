@@ -110,7 +110,7 @@ describe('connecting a git host', () => {
     const row = srv.db.prepare('SELECT * FROM pk_connections WHERE user_id = ?').get(p.userId) as Record<string, any>;
     expect(Buffer.isBuffer(row.token_enc)).toBe(true);
     expect(row.token_enc.length).toBeGreaterThan(29);
-    srv.db.pragma('wal_checkpoint(TRUNCATE)');
+    (srv.db as unknown as { pragma(s: string): unknown }).pragma('wal_checkpoint(TRUNCATE)');
     const files = filesUnder(srv.dataDir).map((f) => fs.readFileSync(f).toString('latin1'));
     for (const token of tokens) {
       expect(cells).not.toContain(token);

@@ -9,6 +9,7 @@ import { createProposal } from '../../../api/proposals/index.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sessionFor, type TestSession } from '../../helpers/auth.ts';
 import { sender, type Send } from '../../helpers/http.ts';
+import { failAuditEvents } from '../../helpers/db-faults.ts';
 
 const THRESHOLD = 3;
 const snap = loadSnapshot(path.resolve('content'));
@@ -261,18 +262,18 @@ describe('community flags', () => {
   it('rolls the whole flag back when its audit event cannot be written', async () => {
     const p = await propose(ana, tagFix('audit failure'));
     const before = await getOne(p.proposal_id);
-    srv.db.exec(`CREATE TRIGGER fail_flag_audit BEFORE INSERT ON audit_events WHEN NEW.kind = 'proposal.flag' BEGIN SELECT RAISE(ABORT, 'audit store failed'); END`);
+    const restoreFlag = failAuditEvents(srv.db, 'proposal.flag');
     try {
       expect((await flag(bor, p.proposal_id, { reason: 'x' })).status).toBe(500);
       expect(flagCount(p.proposal_id)).toBe(0);
       expect(await getOne(p.proposal_id)).toEqual(before);
     } finally {
-      srv.db.exec('DROP TRIGGER fail_flag_audit');
+      restoreFlag();
     }
     // The threshold write too: the auto-reject event failing undoes the last flag and the rejection.
     expect((await flag(bor, p.proposal_id)).status).toBe(200);
     expect((await flag(cid, p.proposal_id)).status).toBe(200);
-    srv.db.exec(`CREATE TRIGGER fail_reject_audit BEFORE INSERT ON audit_events WHEN NEW.kind = 'proposal.auto_reject' BEGIN SELECT RAISE(ABORT, 'audit store failed'); END`);
+    const restoreReject = failAuditEvents(srv.db, 'proposal.auto_reject');
     const notesBefore = (await notificationsOf(ana)).length;
     try {
       expect((await flag(dan, p.proposal_id)).status).toBe(500);
@@ -280,7 +281,7 @@ describe('community flags', () => {
       expect((await getOne(p.proposal_id)).status).toBe('pending');
       expect((await notificationsOf(ana)).length).toBe(notesBefore);
     } finally {
-      srv.db.exec('DROP TRIGGER fail_reject_audit');
+      restoreReject();
     }
     expect(await (await flag(dan, p.proposal_id)).json()).toMatchObject({ flags: 3, status: 'rejected', decided_by: null });
   });

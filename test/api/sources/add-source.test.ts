@@ -6,6 +6,7 @@ import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sessionFor, type TestSession } from '../../helpers/auth.ts';
 import { sender, type Send } from '../../helpers/http.ts';
 import { startInternalServer, startPageServer, type PageServer } from './page-server.ts';
+import { failAuditEvents } from '../../helpers/db-faults.ts';
 
 let srv: TestServer;
 let send: Send;
@@ -214,13 +215,13 @@ describe('permissions and validation', () => {
 describe('no half-done writes', () => {
   it('adds nothing when the audit event cannot be written', async () => {
     const before = sourceRows();
-    srv.db.exec(`CREATE TRIGGER fail_source_audit BEFORE INSERT ON audit_events WHEN NEW.kind = 'source.add' BEGIN SELECT RAISE(ABORT, 'audit store failed'); END`);
+    const restoreSource = failAuditEvents(srv.db, 'source.add');
     try {
       expect((await add({ title: 'Never stored', text: 'This text must not be stored.' })).status).toBe(500);
       expect((await add({ url: `${web.origin}/no-canonical?x=audit` })).status).toBe(500);
       expect(sourceRows()).toBe(before);
     } finally {
-      srv.db.exec('DROP TRIGGER fail_source_audit');
+      restoreSource();
     }
     expect((await add({ title: 'Now stored', text: 'This text must not be stored.' })).status).toBe(200);
   });

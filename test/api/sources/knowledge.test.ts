@@ -11,6 +11,7 @@ import { loadSnapshot } from '../../../src/lib/content/load.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sessionFor, type TestSession } from '../../helpers/auth.ts';
 import { sender, type Send } from '../../helpers/http.ts';
+import { failAuditEvents } from '../../helpers/db-faults.ts';
 
 const repoSnap = loadSnapshot(path.resolve('content'));
 const TOPIC = 'claims handling';
@@ -100,11 +101,11 @@ describe('extractive drafts (no LLM configured)', () => {
   });
 
   it('leaves no draft file behind when the proposal cannot be written', async () => {
-    srv.db.exec(`CREATE TRIGGER fail_draft_audit BEFORE INSERT ON audit_events WHEN NEW.kind = 'proposal.create' BEGIN SELECT RAISE(ABORT, 'audit store failed'); END`);
+    const restoreDraft = failAuditEvents(srv.db, 'proposal.create');
     try {
       expect((await send('/api/sources/knowledge', { method: 'POST', as: ana, json: { topic: 'coding agents' } })).status).toBe(500);
     } finally {
-      srv.db.exec('DROP TRIGGER fail_draft_audit');
+      restoreDraft();
     }
     expect(fs.existsSync(path.join(contentDir, 'knowledge', 'coding-agents.md'))).toBe(false);
     expect(srv.db.prepare("SELECT COUNT(*) FROM proposals WHERE target_id = 'coding-agents'").pluck().get()).toBe(0);

@@ -1,0 +1,60 @@
+// LISTEN/NOTIFY on PostgreSQL: how one instance hears of another's writes (api/db/migrations/postgres/
+// 012_shared_state.sql names the channels). A plain asynchronous connection of its own, apart from the
+// synchronous query path; it reconnects after a drop, and calls `onChange` again then, since
+// notifications sent while it was away are lost.
+import pg from 'pg';
+
+export interface Listener {
+  close(): Promise<void>;
+}
+
+/**
+ * Calls `onChange` (at most once per `debounceMs`) after notifications on `channel`, and once after each
+ * reconnection.
+ * @example const l = await listen(config.databaseUrl, 'kb_posts', () => syncPublishedPosts(search(), posts), log)
+ */
+export async function listen(url: string, channel: string, onChange: () => void | Promise<void>, log: (m: string) => void, debounceMs = 100): Promise<Listener> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`invalid channel name ${channel}`);
+  let client: pg.Client | null = null;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const fire = () => {
+    if (timer || closed) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      Promise.resolve(onChange()).catch((err) => log(`listen ${channel}: ${(err as Error).message}`));
+    }, debounceMs);
+  };
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: url, application_name: `kb-listen-${channel}` });
+    c.on('notification', fire);
+    c.on('error', (err) => {
+      log(`listen ${channel}: connection lost (${err.message}); reconnecting`);
+      c.end().catch(() => {});
+      if (client === c) client = null;
+      if (!closed) retry = setTimeout(reconnect, 1000);
+    });
+    await c.connect();
+    await c.query(`LISTEN ${channel}`);
+    client = c;
+  };
+  const reconnect = () => {
+    retry = undefined;
+    connect()
+      .then(fire)
+      .catch((err) => {
+        log(`listen ${channel}: ${(err as Error).message}; retrying`);
+        if (!closed) retry = setTimeout(reconnect, 2000);
+      });
+  };
+  await connect();
+  return {
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      clearTimeout(retry);
+      await client?.end().catch(() => {});
+    },
+  };
+}
