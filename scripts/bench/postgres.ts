@@ -1,0 +1,220 @@
+// A throwaway PostgreSQL for the benches: Debian's binaries (/usr/lib/postgresql/<version>/bin, or
+// PG_BIN_DIR), initdb into a temporary folder, pg_ctl on a free loopback port with its unix socket in that
+// folder, stopped and removed by stop() (or by a watchdog if the bench dies first). As root the cluster
+// belongs to the `postgres` user (initdb refuses root). The same steps as test/helpers/postgres.ts, which
+// imports vitest and so cannot be used here; unlike the tests' cluster, this one keeps PostgreSQL's
+// durable defaults (fsync, synchronous_commit, full_page_writes on) unless the caller asks otherwise.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+export interface BenchPostgres {
+  /** postgres:// URL of a database on this server, as user postgres (trust authentication, loopback). */
+  url(database: string): string;
+  /** Creates an empty database named `name` and returns its URL. */
+  createDatabase(name: string): Promise<string>;
+  /** `SELECT version()`, e.g. "PostgreSQL 15.8 (Debian 15.8-0+deb12u1) on x86_64-pc-linux-gnu, …". */
+  version: string;
+  /** The settings that matter for write throughput, as the running server reports them (SHOW). */
+  settings: Record<string, string>;
+  /** Stops the server (fast mode) and removes its folder. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+const BINARIES = ['initdb', 'pg_ctl'];
+const REPORTED = ['fsync', 'synchronous_commit', 'full_page_writes', 'wal_sync_method', 'wal_level', 'shared_buffers', 'max_connections'];
+
+function hasBinaries(dir: string): boolean {
+  return BINARIES.every((b) => {
+    try {
+      fs.accessSync(path.join(dir, b), fs.constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The newest /usr/lib/postgresql/<version>/bin with initdb and pg_ctl (or PG_BIN_DIR when set), else null. */
+export function postgresBinDir(): string | null {
+  const fromEnv = process.env.PG_BIN_DIR;
+  if (fromEnv) return hasBinaries(fromEnv) ? fromEnv : null;
+  const root = '/usr/lib/postgresql';
+  let versions: string[];
+  try {
+    versions = fs.readdirSync(root);
+  } catch {
+    return null;
+  }
+  const dirs = versions
+    .filter((v) => /^\d+(\.\d+)?$/.test(v))
+    .sort((a, b) => Number(b) - Number(a))
+    .map((v) => path.join(root, v, 'bin'));
+  return dirs.find(hasBinaries) ?? null;
+}
+
+/** Why a bench cannot start PostgreSQL here, or null when it can (binaries found; as root, a postgres user). */
+export function postgresUnavailable(): string | null {
+  if (!postgresBinDir()) return process.env.PG_BIN_DIR ? `no initdb/pg_ctl in PG_BIN_DIR=${process.env.PG_BIN_DIR}` : 'no initdb/pg_ctl in /usr/lib/postgresql/<version>/bin (apt-get install postgresql, or set PG_BIN_DIR)';
+  if (process.getuid?.() === 0 && !postgresUser()) return "running as root, and there is no 'postgres' user to run initdb/pg_ctl as";
+  return null;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function postgresUser(): { uid: number; gid: number } | null {
+  try {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+    return Number.isInteger(uid) && Number.isInteger(gid) ? { uid, gid } : null;
+  } catch {
+    return null;
+  }
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+function tail(file: string, lines = 40): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no server log)';
+  }
+}
+
+/**
+ * initdb + pg_ctl start in a fresh temporary folder, with `settings` passed as `-c name=value` (on top of
+ * listen_addresses=127.0.0.1 and max_connections=200). Call stop() in a finally.
+ * @example const pg = await startBenchPostgres({ fsync: 'on', synchronous_commit: 'on' })
+ */
+export async function startBenchPostgres(settings: Record<string, string> = {}): Promise<BenchPostgres> {
+  const unavailable = postgresUnavailable();
+  if (unavailable) throw new Error(`startBenchPostgres: ${unavailable}`);
+  const bin = postgresBinDir()!;
+  const owner = process.getuid?.() === 0 ? postgresUser() : null;
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-pg-'));
+  if (owner) fs.chownSync(dir, owner.uid, owner.gid);
+  const data = path.join(dir, 'data');
+  const log = path.join(dir, 'server.log');
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PG')));
+  env.LC_ALL = 'C';
+  const command = (name: string, args: string[]): [string, string[]] =>
+    owner ? ['runuser', ['-u', 'postgres', '--', path.join(bin, name), ...args]] : [path.join(bin, name), args];
+  const run = (name: string, args: string[]): { ok: boolean; output: string } => {
+    const [cmd, argv] = command(name, args);
+    const r = spawnSync(cmd, argv, { cwd: dir, env, encoding: 'utf8', timeout: 120_000 });
+    return { ok: r.status === 0, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}`.trim() };
+  };
+
+  let port = 0;
+  let watchdog: ReturnType<typeof spawn> | null = null;
+  try {
+    // --no-sync only skips initdb's own final flush of the fresh cluster; the server's settings decide
+    // what every commit does.
+    const initArgs = ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C.UTF-8'];
+    let init = run('initdb', initArgs);
+    if (!init.ok && /locale/i.test(init.output)) {
+      fs.rmSync(data, { recursive: true, force: true });
+      init = run('initdb', [...initArgs.slice(0, -1), '--locale=C']);
+    }
+    if (!init.ok) throw new Error(`initdb failed:\n${init.output}`);
+
+    for (let attempt = 1; ; attempt++) {
+      port = await freePort();
+      const options = [
+        '-c listen_addresses=127.0.0.1',
+        `-p ${port}`,
+        `-k ${shellQuote(dir)}`,
+        '-c max_connections=200',
+        ...Object.entries(settings).map(([k, v]) => `-c ${k}=${shellQuote(v)}`),
+      ].join(' ');
+      const start = run('pg_ctl', ['-w', '-t', '60', '-D', data, '-l', log, '-o', options, 'start']);
+      if (start.ok) break;
+      const serverLog = tail(log);
+      if (!/could not bind|already in use/i.test(serverLog) || attempt >= 3) {
+        throw new Error(`pg_ctl start failed (port ${port}):\n${start.output}\n--- server log (tail) ---\n${serverLog}`);
+      }
+      run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
+    }
+
+    // If the bench goes away without stop() (killed, crashed), stop the server and remove the folder.
+    const [stopCmd, stopArgv] = command('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
+    const script = [
+      `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done`,
+      `${[stopCmd, ...stopArgv].map(shellQuote).join(' ')} >/dev/null 2>&1`,
+      `rm -rf ${shellQuote(dir)}`,
+    ].join('\n');
+    watchdog = spawn('sh', ['-c', script], { cwd: dir, env, detached: true, stdio: 'ignore' });
+    watchdog.unref();
+  } catch (err) {
+    run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+
+  const url = (database: string) => `postgres://postgres@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    if (watchdog?.pid) {
+      try {
+        process.kill(-watchdog.pid); // its own process group (detached): the shell and its sleep
+      } catch {
+        // already gone
+      }
+    }
+    const r = run('pg_ctl', ['-w', '-D', data, '-m', 'fast', 'stop']);
+    fs.rmSync(dir, { recursive: true, force: true });
+    if (!r.ok) throw new Error(`pg_ctl stop failed:\n${r.output}`);
+  };
+
+  const client = new pg.Client({ connectionString: url('postgres') });
+  let version: string;
+  const reported: Record<string, string> = {};
+  try {
+    await client.connect();
+    version = (await client.query<{ version: string }>('SELECT version()')).rows[0].version;
+    for (const name of REPORTED) reported[name] = (await client.query(`SHOW ${name}`)).rows[0][name];
+  } catch (err) {
+    await stop();
+    throw err;
+  } finally {
+    await client.end().catch(() => {});
+  }
+
+  return {
+    url,
+    version,
+    settings: reported,
+    async createDatabase(name: string): Promise<string> {
+      if (stopped) throw new Error('createDatabase: the PostgreSQL cluster is stopped');
+      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`createDatabase: unsafe database name ${JSON.stringify(name)}`);
+      const c = new pg.Client({ connectionString: url('postgres') });
+      await c.connect();
+      try {
+        await c.query(`CREATE DATABASE "${name}"`);
+      } finally {
+        await c.end();
+      }
+      return url(name);
+    },
+    stop,
+  };
+}
