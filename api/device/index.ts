@@ -52,7 +52,7 @@ export function deviceFlowFor(deps: DeviceDeps): DeviceFlow {
  */
 export function registerDeviceRoutes(app: OpenAPIHono, deps: DeviceDeps): DeviceFlow {
   const flow = deviceFlowFor(deps);
-  const codes = codeAccess(flow, new GuessGuard(GUESS_LIMIT), clientAddress);
+  const codes = codeAccess(flow, new GuessGuard({ ...GUESS_LIMIT, db: deps.db }), clientAddress);
   registerDeviceApiRoutes(app, flow, codes, { baseUrl: deps.config.baseUrl, startLimiter: new RateLimiter({ ...START_LIMIT, name: 'device-start', db: deps.db }), clientAddress });
   registerDeviceTokenEndpoint(app, flow, { baseUrl: deps.config.baseUrl });
   registerDevicePage(app, codes, { siteName: deps.config.siteName });

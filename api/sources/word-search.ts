@@ -107,8 +107,7 @@ export interface SourceSearchDeps {
 
 /** Content and added sources for a topic, best first, from the indexes (never a scan of stored texts). */
 export function indexedSourceSearch(deps: SourceSearchDeps): SearchSources {
-  // TODO: `deps.db.dialect` once the Db type carries it (issue 17).
-  const pg = (deps.db as { dialect?: string }).dialect === 'postgres';
+  const pg = deps.db.dialect === 'postgres';
   const addedPages = deps.db.prepare<[string, number], { id: string; title: string; head: string }>(
     pg
       ? `SELECT id, title, head FROM sources_fts, to_tsquery('simple', unaccent(?)) AS q WHERE tsv @@ q ORDER BY ts_rank(tsv, q) DESC, id LIMIT ?`

@@ -10,6 +10,15 @@ CREATE TABLE rate_limits (
 );
 CREATE INDEX rate_limits_at ON rate_limits (at);
 
+-- Failed device user_code lookups per caller (api/device/guess-guard.ts): a sliding window of rows, so
+-- guessing through several instances counts as guessing through one.
+CREATE TABLE guess_failures (
+  key TEXT NOT NULL,
+  at  BIGINT NOT NULL                      -- epoch milliseconds
+);
+CREATE INDEX guess_failures_key ON guess_failures (key, at);
+CREATE INDEX guess_failures_at ON guess_failures (at);
+
 -- Published posts join each instance's live search index: every change to a post tells the listening
 -- instances (LISTEN kb_posts, api/search/posts.ts), which re-read the published posts. Delivered at
 -- commit, so a listener never sees a post that rolled back.
