@@ -21,6 +21,9 @@ export type PgAnswer =
   | { ok: true; rows: Record<string, unknown>[]; rowCount: number }
   | { ok: false; message: string; code?: string; detail?: string; constraint?: string };
 
+/** Not a SQLSTATE: the connection was found dropped before the statement was sent. */
+export const CONNECTION_LOST = 'KB_LOST';
+
 const clients = new Map<number, { client: pg.Client; lost?: Error }>();
 
 function bind(values: unknown[]): unknown[] {
@@ -30,6 +33,8 @@ function bind(values: unknown[]): unknown[] {
 
 async function handle(op: PgOp): Promise<PgAnswer> {
   if (op.op === 'connect') {
+    // Also a reconnection: the caller asks for it only outside a transaction (api/db/postgres.ts).
+    clients.get(op.id)?.client.end().catch(() => {});
     const client = new pg.Client({ connectionString: op.url, application_name: op.applicationName });
     const entry: { client: pg.Client; lost?: Error } = { client };
     // A connection the server dropped fails the next call with this error, not the whole process.
@@ -40,7 +45,8 @@ async function handle(op: PgOp): Promise<PgAnswer> {
   }
   const entry = clients.get(op.id);
   if (!entry) throw new Error('the database connection is closed');
-  if (entry.lost) throw new Error(`the database connection was lost: ${entry.lost.message}`);
+  // Known lost before anything was sent: the statement did not run, so the caller may reconnect and retry.
+  if (entry.lost) return { ok: false, message: `the database connection was lost: ${entry.lost.message}`, code: CONNECTION_LOST };
   if (op.op === 'close') {
     clients.delete(op.id);
     await entry.client.end();

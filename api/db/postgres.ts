@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { createSyncFn } from 'synckit';
 import type Database from 'better-sqlite3';
-import type { PgAnswer, PgOp } from './pg-worker.ts';
+import { CONNECTION_LOST, type PgAnswer, type PgOp } from './pg-worker.ts';
 import { toPostgres, type TranslatedSql } from './translate.ts';
 
 /** The advisory lock every write transaction holds: (namespace, key). Migrations use key 0. */
@@ -114,8 +114,10 @@ export class PgDatabase {
   private closed = false;
 
   readonly url: string;
+  private readonly applicationName: string;
   constructor(url: string, applicationName = 'kb') {
     this.url = url;
+    this.applicationName = applicationName;
     answer(call({ op: 'connect', id: this.id, url, applicationName }));
   }
 
@@ -128,7 +130,19 @@ export class PgDatabase {
 
   /** `name`: a server-side prepared statement, parsed once per connection (prepare() names each). */
   query(text: string, values: unknown[], name?: string): { rows: Record<string, unknown>[]; rowCount: number } {
-    return answer(call({ op: 'query', id: this.id, text, values, name }));
+    return answer(this.send({ op: 'query', id: this.id, text, values, name }));
+  }
+
+  /**
+   * Sends one call; when the connection was dropped (the database restarted, an idle connection was cut)
+   * and no transaction is open, connects again and sends it once more. Inside a transaction the error
+   * stands: the transaction is gone with its connection, and its function must fail whole.
+   */
+  private send(op: PgOp): PgAnswer {
+    const a = call(op);
+    if (a.ok || a.code !== CONNECTION_LOST || this.depth > 0) return a;
+    const again = call({ op: 'connect', id: this.id, url: this.url, applicationName: this.applicationName });
+    return again.ok ? call(op) : again;
   }
 
   prepare(source: string): PgStatement {
@@ -137,7 +151,7 @@ export class PgDatabase {
 
   /** Runs SQL text as it is (several statements allowed, no parameters, no translation). */
   exec(sql: string): this {
-    answer(call({ op: 'exec', id: this.id, sql }));
+    answer(this.send({ op: 'exec', id: this.id, sql }));
     return this;
   }
 

@@ -2,12 +2,14 @@
 // better-sqlite3, so the stores run unchanged. What the stores rely on: placeholders, plucked values,
 // numbers and Buffers as SQLite returns them, transactions that roll back whole (savepoints when nested),
 // errors with their SQLSTATE, and migrations that run once when several openers race.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import path from 'node:path';
+import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toPostgres } from '../../../api/db/translate.ts';
 import { migrationFiles, openDatabase, type Db } from '../../../api/db/index.ts';
 import { PgError } from '../../../api/db/postgres.ts';
-import { describePostgres, startPostgres, type PgCluster } from '../../helpers/postgres.ts';
+import { describePostgres, postgresBinDir, startPostgres, type PgCluster } from '../../helpers/postgres.ts';
 
 describe('SQL written once, translated for PostgreSQL', () => {
   it('numbers ? placeholders and names @name ones, reusing a repeated name', () => {
@@ -93,6 +95,39 @@ describePostgres('PostgreSQL behind the synchronous interface', () => {
   it('refuses a transaction function that returns a promise, and rolls it back', () => {
     expect(() => db.transaction(() => Promise.resolve(1) as unknown as number)()).toThrow(/promise/);
     expect(db.inTransaction).toBe(false);
+  });
+
+  it('connects again after the database dropped its connection, but never inside a transaction', async () => {
+    const url = await pg.createDatabase();
+    const mine = openDatabase(url, { applicationName: 'kb-reconnect-test' });
+    const admin = new Client({ connectionString: pg.url('postgres') });
+    await admin.connect();
+    const kill = async () => {
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'kb-reconnect-test'");
+      await new Promise((r) => setTimeout(r, 300)); // the worker hears of the drop
+    };
+    try {
+      mine.exec('CREATE TABLE r (id BIGINT PRIMARY KEY)');
+      await kill();
+      mine.prepare('INSERT INTO r (id) VALUES (?)').run(1);
+      expect(mine.prepare('SELECT id FROM r').pluck().all()).toEqual([1]);
+
+      // Dropped in the middle of a transaction: it fails whole, and the next statement works again.
+      const psql = path.join(postgresBinDir()!, 'psql');
+      const tx = mine.transaction(() => {
+        mine.prepare('INSERT INTO r (id) VALUES (?)').run(2);
+        // Nothing asynchronous runs inside a transaction: drop the connection from another process.
+        execFileSync(psql, [pg.url('postgres'), '-qAtc', "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'kb-reconnect-test'"]);
+        execFileSync('sleep', ['0.3']);
+        return mine.prepare('INSERT INTO r (id) VALUES (?)').run(3);
+      });
+      expect(() => tx.immediate()).toThrow(/connection/);
+      expect(mine.inTransaction).toBe(false);
+      expect(mine.prepare('SELECT id FROM r ORDER BY id').pluck().all()).toEqual([1]);
+    } finally {
+      mine.close();
+      await admin.end();
+    }
   });
 
   it('applies the migrations once when several processes open a new database at the same moment', async () => {
