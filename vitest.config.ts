@@ -17,6 +17,7 @@ const POSTGRES_SUITES = [
   'test/api/posts/**/*.test.ts',
   'test/api/proposals/**/*.test.ts',
   'test/api/sources/**/*.test.ts',
+  'test/pipeline/knowledge.test.ts',
 ];
 
 function hasPostgres(): boolean {

@@ -1,22 +1,26 @@
 // build-knowledge: draft concepts for uncovered recurring topics, filed as proposals through the same
-// data module the server uses, each with its audit event; nothing twice.
+// data module the server uses, each with its audit event; nothing twice. Runs on SQLite and, in the
+// `postgres` project, with the pipeline and the server on one PostgreSQL database.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { runJob } from '../../pipeline/lib/run-job.ts';
 import { jobContext } from '../../pipeline/lib/context.ts';
 import { buildKnowledge } from '../../pipeline/lib/knowledge.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { databaseTarget, openDatabase } from '../../api/db/index.ts';
+import { loadConfig } from '../../src/lib/config.ts';
+import { startTestServer, testDatabaseEnv } from '../helpers/server.ts';
 
 let root: string;
-const env = () => ({ ...process.env, CONTENT_DIR: path.join(root, 'content'), DATA_DIR: path.join(root, 'var'), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' });
+let database: Record<string, string> = {};
+const env = () => ({ ...process.env, CONTENT_DIR: path.join(root, 'content'), DATA_DIR: path.join(root, 'var'), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true', ...database });
 const run = () => runJob('build-knowledge', { ...jobContext({}, env()), log: () => {} }, buildKnowledge);
 
-beforeAll(() => {
+beforeAll(async () => {
+  database = await testDatabaseEnv();
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-knowledge-'));
   fs.cpSync(path.resolve('content'), path.join(root, 'content'), { recursive: true });
 });
@@ -40,7 +44,7 @@ describe('build-knowledge', () => {
       for (const s of c.sources) if (s.type === 'video') expect(after.videosById.get(s.id)!.tags).toEqual(expect.arrayContaining(c.tags));
     }
 
-    const srv = await startTestServer({ contentDir: path.join(root, 'content'), env: { DATA_DIR: path.join(root, 'var') } });
+    const srv = await startTestServer({ contentDir: path.join(root, 'content'), env: { DATA_DIR: path.join(root, 'var'), ...database } });
     try {
       const pending = await (await srv.get('/api/proposals?kind=concept_stub&limit=100')).json();
       const slugs = pending.items.map((p: { payload: { slug: string } }) => p.payload.slug);
@@ -67,9 +71,10 @@ describe('build-knowledge', () => {
       expect(r.ok).toBe(true);
       expect(r.counts.draft_concepts).toBe(0);
     }
-    const db = new Database(path.join(root, 'var', 'kb.sqlite'), { readonly: true });
+    const db = openDatabase(databaseTarget(loadConfig(env())));
     try {
-      const dupes = db.prepare('SELECT kind, target_id, payload, COUNT(*) AS n FROM proposals GROUP BY kind, target_id, payload HAVING n > 1').all();
+      expect(db.dialect).toBe(database.DATABASE_URL ? 'postgres' : 'sqlite');
+      const dupes = db.prepare('SELECT kind, target_id, payload, COUNT(*) AS n FROM proposals GROUP BY kind, target_id, payload HAVING COUNT(*) > 1').all();
       expect(dupes).toEqual([]);
       expect((db.prepare("SELECT COUNT(*) FROM proposals WHERE kind = 'link_add'").pluck().get() as number)).toBeGreaterThan(10);
     } finally {
