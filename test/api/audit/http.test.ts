@@ -2,10 +2,9 @@
 // an honest log and names the seq of a row changed behind the server's back.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { databaseOf, withoutTrigger } from '../../helpers/raw-db.ts';
 import { verifyAuditLog } from '../../../scripts/audit-verify.ts';
 import { leafHash, verifyConsistency, verifyInclusion } from '../../../api/audit/merkle.ts';
 
@@ -123,15 +122,17 @@ describe('the verifier', () => {
   });
 
   it('names the seq of a row changed behind the server’s back', async () => {
-    // Edit the SQLite file directly, as someone with disk access would: drop the guard, rewrite, restore.
-    const raw = new Database(path.join(srv.dataDir, 'kb.sqlite'));
-    const entry = JSON.parse(raw.prepare('SELECT entry FROM audit_events WHERE seq = 33').pluck().get() as string);
-    entry.data = { i: 'rewritten' };
-    const guard = raw.prepare("SELECT sql FROM sqlite_master WHERE name = 'audit_events_no_update'").pluck().get() as string;
-    raw.exec('DROP TRIGGER audit_events_no_update');
-    raw.prepare('UPDATE audit_events SET entry = ? WHERE seq = 33').run(JSON.stringify(entry));
-    raw.exec(guard);
-    raw.close();
+    // Edit the database directly, on a connection of its own, as someone with access to the SQLite file or
+    // the PostgreSQL server would: drop the guard, rewrite, restore.
+    const changed = await withoutTrigger(databaseOf(srv), 'audit_events', 'audit_events_no_update', async (raw) => {
+      const [row] = await raw.all<{ entry: string }>('SELECT entry FROM audit_events WHERE seq = 33');
+      const entry = JSON.parse(row.entry);
+      entry.data = { i: 'rewritten' };
+      return raw.run('UPDATE audit_events SET entry = ? WHERE seq = 33', [JSON.stringify(entry)]);
+    });
+    expect(changed).toBe(1);
+    // The guard is back.
+    expect(() => srv.db.prepare("UPDATE audit_events SET kind = 'forged' WHERE seq = 1").run()).toThrow(/append-only/);
 
     const r = await verifyAuditLog(srv.url);
     expect(r).toMatchObject({ ok: false, failedSeq: 33 });

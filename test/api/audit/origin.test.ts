@@ -5,9 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { startTestServer, testDatabaseEnv, type TestServer } from '../../helpers/server.ts';
+import { withoutTrigger } from '../../helpers/raw-db.ts';
 import { openCheckpoint } from '../../../api/audit/checkpoint.ts';
 import { createAuditLog } from '../../../api/audit/index.ts';
 import { openDatabase } from '../../../api/db/index.ts';
@@ -16,17 +16,30 @@ import { verifyAuditLog } from '../../../scripts/audit-verify.ts';
 
 const dirs: string[] = [];
 const servers: TestServer[] = [];
+// A DATA_DIR's database: none in the env on SQLite (DATA_DIR/kb.sqlite), one PostgreSQL database in the
+// postgres project, the same for every server started on that DATA_DIR, as a restart would reopen it.
+const databases = new Map<string, Record<string, string>>();
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.stop();
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  databases.clear();
 });
 function dataDir(): string {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-audit-origin-'));
   dirs.push(d);
   return d;
 }
-async function start(env: Record<string, string>): Promise<TestServer> {
-  const s = await startTestServer({ env });
+async function databaseEnv(dir: string): Promise<Record<string, string>> {
+  let env = databases.get(dir);
+  if (!env) databases.set(dir, (env = await testDatabaseEnv()));
+  return env;
+}
+/** The target openDatabase() takes for a DATA_DIR's database. */
+async function databaseTarget(dir: string): Promise<string> {
+  return (await databaseEnv(dir)).DATABASE_URL ?? path.join(dir, 'kb.sqlite');
+}
+async function start(env: { DATA_DIR: string } & Record<string, string>): Promise<TestServer> {
+  const s = await startTestServer({ env: { ...(await databaseEnv(env.DATA_DIR)), ...env } });
   servers.push(s);
   return s;
 }
@@ -87,15 +100,15 @@ describe('the audit log origin', () => {
 
   it('of a log made before origins were stored is the one its newest checkpoint was signed under', async () => {
     const dir = dataDir();
-    const db = openDatabase(path.join(dir, 'kb.sqlite'));
+    const target = await databaseTarget(dir);
+    const db = openDatabase(target);
     const old = createAuditLog(db, { dataDir: dir, origin: 'old.test/audit', checkpointEvery: 1000, checkpointIntervalSeconds: 3600 });
     db.transaction(() => old.append({ kind: 'test.write', subjectType: 'thing', subjectId: 'x', actor: 'system' })).immediate();
     old.stop();
     db.close();
-    // As the database was before the origin had a table row.
-    const raw = new Database(path.join(dir, 'kb.sqlite'));
-    raw.exec('DROP TRIGGER audit_log_meta_no_delete; DELETE FROM audit_log_meta;');
-    raw.close();
+    // As the database was before the origin had a table row (the table and its guards there, empty).
+    const deleted = await withoutTrigger(target, 'audit_log_meta', 'audit_log_meta_no_delete', (raw) => raw.run('DELETE FROM audit_log_meta'));
+    expect(deleted).toBe(1);
 
     const s = await start({ DATA_DIR: dir, BASE_URL: 'http://new.test' });
     const key = await getJson<Key>(s, '/api/audit/pubkey');

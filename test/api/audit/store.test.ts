@@ -1,9 +1,11 @@
-// The append path in SQLite: one function inside the write's transaction, no gaps, no rewriting history.
+// The append path: one function inside the write's transaction, no gaps, no rewriting history. On SQLite,
+// and in the postgres test project on PostgreSQL (each test a fresh database on the file's server).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
+import { testDatabaseEnv } from '../../helpers/server.ts';
 import { openDatabase, type Db } from '../../../api/db/index.ts';
 import { createAuditLog, type AuditLog } from '../../../api/audit/index.ts';
 import { MemoryTree, leafHash } from '../../../api/audit/merkle.ts';
@@ -11,15 +13,20 @@ import { openCheckpoint } from '../../../api/audit/checkpoint.ts';
 
 const dirs: string[] = [];
 const dbs: Db[] = [];
-function setup(opts: { every?: number } = {}): { db: Db; audit: AuditLog; dir: string } {
+const workers: Worker[] = [];
+/** A fresh log: DATA_DIR/kb.sqlite, or a fresh PostgreSQL database in the postgres project. */
+async function setup(opts: { every?: number } = {}): Promise<{ db: Db; audit: AuditLog; dir: string; target: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-audit-'));
   dirs.push(dir);
-  const db = openDatabase(path.join(dir, 'kb.sqlite'));
+  const target = (await testDatabaseEnv()).DATABASE_URL ?? path.join(dir, 'kb.sqlite');
+  const db = openDatabase(target);
   dbs.push(db);
   const audit = createAuditLog(db, { dataDir: dir, origin: 'kb.test/audit', checkpointEvery: opts.every ?? 1000, checkpointIntervalSeconds: 3600 });
-  return { db, audit, dir };
+  return { db, audit, dir, target };
 }
-afterEach(() => {
+afterEach(async () => {
+  // Writers still running (a test that failed or timed out) would keep creating files in the folder.
+  await Promise.all(workers.splice(0).map((w) => w.terminate()));
   for (const db of dbs.splice(0)) if (db.open) db.close();
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
@@ -27,13 +34,13 @@ afterEach(() => {
 const event = (i: number) => ({ kind: 'test.write', subjectType: 'thing', subjectId: `t${i}`, actor: { userId: `user-${i % 3}` }, data: { n: i } });
 
 describe('appending audit events', () => {
-  it('refuses to append outside a transaction', () => {
-    const { audit } = setup();
+  it('refuses to append outside a transaction', async () => {
+    const { audit } = await setup();
     expect(() => audit.append(event(1))).toThrow(/inside the write transaction/);
   });
 
-  it('numbers events 1, 2, 3 and leaves no gap when a write rolls back', () => {
-    const { db, audit } = setup();
+  it('numbers events 1, 2, 3 and leaves no gap when a write rolls back', async () => {
+    const { db, audit } = await setup();
     db.transaction(() => audit.append(event(1))).immediate();
     expect(() =>
       db.transaction(() => {
@@ -47,14 +54,14 @@ describe('appending audit events', () => {
     expect(page.tree_size).toBe(2);
   });
 
-  it('refuses UPDATE and DELETE on the log, even from our own connection', () => {
-    const { db, audit } = setup();
+  it('refuses UPDATE and DELETE on the log, even from our own connection', async () => {
+    const { db, audit } = await setup();
     db.transaction(() => audit.append(event(1))).immediate();
     audit.checkpointNow();
     for (const sql of [
       "UPDATE audit_events SET kind = 'forged' WHERE seq = 1",
       'DELETE FROM audit_events WHERE seq = 1',
-      'UPDATE audit_tree SET hash = zeroblob(32)',
+      `UPDATE audit_tree SET hash = ${db.dialect === 'postgres' ? "decode(repeat('00', 32), 'hex')" : 'zeroblob(32)'}`,
       'DELETE FROM audit_tree',
       "UPDATE audit_checkpoints SET note = 'x'",
       'DELETE FROM audit_checkpoints',
@@ -64,8 +71,8 @@ describe('appending audit events', () => {
     expect(audit.events({ afterSeq: 0, limit: 10 }).items[0].kind).toBe('test.write');
   });
 
-  it('publishes a pseudonym for the actor, never the user id, scoped to the subject (and the kind, for anonymous acts)', () => {
-    const { db, audit } = setup();
+  it('publishes a pseudonym for the actor, never the user id, scoped to the subject (and the kind, for anonymous acts)', async () => {
+    const { db, audit } = await setup();
     db.transaction(() => {
       audit.append(event(0));
       audit.append(event(3)); // same user-0, another subject
@@ -83,8 +90,8 @@ describe('appending audit events', () => {
     expect(JSON.stringify([a, b, same, anon, c])).not.toContain('user-0');
   });
 
-  it('checkpoints every N events, with roots that match the entries', () => {
-    const { db, audit } = setup({ every: 10 });
+  it('checkpoints every N events, with roots that match the entries', async () => {
+    const { db, audit } = await setup({ every: 10 });
     for (let i = 1; i <= 35; i++) db.transaction(() => audit.append(event(i))).immediate();
     expect(audit.checkpoints(0, 100).items.map((c) => c.tree_size)).toEqual([10, 20, 30]);
     audit.checkpointNow();
@@ -101,38 +108,61 @@ describe('appending audit events', () => {
   });
 
   it('has no gaps under 64 concurrent writers on separate connections', async () => {
-    const { dir, audit } = setup();
-    const file = path.join(dir, 'kb.sqlite');
+    // Each writer a thread with its own connection to the same database: the SQLite file, or in the
+    // postgres project the same PostgreSQL database (issue 17: writers on several instances at once).
+    const { dir, audit, target } = await setup();
+    // An ES module, not an eval'd script: there Node defines a global __dirname of '.', and synckit (the
+    // thread of api/db's PostgreSQL connections) would look for its preload at ../register.cjs from the
+    // working folder.
     const workerCode = `
-      const { workerData, parentPort } = require('node:worker_threads');
-      (async () => {
+      import { workerData, parentPort } from 'node:worker_threads';
+      try {
         const { openDatabase } = await import(workerData.dbModule);
         const { createAuditLog } = await import(workerData.auditModule);
-        const db = openDatabase(workerData.file);
-        // 64 writers queue for one write lock on a loaded 2-core machine: wait as long as it takes.
-        db.pragma('busy_timeout = 120000');
+        const db = openDatabase(workerData.target);
+        // 64 writers queue for one write lock on a loaded 2-core machine: wait as long as it takes
+        // (PostgreSQL's advisory lock waits without a limit).
+        if (db.dialect === 'sqlite') db.pragma('busy_timeout = 120000');
         const audit = createAuditLog(db, { dataDir: workerData.dir, origin: 'kb.test/audit', checkpointEvery: 25, checkpointIntervalSeconds: 3600 });
+        // Connected: wait until every writer is, so that all 64 write at once. (A shared-memory gate, not a
+        // message: nothing here should depend on who else listens on parentPort.)
+        parentPort.postMessage('ready');
+        Atomics.wait(workerData.gate, 0, 0);
         for (let i = 0; i < workerData.count; i++) {
           db.transaction(() => audit.append({ kind: 'test.concurrent', subjectType: 'worker', subjectId: String(workerData.id), actor: 'system', data: { i } })).immediate();
         }
         db.close();
         parentPort.postMessage('done');
-      })().catch((e) => { parentPort.postMessage('error: ' + e.stack); });
+      } catch (e) {
+        parentPort.postMessage('error: ' + (e && e.stack ? e.stack : e));
+      }
     `;
+    const workerUrl = new URL(`data:text/javascript,${encodeURIComponent(workerCode)}`);
     const count = 20;
+    const gate = new Int32Array(new SharedArrayBuffer(4));
     const modules = {
       dbModule: new URL('../../../api/db/index.ts', import.meta.url).href,
       auditModule: new URL('../../../api/audit/index.ts', import.meta.url).href,
     };
-    const results = await Promise.all(
-      Array.from({ length: 64 }, (_, id) =>
-        new Promise<string>((resolve, reject) => {
-          const w = new Worker(workerCode, { eval: true, workerData: { file, dir, id, count, ...modules } });
-          w.once('message', resolve);
-          w.once('error', reject);
-        }),
-      ),
-    );
+    // Each writer answers 'ready' once connected, then its outcome ('done', or what failed): all have
+    // stopped writing before the checks.
+    const writers = Array.from({ length: 64 }, (_, id) => {
+      const w = new Worker(workerUrl, { workerData: { target, dir, id, count, gate, ...modules } });
+      workers.push(w);
+      let onReady = () => {};
+      const ready = new Promise<void>((resolve) => (onReady = resolve));
+      const outcome = new Promise<string>((resolve) => {
+        w.on('message', (m: string) => (m === 'ready' ? onReady() : resolve(m)));
+        w.once('error', (e) => resolve(`error: ${e.stack ?? e}`));
+        w.once('exit', (code) => resolve(`exited (${code}) without an answer`));
+      });
+      return { w, ready: Promise.race([ready, outcome]), outcome };
+    });
+    await Promise.all(writers.map((x) => x.ready));
+    Atomics.store(gate, 0, 1);
+    Atomics.notify(gate, 0);
+    const results = await Promise.all(writers.map((x) => x.outcome));
+    await Promise.all(workers.splice(0).map((w) => w.terminate()));
     expect(results.filter((r) => r !== 'done')).toEqual([]);
     const all = [];
     for (let after = 0; ; ) {
@@ -150,5 +180,7 @@ describe('appending audit events', () => {
     const cps = audit.checkpoints(0, 100).items;
     expect(cps.length).toBeGreaterThan(0);
     for (const cp of cps) expect(Buffer.from(cp.root_hash, 'base64').equals(tree.root(cp.tree_size))).toBe(true);
-  });
+    // 64 threads (on PostgreSQL each with its connection's thread) load the modules first: half a minute
+    // on a busy 2-core machine.
+  }, 240_000);
 });

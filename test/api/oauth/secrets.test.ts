@@ -16,12 +16,21 @@ afterAll(() => srv.stop());
 
 /** Every value of every row of every table, as text (blobs as hex and base64url). */
 function dumpDatabase(): string {
-  const tables = srv.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
+  const tables = (
+    srv.db.dialect === 'postgres'
+      ? srv.db.prepare("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'")
+      : srv.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+  )
+    .pluck()
+    .all() as string[];
+  // The tables the flow writes are among them (a listing that found nothing would prove nothing).
+  for (const t of ['oauth_clients', 'oauth_codes', 'oauth_tokens', 'audit_events']) expect(tables).toContain(t);
   const parts: string[] = [];
   for (const t of tables) {
     for (const row of srv.db.prepare(`SELECT * FROM "${t}"`).all() as Record<string, unknown>[]) {
       for (const v of Object.values(row)) {
         if (Buffer.isBuffer(v)) parts.push(v.toString('hex'), v.toString('base64url'), v.toString('latin1'));
+        else if (v !== null && typeof v === 'object') parts.push(JSON.stringify(v)); // a PostgreSQL array or json value
         else parts.push(String(v));
       }
     }
