@@ -4,25 +4,13 @@
 // the SQLSTATE code survives the trip between threads.
 import pg from 'pg';
 import { runAsWorker } from 'synckit';
+import { CONNECTION_LOST, type PgAnswer, type PgOp } from './pg-protocol.ts';
 
 // Values as better-sqlite3 gives them, so the same code reads both databases: bigint and numeric as
 // numbers (counts, seqs and epoch seconds are far below 2^53), booleans as 1 and 0.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
 pg.types.setTypeParser(pg.types.builtins.BOOL, (v) => (v === 't' ? 1 : 0));
-
-export type PgOp =
-  | { op: 'connect'; id: number; url: string; applicationName: string }
-  | { op: 'query'; id: number; text: string; values: unknown[]; name?: string }
-  | { op: 'exec'; id: number; sql: string }
-  | { op: 'close'; id: number };
-
-export type PgAnswer =
-  | { ok: true; rows: Record<string, unknown>[]; rowCount: number }
-  | { ok: false; message: string; code?: string; detail?: string; constraint?: string };
-
-/** Not a SQLSTATE: the connection was found dropped before the statement was sent. */
-export const CONNECTION_LOST = 'KB_LOST';
 
 const clients = new Map<number, { client: pg.Client; lost?: Error }>();
 

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { createSyncFn } from 'synckit';
 import type Database from 'better-sqlite3';
-import { CONNECTION_LOST, type PgAnswer, type PgOp } from './pg-worker.ts';
+import { CONNECTION_LOST, type PgAnswer, type PgOp } from './pg-protocol.ts';
 import { toPostgres, type TranslatedSql } from './translate.ts';
 
 /** The advisory lock every write transaction holds: (namespace, key). Migrations use key 0. */
