@@ -4,6 +4,7 @@
 // errors with their SQLSTATE, and migrations that run once when several openers race.
 import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toPostgres } from '../../../api/db/translate.ts';
@@ -29,6 +30,25 @@ describe('SQL written once, translated for PostgreSQL', () => {
 
   it('refuses a statement that mixes placeholder styles', () => {
     expect(() => toPostgres('SELECT ? , @a')).toThrow(/mixes/);
+  });
+
+  it('leaves a worker thread that imports it (as a pipeline job does) its own messages', async () => {
+    const dbModule = new URL('../../../api/db/index.ts', import.meta.url).href;
+    const code = `import { parentPort } from 'node:worker_threads'; await import(${JSON.stringify(dbModule)}); parentPort.on('message', (m) => parentPort.postMessage('got ' + m));`;
+    const w = new Worker(new URL(`data:text/javascript,${encodeURIComponent(code)}`), { workerData: { job: 'x' } });
+    const errors: string[] = [];
+    w.on('error', (e) => errors.push(e.message));
+    try {
+      const answer = await new Promise<string>((resolve) => {
+        w.once('online', () => setTimeout(() => w.postMessage('ping'), 200));
+        w.once('message', resolve);
+      });
+      expect(answer).toBe('got ping');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(errors).toEqual([]);
+    } finally {
+      await w.terminate();
+    }
   });
 
   it('has a PostgreSQL migration for every SQLite one, number for number', () => {
