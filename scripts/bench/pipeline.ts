@@ -1,6 +1,11 @@
 // bench pipeline: a full run of every job over the 10k-video synthetic corpus, then an incremental run
-// after 50 new videos arrive in the channel feeds, with each job's time and share of the run.
+// after 50 new videos arrive in the channel feeds, with each job's time, share of the run and peak memory.
+//   npm run bench -- pipeline [videos] [--in-process] [--corpus <content folder from gen-corpus>]
+// Each job runs in a process of its own (as `npm run pipeline -- run <job>` does), so every job's peak
+// memory is its own; --in-process runs them one after another in the bench process instead.
 import fs from 'node:fs';
+import { spawn } from 'node:child_process';
+import { parseArgs } from 'node:util';
 import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,23 +30,70 @@ function feed(videos: { id: string; title: string; published: string; descriptio
   return `<?xml version="1.0" encoding="UTF-8"?><feed xmlns:yt="http://www.youtube.com/xml/schemas/2015" xmlns:media="http://search.yahoo.com/mrss/" xmlns="http://www.w3.org/2005/Atom"><title>bench</title>${entries}</feed>`;
 }
 
-async function runAll(env: Record<string, string | undefined>, date: string, order: readonly string[]) {
-  const rows: { job: string; ms: number; counts: Record<string, number>; ok: boolean }[] = [];
-  for (const job of order) {
+interface JobRow {
+  job: string;
+  ms: number;
+  counts: Record<string, number>;
+  ok: boolean;
+  /** Peak RSS of the process that ran the job (in-process: the bench's peak so far). */
+  rss_mb: number;
+  /** Render shards the job started (rebuild-site), and the largest one's peak RSS. */
+  shards: number;
+  shard_rss_mb: number;
+}
+
+/** One job in a child process (pipeline-job.ts); its time is the child's whole life, start-up included. */
+function runInChild(env: Record<string, string | undefined>, job: string, date?: string): Promise<JobRow> {
+  return new Promise((resolve, reject) => {
     const t = performance.now();
-    const r = await runJob(job, { ...jobContext(job === 'build-digest' ? { date } : {}, env), log: () => {} }, JOBS[job].run);
-    rows.push({ job, ms: Math.round(performance.now() - t), counts: r.counts, ok: r.ok });
+    const child = spawn(process.execPath, [path.resolve('scripts/bench/pipeline-job.ts'), job, ...(date ? [date] : [])], {
+      env: { ...env, KB_NODE_QUIET: '1' } as NodeJS.ProcessEnv,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const m = /^JOB (.*)$/m.exec(out);
+      if (!m) return reject(new Error(`bench pipeline: ${job} exited with ${code} and no result`));
+      const r = JSON.parse(m[1]) as JobRow & { error: string | null };
+      if (!r.ok) console.error(`bench pipeline: ${job} failed: ${r.error}`);
+      resolve({ ...r, ms: Math.round(performance.now() - t) });
+    });
+  });
+}
+
+async function runAll(env: Record<string, string | undefined>, date: string, order: readonly string[], inProcess: boolean): Promise<JobRow[]> {
+  const rows: JobRow[] = [];
+  for (const job of order) {
+    const jobDate = job === 'build-digest' ? date : undefined;
+    if (!inProcess) {
+      rows.push(await runInChild(env, job, jobDate));
+      continue;
+    }
+    const t = performance.now();
+    renderStats.shards = 0;
+    renderStats.peakShardRssMb = 0;
+    const r = await runJob(job, { ...jobContext(jobDate ? { date: jobDate } : {}, env), log: () => {} }, JOBS[job].run);
+    rows.push({ job, ms: Math.round(performance.now() - t), counts: r.counts, ok: r.ok, rss_mb: Math.round(process.resourceUsage().maxRSS / 1024), shards: renderStats.shards, shard_rss_mb: renderStats.peakShardRssMb });
     if (!r.ok) console.error(`bench pipeline: ${job} failed: ${r.error}`);
   }
   return rows;
 }
 
+/** The largest peak of any process of a run: the jobs' (or the bench's) and their render shards'. */
+const peakOf = (rows: JobRow[]) => Math.max(...rows.map((r) => Math.max(r.rss_mb, r.shard_rss_mb)));
+
 export async function runPipelineBench(args: string[]): Promise<Record<string, unknown>> {
-  const videos = Number(args[0] ?? 10_000);
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { 'in-process': { type: 'boolean' }, corpus: { type: 'string' } } });
+  const videos = Number(positionals[0] ?? 10_000);
+  const inProcess = values['in-process'] === true;
   const root = path.resolve('bench/corpus', `pipeline-${videos}`);
   fs.rmSync(root, { recursive: true, force: true });
   const contentDir = path.join(root, 'content');
-  generateCorpus({ dir: contentDir, videos, seed: 42 });
+  // A corpus made once by `npm run gen-corpus` (the same seed and size) is copied rather than generated.
+  if (values.corpus) fs.cpSync(path.resolve(values.corpus), contentDir, { recursive: true });
+  else generateCorpus({ dir: contentDir, videos, seed: 42 });
 
   // Channel feeds on loopback: empty for the full run, 50 new videos for the incremental one.
   let served = new Map<string, string>();
@@ -58,12 +110,12 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
   }
   const env = { ...process.env, CONTENT_DIR: contentDir, DATA_DIR: path.join(root, 'var'), DIST_DIR: path.join(root, 'dist'), BASE_URL: 'http://bench.local', ALLOW_DEV_IDP: 'true' };
   try {
-    console.log(`bench pipeline: full run over ${videos} videos …`);
-    const full = await runAll(env, '2026-11-22', FULL);
-    // The process's peak so far is the full run's (the incremental runs below are far smaller); the page
-    // render may run in shard processes, each with its own peak.
-    const fullPeakMb = Math.round(process.resourceUsage().maxRSS / 1024);
-    const shards = { ...renderStats };
+    console.log(`bench pipeline: full run over ${videos} videos, each job ${inProcess ? 'in the bench process' : 'in a process of its own'} …`);
+    const full = await runAll(env, '2026-11-22', FULL, inProcess);
+    // The largest peak of any process involved: a job's (in-process: the bench's), or a render shard's.
+    const fullPeakMb = peakOf(full);
+    const site = full.find((r) => r.job === 'rebuild-site')!;
+    const shards = { shards: site.shards, peakShardRssMb: site.shard_rss_mb };
     served = new Map(
       channels.map((f, ci) => [
         `/${f.replace(/\.md$/, '')}`,
@@ -79,19 +131,30 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
       ]),
     );
     console.log('bench pipeline: incremental run (50 new videos) …');
-    const incremental = await runAll(env, '2026-11-23', INCREMENTAL);
+    const incremental = await runAll(env, '2026-11-23', INCREMENTAL, inProcess);
     console.log('bench pipeline: no-op run (the feeds bring nothing new) …');
-    const noop = await runAll(env, '2026-11-23', ['ingest-videos']);
+    const noop = await runAll(env, '2026-11-23', ['ingest-videos'], inProcess);
     const show = (label: string, rows: typeof full) => {
       const total = rows.reduce((a, r) => a + r.ms, 0);
       console.log(`\n${label}: ${(total / 1000).toFixed(1)} s`);
-      console.log(table(rows.map((r) => ({ job: r.job, seconds: (r.ms / 1000).toFixed(2), share: `${Math.round((r.ms / total) * 100)}%`, result: r.ok ? JSON.stringify(r.counts) : 'FAILED' }))));
-      return { total_ms: total, jobs: rows };
+      console.log(
+        table(
+          rows.map((r) => ({
+            job: r.job,
+            seconds: (r.ms / 1000).toFixed(2),
+            share: `${Math.round((r.ms / total) * 100)}%`,
+            [inProcess ? 'bench peak RSS' : 'peak RSS']: `${r.rss_mb} MB${r.shards ? ` (${r.shards} shard${r.shards > 1 ? 's' : ''} ≤ ${r.shard_rss_mb} MB)` : ''}`,
+            result: r.ok ? JSON.stringify(r.counts) : 'FAILED',
+          })),
+        ),
+      );
+      return { total_ms: total, peak_rss_mb: peakOf(rows), jobs: rows };
     };
     const result = {
       videos,
+      jobs_in: inProcess ? 'the bench process' : 'a process each',
       full: {
-        ...show(`full run over ${videos} videos (peak RSS ${fullPeakMb} MB; pages rendered in ${shards.shards} shard${shards.shards > 1 ? `s, the largest peaking at ${shards.peakShardRssMb} MB` : ''})`, full),
+        ...show(`full run over ${videos} videos (peak RSS of any process ${fullPeakMb} MB; pages rendered in ${shards.shards} shard${shards.shards > 1 ? `s, the largest peaking at ${shards.peakShardRssMb} MB` : ''})`, full),
         peak_rss_mb: fullPeakMb,
         render_shards: shards.shards,
         peak_shard_rss_mb: shards.peakShardRssMb,
