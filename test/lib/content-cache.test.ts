@@ -4,10 +4,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
 import { ContentError, loadSnapshot } from '../../src/lib/content/load.ts';
-import { parseCacheFile } from '../../src/lib/content/parse-cache.ts';
+import { parseCacheDeltaFile, parseCacheFile } from '../../src/lib/content/parse-cache.ts';
 
 let root: string;
 let content: string;
@@ -15,6 +15,8 @@ let cacheDir: string;
 const cached = () => loadSnapshot(content, { cacheDir });
 const uncached = () => loadSnapshot(content);
 const cacheFile = () => parseCacheFile(cacheDir);
+/** The cache as written: the base and the delta of the files changed since. */
+const cacheText = () => [parseCacheFile(cacheDir), parseCacheDeltaFile(cacheDir)].map((f) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '')).join('\n');
 const videoFile = (id: string) => path.join(content, 'videos', `${id}.md`);
 
 beforeAll(() => {
@@ -30,13 +32,13 @@ describe('loadSnapshot with a parse cache', () => {
     const reference = uncached();
     expect(cached()).toEqual(reference);
     expect(fs.existsSync(cacheFile())).toBe(true);
-    const before = { text: fs.readFileSync(cacheFile(), 'utf8'), mtime: fs.statSync(cacheFile()).mtimeMs };
+    const before = { text: cacheText(), mtime: fs.statSync(cacheFile()).mtimeMs };
     const warm = cached();
     expect(warm).toEqual(reference);
     expect(warm.contentHash).toBe(reference.contentHash);
     // Nothing parsed: the cache was not written again.
     expect(fs.statSync(cacheFile()).mtimeMs).toBe(before.mtime);
-    expect(fs.readFileSync(cacheFile(), 'utf8')).toBe(before.text);
+    expect(cacheText()).toBe(before.text);
   });
 
   it('re-reads an edited file, even one of the same size whose mtime was put back', () => {
@@ -59,13 +61,17 @@ describe('loadSnapshot with a parse cache', () => {
     const template = fs.readFileSync(videoFile(uncached().videos[1].video_id), 'utf8');
     const fresh = 'cacheNew001';
     fs.writeFileSync(videoFile(fresh), template.replace(/^video_id: .*$/m, `video_id: ${fresh}`));
+    const base = fs.readFileSync(cacheFile(), 'utf8');
     expect(cached().videosById.has(fresh)).toBe(true);
-    expect(fs.readFileSync(cacheFile(), 'utf8')).toContain(`videos/${fresh}.md`);
+    expect(cacheText()).toContain(`videos/${fresh}.md`);
+    // A few changed files go to the delta; the base is not written again.
+    expect(fs.readFileSync(cacheFile(), 'utf8')).toBe(base);
+    expect(fs.readFileSync(parseCacheDeltaFile(cacheDir), 'utf8')).toContain(`videos/${fresh}.md`);
     fs.rmSync(videoFile(fresh));
     const snap = cached();
     expect(snap.videosById.has(fresh)).toBe(false);
     expect(snap).toEqual(uncached());
-    expect(fs.readFileSync(cacheFile(), 'utf8')).not.toContain(`videos/${fresh}.md`);
+    expect(cacheText()).not.toContain(`videos/${fresh}.md`);
   });
 
   it('reports an invalid file exactly as an uncached load does, and loads again once it is fixed', () => {
@@ -87,6 +93,38 @@ describe('loadSnapshot with a parse cache', () => {
     expect(problems(cached)).toEqual(expected); // and again from the cache
     fs.writeFileSync(videoFile(id), good);
     expect(cached()).toEqual(uncached());
+  });
+
+  it('reads no file whose stat key vouches for its bytes, and still every file that changed', async () => {
+    // Past the racy window, a load records each file's stat key; the next one reads only what changed.
+    await new Promise((r) => setTimeout(r, 2100));
+    expect(cached()).toEqual(uncached());
+    const reads = vi.spyOn(fs, 'readFileSync');
+    const contentReads = () => reads.mock.calls.filter(([f]) => String(f).startsWith(content + path.sep)).map(([f]) => path.relative(content, String(f)));
+    try {
+      expect(cached()).toEqual(uncached());
+      reads.mockClear();
+      const snap = cached();
+      // Only the modelfiles and skills, whose text the snapshot carries, are read.
+      expect(contentReads().every((f) => f.endsWith('.modelfile') || f.startsWith('skills'))).toBe(true);
+      expect(snap.videos.length).toBeGreaterThan(0);
+      // A same-size edit with the mtime put back moves ctime: the file is read again.
+      const id = snap.videos[3].video_id;
+      const file = videoFile(id);
+      const stat = fs.statSync(file);
+      const text = fs.readFileSync(file, 'utf8');
+      const title = /^title: "(.)/m.exec(text)!;
+      const next = title[1] === 'Q' ? 'Z' : 'Q';
+      fs.writeFileSync(file, text.replace(/^title: "./m, `title: "${next}`));
+      fs.utimesSync(file, stat.atime, stat.mtime);
+      reads.mockClear();
+      const edited = cached();
+      expect(contentReads()).toContain(`videos/${id}.md`);
+      expect(edited.videosById.get(id)!.title[0]).toBe(next);
+      expect(edited).toEqual(uncached());
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it('ignores a corrupt cache and replaces it', () => {

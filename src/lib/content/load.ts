@@ -19,7 +19,7 @@ import {
 } from './schema.ts';
 import type { Channel, Concept, Digest, Essay, EssayTranslation, Persona, Skill, Snapshot, Video } from './model.ts';
 import { DigestShapeError, SITE_LINK, linkUrls, parseDigest, parseMarkdown } from './markdown.ts';
-import { openParseCache } from './parse-cache.ts';
+import { openParseCache, type ParseCache } from './parse-cache.ts';
 
 export class ContentError extends Error {
   readonly problems: string[];
@@ -31,20 +31,73 @@ export class ContentError extends Error {
 
 interface RawFile {
   rel: string;
-  text: string;
+  /** The file's text: read when first asked for, if the stat key vouched for the hash. */
+  readonly text: string;
   /** SHA-256 of the bytes: the parse cache's key. */
   sha: string;
 }
 
-function listFiles(root: string, dir: string, ext: string): RawFile[] {
+/** A file changed between its stat and a later read of its text: the load starts again, reading every file. */
+class ChangedWhileLoading extends Error {}
+
+/** Within this long of a file's last change (mtime or ctime), its stat key does not vouch for its bytes. */
+const RACY_NS = 2_000_000_000n;
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Every file under dir (not hidden) whose name ends with ext; one readdir per folder (cheaper than a recursive one). */
+function walk(dir: string, ext: string, out: string[] = []): string[] {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isDirectory()) walk(path.join(dir, entry.name), ext, out);
+    else if (entry.isFile() && entry.name.endsWith(ext) && !entry.name.startsWith('.')) out.push(path.join(dir, entry.name));
+  }
+  return out;
+}
+
+/**
+ * The files under dir with their hashes. With a parse cache, a file whose stat key (size, mtime, ctime,
+ * inode: a write always moves ctime) is the one recorded when its bytes were hashed is not read, unless
+ * its text is asked for (a parse the cache lacks); the stat is taken before the read, and a file changed
+ * within the last two seconds (the "racy" window of git's index, for coarse timestamps) is always read.
+ */
+function listFiles(root: string, dir: string, ext: string, cache: ParseCache | null): RawFile[] {
   const abs = path.join(root, dir);
   if (!fs.existsSync(abs)) return [];
   const out: RawFile[] = [];
-  for (const entry of fs.readdirSync(abs, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile() || !entry.name.endsWith(ext) || entry.name.startsWith('.')) continue;
-    const full = path.join(entry.parentPath, entry.name);
+  const now = BigInt(Date.now()) * 1_000_000n;
+  for (const full of walk(abs, ext)) {
+    const rel = path.relative(root, full).split(path.sep).join('/');
+    if (!cache) {
+      const bytes = fs.readFileSync(full);
+      out.push({ rel, text: bytes.toString('utf8'), sha: sha256(bytes) });
+      continue;
+    }
+    const st = fs.statSync(full, { bigint: true });
+    const key = `${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.ino}`;
+    const known = cache.shaByStat(rel, key);
+    if (known) {
+      let text: string | undefined;
+      out.push({
+        rel,
+        sha: known,
+        get text() {
+          if (text === undefined) {
+            const bytes = fs.readFileSync(full);
+            if (sha256(bytes) !== known) throw new ChangedWhileLoading(rel);
+            text = bytes.toString('utf8');
+          }
+          return text;
+        },
+      });
+      continue;
+    }
     const bytes = fs.readFileSync(full);
-    out.push({ rel: path.relative(root, full).split(path.sep).join('/'), text: bytes.toString('utf8'), sha: createHash('sha256').update(bytes).digest('hex') });
+    const sha = sha256(bytes);
+    const changed = st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs;
+    if (changed < now - RACY_NS) cache.noteStat(rel, sha, key);
+    out.push({ rel, text: bytes.toString('utf8'), sha });
   }
   return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
 }
@@ -66,15 +119,25 @@ export interface LoadOptions {
 }
 
 export function loadSnapshot(contentDir: string, opts: LoadOptions = {}): Snapshot {
+  try {
+    return load(contentDir, opts.cacheDir ? openParseCache(opts.cacheDir) : null);
+  } catch (err) {
+    if (!(err instanceof ChangedWhileLoading)) throw err;
+    // A file changed under the load: again, reading (and hashing) every file.
+    return load(contentDir, opts.cacheDir ? openParseCache(opts.cacheDir, { statKeys: false }) : null);
+  }
+}
+
+function load(contentDir: string, cache: ParseCache | null): Snapshot {
   const problems: string[] = [];
+  /** The content hash: every file's path and SHA-256, in load order. */
   const hash = createHash('sha256');
-  const cache = opts.cacheDir ? openParseCache(opts.cacheDir) : null;
   /** What parsing this file's bytes gives, from the cache when it has it. */
   const memo = <T>(file: { rel: string; sha: string }, kind: string, compute: () => T): T => (cache ? cache.memo(file.rel, file.sha, kind, compute) : compute());
   const shaOf = new Map<string, string>();
 
   function front<S extends z.ZodType>(file: RawFile, schema: S): { data: z.infer<S>; body: string } | null {
-    hash.update(file.rel).update('\0').update(file.text).update('\0');
+    hash.update(file.rel).update('\0').update(file.sha).update('\0');
     shaOf.set(file.rel, file.sha);
     const r = memo(file, 'front', (): { data: z.infer<S>; body: string } | { problems: string[] } => {
       let parsed: matter.GrayMatterFile<string>;
@@ -98,14 +161,14 @@ export function loadSnapshot(contentDir: string, opts: LoadOptions = {}): Snapsh
   // Ids whose file exists, valid or not: references are checked against these, so one broken file is
   // reported once rather than again by everything that links to it.
   const files = {
-    channels: listFiles(contentDir, 'channels', '.md'),
-    videos: listFiles(contentDir, 'videos', '.md'),
-    essays: listFiles(contentDir, 'essays', '.md'),
-    digests: listFiles(contentDir, 'digests', '.md'),
-    knowledge: listFiles(contentDir, 'knowledge', '.md'),
-    personas: listFiles(contentDir, 'personas', '.md'),
-    modelfiles: listFiles(contentDir, 'personas', '.modelfile'),
-    skills: listFiles(contentDir, 'skills', '.md'),
+    channels: listFiles(contentDir, 'channels', '.md', cache),
+    videos: listFiles(contentDir, 'videos', '.md', cache),
+    essays: listFiles(contentDir, 'essays', '.md', cache),
+    digests: listFiles(contentDir, 'digests', '.md', cache),
+    knowledge: listFiles(contentDir, 'knowledge', '.md', cache),
+    personas: listFiles(contentDir, 'personas', '.md', cache),
+    modelfiles: listFiles(contentDir, 'personas', '.modelfile', cache),
+    skills: listFiles(contentDir, 'skills', '.md', cache),
   };
   const idsIn = (list: RawFile[], pick: (rel: string) => string) => new Set(list.map((f) => pick(f.rel)));
   const fileId = (r: string) => baseName(r, '.md');
@@ -255,7 +318,7 @@ export function loadSnapshot(contentDir: string, opts: LoadOptions = {}): Snapsh
     }
     personas.push({ ...r.data, persona_id: personaId, body: r.body, modelfiles: files });
   }
-  for (const mf of modelfiles) hash.update(mf.rel).update('\0').update(mf.text).update('\0');
+  for (const mf of modelfiles) hash.update(mf.rel).update('\0').update(mf.sha).update('\0');
   personas.sort((a, b) => (a.persona_id < b.persona_id ? -1 : 1));
   const personasById = new Map(personas.map((p) => [p.persona_id, p]));
 

@@ -1,74 +1,155 @@
 // The content loader's parse cache: what parsing one file gave (its front matter checked against the
 // schema, a digest's items, the links of a Markdown body), kept per file under DATA_DIR and keyed by the
-// file's path and the SHA-256 of its bytes. A job that finds nothing new re-reads and hashes each file
-// (cheap) but parses none (most of a load: Markdown and YAML); an edited file has another hash and is
-// parsed again, a deleted one leaves the cache when it is next saved. The cache only ever returns what
-// parsing the same bytes returned, so a cached load equals an uncached one.
+// file's path and the SHA-256 of its bytes. A job that finds nothing new parses no file (most of a load:
+// Markdown and YAML) and reads none whose stat key (size, mtime, ctime, inode) is the one recorded when
+// its bytes were hashed; an edited file has another key (a write always moves ctime, which no one can set
+// back) and another hash, and is read and parsed again; a deleted one leaves the cache when it is next
+// saved. The cache only ever returns what parsing the same bytes returned, so a cached load equals an
+// uncached one.
 import fs from 'node:fs';
 import path from 'node:path';
 
 /** Bumped when what is cached, or how it is computed, changes: an old cache is then ignored. */
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 
 interface Entry {
   sha: string;
+  /** The file's stat key when these bytes were read, if the file was older than the racy window then. */
+  stat?: string;
   values: Record<string, unknown>;
 }
 
 export interface ParseCache {
   /** The cached value of `kind` for this file's bytes, or `compute()`'s, remembered. */
   memo<T>(rel: string, sha: string, kind: string, compute: () => T): T;
+  /** The SHA-256 of the file's bytes when its stat key is the one recorded with them, else undefined. */
+  shaByStat(rel: string, stat: string): string | undefined;
+  /** Records the stat key the file had before its bytes (with this SHA-256) were read. */
+  noteStat(rel: string, sha: string, stat: string): void;
   /** Writes the cache (atomically) when it changed, keeping only the files this load saw. */
   save(): void;
   /** Parses this load did not need to do / had to do (for tests and benchmarks). */
   readonly stats: { hits: number; misses: number };
 }
 
-/** The cache file of a data directory's content cache. */
+/** The cache file of a data directory's content cache (the base; see parseCacheDeltaFile). */
 export function parseCacheFile(cacheDir: string): string {
   return path.join(cacheDir, 'content-parse.json');
 }
 
-export function openParseCache(cacheDir: string): ParseCache {
+/**
+ * The entries added or changed since the base was written, and the files gone since: a save that changed a
+ * few files writes this small file, not the base (at 100k videos the base is ~380 MB of JSON). Past a
+ * tenth of the entries (at least 1,000) the next save writes the base again and removes the delta.
+ */
+export function parseCacheDeltaFile(cacheDir: string): string {
+  return path.join(cacheDir, 'content-parse.delta.json');
+}
+
+const DELTA_SHARE = 0.1;
+const DELTA_MIN = 1000;
+
+function writeAtomic(file: string, text: string): void {
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  fs.writeFileSync(tmp, text);
+  fs.renameSync(tmp, file);
+}
+
+export function openParseCache(cacheDir: string, opts: { /** false: no stat key vouches for a file (every file is read). */ statKeys?: boolean } = {}): ParseCache {
   const file = parseCacheFile(cacheDir);
+  const deltaFile = parseCacheDeltaFile(cacheDir);
   let entries = new Map<string, Entry>();
+  /** The base's id (a delta applies to the base it names) and its files. */
+  let baseId = '';
+  let baseRels = new Set<string>();
+  /** Files whose entry the delta holds. */
+  let deltaRels = new Set<string>();
   try {
-    const raw = JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: number; entries?: Record<string, Entry> };
-    if (raw.version === CACHE_VERSION && raw.entries && typeof raw.entries === 'object') entries = new Map(Object.entries(raw.entries));
+    const raw = JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: number; id?: string; entries?: Record<string, Entry> };
+    if (raw.version === CACHE_VERSION && typeof raw.id === 'string' && raw.entries && typeof raw.entries === 'object') {
+      entries = new Map(Object.entries(raw.entries));
+      baseId = raw.id;
+      baseRels = new Set(entries.keys());
+    }
   } catch {
     // missing or unreadable: start empty, and the next save replaces it
   }
+  if (baseId) {
+    try {
+      const raw = JSON.parse(fs.readFileSync(deltaFile, 'utf8')) as { version?: number; base?: string; entries?: Record<string, Entry>; removed?: string[] };
+      if (raw.version === CACHE_VERSION && raw.base === baseId && raw.entries && Array.isArray(raw.removed)) {
+        for (const rel of raw.removed) entries.delete(rel);
+        for (const [rel, entry] of Object.entries(raw.entries)) {
+          entries.set(rel, entry);
+          deltaRels.add(rel);
+        }
+      }
+    } catch {
+      // no delta (or one of another base): the base alone
+    }
+  }
   const seen = new Map<string, Entry>();
-  let changed = false;
+  /** Files whose entry this load created or changed. */
+  const dirty = new Set<string>();
   const stats = { hits: 0, misses: 0 };
+  const entryFor = (rel: string, sha: string): Entry => {
+    let entry = seen.get(rel);
+    if (!entry || entry.sha !== sha) {
+      const old = entries.get(rel);
+      if (old && old.sha === sha) entry = old;
+      else {
+        entry = { sha, values: {} };
+        dirty.add(rel);
+      }
+      seen.set(rel, entry);
+    }
+    return entry;
+  };
   return {
     stats,
+    shaByStat(rel: string, stat: string): string | undefined {
+      if (opts.statKeys === false) return undefined;
+      const entry = seen.get(rel) ?? entries.get(rel);
+      if (entry?.stat !== stat) return undefined;
+      seen.set(rel, entry); // kept at the next save, like every file this load saw
+      return entry.sha;
+    },
+    noteStat(rel: string, sha: string, stat: string): void {
+      const entry = entryFor(rel, sha);
+      if (entry.stat === stat) return;
+      entry.stat = stat;
+      dirty.add(rel);
+    },
     memo<T>(rel: string, sha: string, kind: string, compute: () => T): T {
-      let entry = seen.get(rel);
-      if (!entry || entry.sha !== sha) {
-        const old = entries.get(rel);
-        entry = old && old.sha === sha ? old : { sha, values: {} };
-        seen.set(rel, entry);
-      }
+      const entry = entryFor(rel, sha);
       if (kind in entry.values) {
         stats.hits++;
         return entry.values[kind] as T;
       }
       stats.misses++;
-      changed = true;
+      dirty.add(rel);
       const value = compute();
       // Through JSON now, so a value read from the cache later is exactly what this load used.
       entry.values[kind] = JSON.parse(JSON.stringify(value ?? null));
       return entry.values[kind] as T;
     },
     save() {
-      if (!changed && seen.size === entries.size) return;
+      if (dirty.size === 0 && seen.size === entries.size) return;
       fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
-      const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-      fs.writeFileSync(tmp, JSON.stringify({ version: CACHE_VERSION, entries: Object.fromEntries(seen) }));
-      fs.renameSync(tmp, file);
+      const inDelta = [...seen.keys()].filter((rel) => dirty.has(rel) || deltaRels.has(rel) || !baseRels.has(rel));
+      const removed = [...baseRels].filter((rel) => !seen.has(rel));
+      if (!baseId || inDelta.length + removed.length > Math.max(DELTA_MIN, seen.size * DELTA_SHARE)) {
+        baseId = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+        writeAtomic(file, JSON.stringify({ version: CACHE_VERSION, id: baseId, entries: Object.fromEntries(seen) }));
+        fs.rmSync(deltaFile, { force: true });
+        baseRels = new Set(seen.keys());
+        deltaRels = new Set();
+      } else {
+        writeAtomic(deltaFile, JSON.stringify({ version: CACHE_VERSION, base: baseId, entries: Object.fromEntries(inDelta.map((rel) => [rel, seen.get(rel)!])), removed }));
+        deltaRels = new Set(inDelta);
+      }
       entries = new Map(seen);
-      changed = false;
+      dirty.clear();
     },
   };
 }
