@@ -14,7 +14,8 @@ if (!job || !JOBS[job]) {
 }
 renderStats.shards = 0;
 const t = performance.now();
-const r = await runJob(job, { ...jobContext(date ? { date } : {}), log: () => {} }, JOBS[job].run);
+// The job's log lines (what took how long) go to stderr, which the bench shows.
+const r = await runJob(job, { ...jobContext(date ? { date } : {}), log: (m) => console.error(`  ${m}`) }, JOBS[job].run);
 const ms = Math.round(performance.now() - t);
 const line = { job, ms, ok: r.ok, error: r.error, counts: r.counts, rss_mb: Math.round(process.resourceUsage().maxRSS / 1024), shards: renderStats.shards, shard_rss_mb: renderStats.peakShardRssMb };
 process.stdout.write(`\nJOB ${JSON.stringify(line)}\n`);

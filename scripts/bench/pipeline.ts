@@ -1,6 +1,8 @@
 // bench pipeline: a full run of every job over the 10k-video synthetic corpus, then an incremental run
 // after 50 new videos arrive in the channel feeds, with each job's time, share of the run and peak memory.
-//   npm run bench -- pipeline [videos] [--in-process] [--corpus <content folder from gen-corpus>]
+//   npm run bench -- pipeline [videos] [--in-process] [--corpus <content folder from gen-corpus>] [--again]
+// --again skips the corpus and the full run: the incremental and no-op runs go over the state a previous
+// run left in bench/corpus/pipeline-<videos> (at 100k the full run takes a quarter of an hour).
 // Each job runs in a process of its own (as `npm run pipeline -- run <job>` does), so every job's peak
 // memory is its own; --in-process runs them one after another in the bench process instead.
 import fs from 'node:fs';
@@ -85,15 +87,20 @@ async function runAll(env: Record<string, string | undefined>, date: string, ord
 const peakOf = (rows: JobRow[]) => Math.max(...rows.map((r) => Math.max(r.rss_mb, r.shard_rss_mb)));
 
 export async function runPipelineBench(args: string[]): Promise<Record<string, unknown>> {
-  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { 'in-process': { type: 'boolean' }, corpus: { type: 'string' } } });
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { 'in-process': { type: 'boolean' }, corpus: { type: 'string' }, again: { type: 'boolean' } } });
   const videos = Number(positionals[0] ?? 10_000);
   const inProcess = values['in-process'] === true;
+  const again = values.again === true;
   const root = path.resolve('bench/corpus', `pipeline-${videos}`);
-  fs.rmSync(root, { recursive: true, force: true });
   const contentDir = path.join(root, 'content');
-  // A corpus made once by `npm run gen-corpus` (the same seed and size) is copied rather than generated.
-  if (values.corpus) fs.cpSync(path.resolve(values.corpus), contentDir, { recursive: true });
-  else generateCorpus({ dir: contentDir, videos, seed: 42 });
+  const portFile = path.join(root, 'feed-port');
+  if (again && !fs.existsSync(portFile)) throw new Error(`bench pipeline: --again needs the state of an earlier run in ${root}`);
+  if (!again) {
+    fs.rmSync(root, { recursive: true, force: true });
+    // A corpus made once by `npm run gen-corpus` (the same seed and size) is copied rather than generated.
+    if (values.corpus) fs.cpSync(path.resolve(values.corpus), contentDir, { recursive: true });
+    else generateCorpus({ dir: contentDir, videos, seed: 42 });
+  }
 
   // Channel feeds on loopback: empty for the full run, 50 new videos for the incremental one.
   let served = new Map<string, string>();
@@ -101,28 +108,32 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
     const body = served.get(req.url ?? '') ?? feed([]);
     res.writeHead(200, { 'Content-Type': 'application/atom+xml' }).end(body);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  // Again on the same port, so the channel files (which name it) stay as they are.
+  await new Promise<void>((r, j) => server.once('error', j).listen(again ? Number(fs.readFileSync(portFile, 'utf8')) : 0, '127.0.0.1', () => r()));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fs.writeFileSync(portFile, String((server.address() as AddressInfo).port));
   const channels = fs.readdirSync(path.join(contentDir, 'channels'));
-  for (const f of channels) {
+  // New ids for each run over the same state.
+  const run = fs.readdirSync(path.join(contentDir, 'videos')).filter((f) => f.startsWith('nw')).length;
+  if (!again) for (const f of channels) {
     const file = path.join(contentDir, 'channels', f);
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^feed_url: .*$/m, `feed_url: ${base}/${f.replace(/\.md$/, '')}`));
   }
   const env = { ...process.env, CONTENT_DIR: contentDir, DATA_DIR: path.join(root, 'var'), DIST_DIR: path.join(root, 'dist'), BASE_URL: 'http://bench.local', ALLOW_DEV_IDP: 'true' };
   try {
     console.log(`bench pipeline: full run over ${videos} videos, each job ${inProcess ? 'in the bench process' : 'in a process of its own'} …`);
-    const full = await runAll(env, '2026-11-22', FULL, inProcess);
+    const full = again ? [] : await runAll(env, '2026-11-22', FULL, inProcess);
     // The largest peak of any process involved: a job's (in-process: the bench's), or a render shard's.
-    const fullPeakMb = peakOf(full);
-    const site = full.find((r) => r.job === 'rebuild-site')!;
-    const shards = { shards: site.shards, peakShardRssMb: site.shard_rss_mb };
+    const fullPeakMb = again ? 0 : peakOf(full);
+    const site = full.find((r) => r.job === 'rebuild-site');
+    const shards = { shards: site?.shards ?? 0, peakShardRssMb: site?.shard_rss_mb ?? 0 };
     served = new Map(
       channels.map((f, ci) => [
         `/${f.replace(/\.md$/, '')}`,
         feed(
           // Exactly NEW_VIDEOS in all, spread over the channels (one each in the first 50 of a large corpus).
           Array.from({ length: Math.floor(NEW_VIDEOS / channels.length) + (ci < NEW_VIDEOS % channels.length ? 1 : 0) }, (_, i) => ({
-            id: `nw${String(ci).padStart(3, '0')}${String(i).padStart(6, '0')}`,
+            id: `nw${String(ci).padStart(3, '0')}${String(run + i).padStart(6, '0')}`,
             title: `New talk ${ci}-${i} on agents in operations`,
             published: '2026-11-22T07:00:00+00:00',
             description: 'The team started from the work, not the model. Adoption stalled until managers changed targets. An evaluation set caught regressions before release. Costs per task fell by a third.',
@@ -153,7 +164,7 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
     const result = {
       videos,
       jobs_in: inProcess ? 'the bench process' : 'a process each',
-      full: {
+      full: again ? null : {
         ...show(`full run over ${videos} videos (peak RSS of any process ${fullPeakMb} MB; pages rendered in ${shards.shards} shard${shards.shards > 1 ? `s, the largest peaking at ${shards.peakShardRssMb} MB` : ''})`, full),
         peak_rss_mb: fullPeakMb,
         render_shards: shards.shards,
@@ -163,7 +174,10 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
       noop: show('no-op run (nothing new: ingest only, nothing chained)', noop),
     };
     const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-    console.log(`\n${table([{ videos, full: s(result.full.total_ms), 'full peak RSS': `${fullPeakMb} MB${shards.shards > 1 ? ` (shards ≤ ${shards.peakShardRssMb} MB)` : ''}`, 'incremental (50 new)': s(result.incremental.total_ms), 'no-op': s(result.noop.total_ms) }])}`);
+    const fullCells: Record<string, string> = result.full
+      ? { full: s(result.full.total_ms), 'full peak RSS': `${fullPeakMb} MB${shards.shards > 1 ? ` (shards ≤ ${shards.peakShardRssMb} MB)` : ''}` }
+      : { full: '(--again: not run)' };
+    console.log(`\n${table([{ videos, ...fullCells, 'incremental (50 new)': s(result.incremental.total_ms), 'incremental peak RSS': `${result.incremental.peak_rss_mb} MB`, 'no-op': s(result.noop.total_ms) }])}`);
     return result;
   } finally {
     server.close();

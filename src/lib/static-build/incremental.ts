@@ -59,11 +59,15 @@ export async function buildSiteIncremental(
   if (prev.base_url !== config.baseUrl) return fullBecause('BASE_URL changed', env, opts, opts.log);
 
   const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) });
+  const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
+  opts.log?.(`rebuild-site: content loaded in ${secs(started)} s`);
   const site = siteContext(config, opts.generatedAt ? new Date(opts.generatedAt) : undefined);
   if (prev.chrome !== chromeKey(site.siteName, site.baseUrl)) return fullBecause('the site name changed', env, opts, opts.log);
 
   // Pages: which models changed, which pages are gone.
+  const tPrints = performance.now();
   const prints = pageFingerprints(snapshot, site);
+  opts.log?.(`rebuild-site: ${prints.size} page models fingerprinted in ${secs(tPrints)} s`);
   const selected = [...prints].filter(([k, p]) => prev.pages[k]?.fp !== p.fp || prev.pages[k]?.file !== p.file).map(([k]) => k);
   if (selected.length > prints.size * FULL_BUILD_SHARE && prints.size > 20) {
     return fullBecause(`${selected.length} of ${prints.size} pages changed`, env, opts, opts.log);
@@ -89,6 +93,7 @@ export async function buildSiteIncremental(
 
   // Documents of the read model: all recomputed, written where their bytes differ.
   const resources = new Set<string>();
+  const tDocs = performance.now();
   try {
     for (const { rel, body } of resourceFiles(snapshot, site)) {
       resources.add(rel);
@@ -99,6 +104,7 @@ export async function buildSiteIncremental(
     throw err;
   }
 
+  opts.log?.(`rebuild-site: ${resources.size} documents recomputed in ${secs(tDocs)} s, ${writes.size} differ`);
   if (rendering) {
     let staging: string | undefined;
     try {
@@ -112,6 +118,7 @@ export async function buildSiteIncremental(
         if (wanted.has(rel) || !(rel in files)) consider(rel, fs.readFileSync(path.join(out, rel)));
       }
       for (const rel of wanted) if (!writes.has(rel) && files[rel] === undefined) throw new Error(`the incremental build did not render ${rel}`);
+      opts.log?.(`rebuild-site: ${selected.length} pages rendered by ${secs(tDocs)} s`);
     } finally {
       if (staging) fs.rmSync(staging, { recursive: true, force: true });
     }
