@@ -4,8 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { loadSnapshot } from '../../src/lib/content/load.ts';
-import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
+import { loadChannels } from '../../src/lib/content/load.ts';
 import { Lang, Slug, Tag, VideoId } from '../../src/lib/content/schema.ts';
 import type { JobContext, JobResult } from './types.ts';
 import { HttpCache, fetchText } from './http.ts';
@@ -27,13 +26,15 @@ const InboxEntry = z.strictObject({
 const InboxFile = z.union([InboxEntry, z.array(InboxEntry)]);
 
 export async function ingestVideos(ctx: JobContext): Promise<JobResult> {
-  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir) });
+  // The channels and the ids of the videos present, not the whole corpus: at 100k videos a full load takes
+  // seconds, and a run that finds nothing new should not. (createVideo never overwrites a file anyway.)
+  const snap = loadChannels(ctx.contentDir);
   const cache = new HttpCache(ctx.dataDir);
   const errors: string[] = [];
   let added = 0;
   let unchanged = 0;
   let fetched = 0;
-  const known = new Set(snap.videos.map((v) => v.video_id));
+  const known = new Set(snap.videoIds);
   const timeoutMs = Number(ctx.options.timeout_ms ?? process.env.PIPELINE_FETCH_TIMEOUT_MS ?? 10_000);
   const retries = Number(ctx.options.retries ?? process.env.PIPELINE_FETCH_RETRIES ?? 3);
   const backoffMs = Number(ctx.options.backoff_ms ?? process.env.PIPELINE_FETCH_BACKOFF_MS ?? 500);

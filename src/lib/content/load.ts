@@ -118,6 +118,44 @@ export interface LoadOptions {
   cacheDir?: string;
 }
 
+/** A file's front matter checked against its schema, and its body; or the problems, each naming the file and field. */
+function parseFront<S extends z.ZodType>(file: RawFile, schema: S): { data: z.infer<S>; body: string } | { problems: string[] } {
+  let parsed: matter.GrayMatterFile<string>;
+  try {
+    parsed = matter(file.text, MATTER_OPTIONS);
+  } catch (err) {
+    return { problems: [`${file.rel}: front matter is not valid YAML: ${(err as Error).message.split('\n')[0]}`] };
+  }
+  const result = schema.safeParse(parsed.data);
+  if (!result.success) return { problems: result.error.issues.map((issue) => `${file.rel}: ${issue.path.join('.') || '(front matter)'}: ${issue.message}`) };
+  return { data: result.data, body: parsed.content.replace(/^\s*\n/, '').trimEnd() };
+}
+
+/**
+ * What ingesting needs, without loading the rest: the channels (checked as loadSnapshot checks them, in
+ * the same order) and the ids of the video files present. A few hundred files instead of the whole corpus.
+ */
+export function loadChannels(contentDir: string): { channels: Channel[]; channelsById: Map<string, Channel>; videoIds: Set<string> } {
+  const problems: string[] = [];
+  const channels: Channel[] = [];
+  for (const file of listFiles(contentDir, 'channels', '.md', null)) {
+    const r = parseFront(file, ChannelFront);
+    if ('problems' in r) {
+      problems.push(...r.problems);
+      continue;
+    }
+    if (r.data.channel_id !== path.posix.basename(file.rel, '.md')) {
+      problems.push(`${file.rel}: channel_id: must equal the file name`);
+      continue;
+    }
+    channels.push({ ...r.data, body: r.body });
+  }
+  if (problems.length > 0) throw new ContentError(problems);
+  const videos = path.join(contentDir, 'videos');
+  const videoIds = new Set(fs.existsSync(videos) ? walk(videos, '.md').map((f) => path.basename(f, '.md')) : []);
+  return { channels, channelsById: new Map(channels.map((c) => [c.channel_id, c])), videoIds };
+}
+
 export function loadSnapshot(contentDir: string, opts: LoadOptions = {}): Snapshot {
   try {
     return load(contentDir, opts.cacheDir ? openParseCache(opts.cacheDir) : null);
@@ -139,17 +177,7 @@ function load(contentDir: string, cache: ParseCache | null): Snapshot {
   function front<S extends z.ZodType>(file: RawFile, schema: S): { data: z.infer<S>; body: string } | null {
     hash.update(file.rel).update('\0').update(file.sha).update('\0');
     shaOf.set(file.rel, file.sha);
-    const r = memo(file, 'front', (): { data: z.infer<S>; body: string } | { problems: string[] } => {
-      let parsed: matter.GrayMatterFile<string>;
-      try {
-        parsed = matter(file.text, MATTER_OPTIONS);
-      } catch (err) {
-        return { problems: [`${file.rel}: front matter is not valid YAML: ${(err as Error).message.split('\n')[0]}`] };
-      }
-      const result = schema.safeParse(parsed.data);
-      if (!result.success) return { problems: result.error.issues.map((issue) => `${file.rel}: ${issue.path.join('.') || '(front matter)'}: ${issue.message}`) };
-      return { data: result.data, body: parsed.content.replace(/^\s*\n/, '').trimEnd() };
-    });
+    const r = memo(file, 'front', () => parseFront(file, schema));
     if ('problems' in r) {
       problems.push(...r.problems);
       return null;
