@@ -121,7 +121,7 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
   }
   const env = { ...process.env, CONTENT_DIR: contentDir, DATA_DIR: path.join(root, 'var'), DIST_DIR: path.join(root, 'dist'), BASE_URL: 'http://bench.local', ALLOW_DEV_IDP: 'true' };
   try {
-    console.log(`bench pipeline: full run over ${videos} videos, each job ${inProcess ? 'in the bench process' : 'in a process of its own'} …`);
+    console.log(`bench pipeline: ${again ? 'again over the state of an earlier run' : 'full run'} over ${videos} videos, each job ${inProcess ? 'in the bench process' : 'in a process of its own'} …`);
     const full = again ? [] : await runAll(env, '2026-11-22', FULL, inProcess);
     // The largest peak of any process involved: a job's (in-process: the bench's), or a render shard's.
     const fullPeakMb = again ? 0 : peakOf(full);
