@@ -7,7 +7,6 @@
 //   group.instances[0].url … group.query('SELECT …') … group.instances[0].kill() … await group.stop();
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -16,6 +15,7 @@ import { auditOrigin, createAuditLog, type AuditLog } from '../../api/audit/inde
 import { createIdentity, type Identity } from '../../api/auth/identity.ts';
 import { indexDir } from '../../src/lib/search/manifest.ts';
 import type { PgCluster } from '../helpers/postgres.ts';
+import { freePort } from '../helpers/server.ts';
 
 export interface Instance {
   /** The instance's own address (http://127.0.0.1:<port>). */
@@ -32,6 +32,18 @@ export interface SeedContext {
   db: Db;
   audit: AuditLog;
   identity: Identity;
+}
+
+/**
+ * A seed step: signs in one person per name (e-mail `<name>@example.org`) and returns an API key of each,
+ * in order.
+ * @example seed: ({ identity }) => keys.push(...peopleWithKeys(identity, ['busy', 'calm']))
+ */
+export function peopleWithKeys(identity: Identity, names: string[]): string[] {
+  return names.map((name) => {
+    const { user } = identity.signIn({ issuer: 'https://idp.test', subject: name, email: `${name}@example.org`, emailVerified: true, name });
+    return identity.createApiKey(user.id, { name: 'test', expiresAt: null }).secret;
+  });
 }
 
 export interface InstanceGroup {
@@ -60,16 +72,6 @@ export const TEST_ENV = {
   EMBEDDING_DIMENSIONS: '32',
 };
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** The environment a child server gets: ours without what vitest or the caller set that would leak in. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {

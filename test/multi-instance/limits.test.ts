@@ -3,7 +3,7 @@
 // slowed by them.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePostgres, startPostgres, type PgCluster } from '../helpers/postgres.ts';
-import { call, startInstances, type InstanceGroup } from './instances.ts';
+import { call, peopleWithKeys, startInstances, type InstanceGroup } from './instances.ts';
 
 const LIMIT = 6;
 
@@ -18,12 +18,7 @@ describePostgres('two instances on one PostgreSQL: rate limits', () => {
     group = await startInstances(pg, {
       count: 2,
       env: { WRITE_RATE_LIMIT_PER_MINUTE: String(LIMIT) },
-      seed: ({ identity }) => {
-        for (const name of ['busy', 'calm']) {
-          const { user } = identity.signIn({ issuer: 'https://idp.test', subject: name, email: `${name}@example.org`, emailVerified: true, name });
-          keys.push(identity.createApiKey(user.id, { name: 'limits', expiresAt: null }).secret);
-        }
-      },
+      seed: ({ identity }) => keys.push(...peopleWithKeys(identity, ['busy', 'calm'])),
     });
     video = (await call(`${group.instances[0].url}/api/videos?limit=1`)).body.items[0].video_id;
   });

@@ -3,7 +3,7 @@
 // verifiable, and the other instance keeps answering (the dead one's transaction and lock go with it).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePostgres, startPostgres, type PgCluster } from '../helpers/postgres.ts';
-import { auditVerify, call, range, startInstances, type Instance, type InstanceGroup } from './instances.ts';
+import { auditVerify, call, peopleWithKeys, range, startInstances, type Instance, type InstanceGroup } from './instances.ts';
 
 const USERS = 4;
 const TOTAL = 400; // requests, alternating between A and B
@@ -30,12 +30,7 @@ describePostgres('two instances on one PostgreSQL: one is SIGKILLed under write 
     pg = await startPostgres();
     group = await startInstances(pg, {
       count: 2,
-      seed: ({ identity }) => {
-        for (let i = 0; i < USERS; i++) {
-          const { user } = identity.signIn({ issuer: 'https://idp.test', subject: `load-${i}`, email: `load${i}@example.org`, emailVerified: true });
-          keys.push(identity.createApiKey(user.id, { name: 'load', expiresAt: null }).secret);
-        }
-      },
+      seed: ({ identity }) => keys.push(...peopleWithKeys(identity, range(USERS).map((i) => `load${i}`))),
     });
     [a, b] = group.instances;
     const videos = await call(`${b.url}/api/videos?limit=1`);

@@ -3,7 +3,7 @@
 // verifiable sequence; a post published through one is found by the other's search within seconds.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePostgres, startPostgres, type PgCluster } from '../helpers/postgres.ts';
-import { auditEventsOf, auditVerify, call, range, startInstances, type Instance, type InstanceGroup } from './instances.ts';
+import { auditEventsOf, auditVerify, call, peopleWithKeys, range, startInstances, type Instance, type InstanceGroup } from './instances.ts';
 
 const USERS = 4;
 const LOAD = 200;
@@ -21,12 +21,7 @@ describePostgres('two instances on one PostgreSQL: writes', () => {
     group = await startInstances(pg, {
       count: 2,
       // Users and their API keys, made in the database before either server starts.
-      seed: ({ identity }) => {
-        for (let i = 0; i < USERS; i++) {
-          const { user } = identity.signIn({ issuer: 'https://idp.test', subject: `writer-${i}`, email: `writer${i}@example.org`, emailVerified: true, name: `Writer ${i}` });
-          keys.push(identity.createApiKey(user.id, { name: 'load', expiresAt: null }).secret);
-        }
-      },
+      seed: ({ identity }) => keys.push(...peopleWithKeys(identity, range(USERS).map((i) => `writer${i - 1}`))),
     });
     [a, b] = group.instances;
     const videos = await call(`${a.url}/api/videos?limit=1`);
@@ -51,7 +46,7 @@ describePostgres('two instances on one PostgreSQL: writes', () => {
     const list = await call(`${b.url}/api/comments?entity_type=video&entity_id=${encodeURIComponent(video)}&limit=200`);
     expect(list.status).toBe(200);
     expect(list.body.items.filter((c: { comment_id: string }) => c.comment_id === id)).toEqual([
-      expect.objectContaining({ comment_id: id, body: 'Written through A, read through B.', author: expect.objectContaining({ display_name: 'Writer 0' }) }),
+      expect.objectContaining({ comment_id: id, body: 'Written through A, read through B.', author: expect.objectContaining({ display_name: 'writer0' }) }),
     ]);
     const one = await call(`${b.url}/api/comments/${id}`);
     expect(one.status).toBe(200);
