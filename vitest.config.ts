@@ -1,6 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { postgresBinDir } from './scripts/lib/postgres-cluster.ts';
 
 // The suites of the write side run twice: on the embedded SQLite default (project `sqlite`, every test)
 // and on PostgreSQL (project `postgres`: each server a test starts gets a fresh database on a PostgreSQL
@@ -24,16 +23,7 @@ const POSTGRES_SUITES = [
 // checks about tile serving, which reads the same store the other audit tests cover there.
 const POSTGRES_EXCLUDE = ['test/api/audit/tiles.test.ts'];
 
-function hasPostgres(): boolean {
-  const dirs = process.env.PG_BIN_DIR
-    ? [process.env.PG_BIN_DIR]
-    : fs.existsSync('/usr/lib/postgresql')
-      ? fs.readdirSync('/usr/lib/postgresql').map((v) => path.join('/usr/lib/postgresql', v, 'bin'))
-      : [];
-  return dirs.some((d) => fs.existsSync(path.join(d, 'initdb')) && fs.existsSync(path.join(d, 'pg_ctl')));
-}
-
-const withPostgres = hasPostgres() || process.env.CI === 'true';
+const withPostgres = postgresBinDir() !== null || process.env.CI === 'true';
 if (!withPostgres) console.warn('PostgreSQL tests skipped: no initdb/pg_ctl found (apt-get install postgresql)');
 
 export default defineConfig({

@@ -2,8 +2,8 @@
 // its audit event in one transaction), under 1, 8 and 64 concurrent clients (autocannon), with p50/p99
 // latency, side by side for three set-ups: SQLite (one instance), PostgreSQL with one instance, and
 // PostgreSQL with two instances behind one origin (same BASE_URL and KEYS_DIR, own DATA_DIRs; the clients'
-// connections alternate between them). PostgreSQL is a throwaway cluster (scripts/bench/postgres.ts) with
-// fsync and synchronous_commit on; without PostgreSQL installed only the SQLite rows are measured.
+// connections alternate between them). PostgreSQL is a throwaway cluster (scripts/lib/postgres-cluster.ts)
+// with fsync and synchronous_commit on; without PostgreSQL installed only the SQLite rows are measured.
 // After each set-up: stored comments = comment.create audit events, audit seq 1..n without gaps, and
 // `npm run audit:verify` against the running server.
 import { spawnSync } from 'node:child_process';
@@ -15,7 +15,7 @@ import { openDatabase } from '../../api/db/index.ts';
 import { createAuditLog, auditOrigin } from '../../api/audit/index.ts';
 import { createIdentity } from '../../api/auth/identity.ts';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
-import { startBenchPostgres, postgresUnavailable, type BenchPostgres } from './postgres.ts';
+import { postgresUnavailable, startCluster, type PostgresCluster } from '../lib/postgres-cluster.ts';
 import { startChild, table, type ChildServer } from './util.ts';
 
 const CLIENTS = [1, 8, 64];
@@ -173,9 +173,9 @@ export async function runWritesBench(args: string[]): Promise<Record<string, unk
     if (unavailable) {
       postgres = { skipped: unavailable };
     } else {
-      let cluster: BenchPostgres | undefined;
+      let cluster: PostgresCluster | undefined;
       try {
-        cluster = await startBenchPostgres(PG_SETTINGS);
+        cluster = await startCluster({ settings: PG_SETTINGS, stopMode: 'fast', tmpPrefix: 'kb-bench-pg-' });
         postgres = { version: cluster.version, settings: cluster.settings, filesystem: filesystemOf(os.tmpdir()) };
         setups.push(await measure({ name: 'PostgreSQL, one instance', slug: 'pg-one', root, databaseUrl: await cluster.createDatabase('bench_one'), instances: 1, seconds, video }));
         setups.push(await measure({ name: 'PostgreSQL, two instances', slug: 'pg-two', root, databaseUrl: await cluster.createDatabase('bench_two'), instances: 2, seconds, video }));

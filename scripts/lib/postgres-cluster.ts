@@ -1,9 +1,10 @@
-// A throwaway PostgreSQL for the benches: Debian's binaries (/usr/lib/postgresql/<version>/bin, or
-// PG_BIN_DIR), initdb into a temporary folder, pg_ctl on a free loopback port with its unix socket in that
-// folder, stopped and removed by stop() (or by a watchdog if the bench dies first). As root the cluster
-// belongs to the `postgres` user (initdb refuses root). The same steps as test/helpers/postgres.ts, which
-// imports vitest and so cannot be used here; unlike the tests' cluster, this one keeps PostgreSQL's
-// durable defaults (fsync, synchronous_commit, full_page_writes on) unless the caller asks otherwise.
+// A throwaway PostgreSQL server, for the tests (test/helpers/postgres.ts) and the benches
+// (scripts/bench/writes.ts): Debian's binaries (the newest /usr/lib/postgresql/<version>/bin, or PG_BIN_DIR),
+// initdb into a temporary folder, pg_ctl on a free loopback port with its unix socket in that folder, no
+// system service. stop() stops it and removes the folder; should the process die first, a small watchdog
+// does. As root, initdb refuses to run, so the cluster belongs to the `postgres` user (runuser).
+// No vitest here: the benches import it too. The caller says which settings the server runs with (the
+// tests turn fsync off, the writes bench keeps PostgreSQL's durable defaults).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -11,20 +12,30 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 
-export interface BenchPostgres {
+export interface PostgresCluster {
   /** postgres:// URL of a database on this server, as user postgres (trust authentication, loopback). */
   url(database: string): string;
-  /** Creates an empty database named `name` and returns its URL. */
-  createDatabase(name: string): Promise<string>;
+  /** Creates a fresh, empty database (a generated name unless given) and returns its URL. */
+  createDatabase(name?: string): Promise<string>;
   /** `SELECT version()`, e.g. "PostgreSQL 15.8 (Debian 15.8-0+deb12u1) on x86_64-pc-linux-gnu, …". */
   version: string;
-  /** The settings that matter for write throughput, as the running server reports them (SHOW). */
+  /** The settings in force, as the running server reports them (SHOW): the write-path ones and any the caller set. */
   settings: Record<string, string>;
-  /** Stops the server (fast mode) and removes its folder. Safe to call twice. */
+  /** Stops the server (in the mode given to startCluster) and removes its folder. Safe to call twice. */
   stop(): Promise<void>;
 }
 
+export interface ClusterOptions {
+  /** Server settings, each passed as `-c name=value` after listen_addresses=127.0.0.1 and max_connections=200. */
+  settings?: Record<string, string>;
+  /** How stop() shuts the server down: `fast` (checkpoint first) or `immediate` (no checkpoint). Default fast. */
+  stopMode?: 'fast' | 'immediate';
+  /** Start of the temporary folder's name, in os.tmpdir(). Default `kb-pg-`. */
+  tmpPrefix?: string;
+}
+
 const BINARIES = ['initdb', 'pg_ctl'];
+/** The settings that matter for write throughput, reported in `settings` whatever the caller set. */
 const REPORTED = ['fsync', 'synchronous_commit', 'full_page_writes', 'wal_sync_method', 'wal_level', 'shared_buffers', 'max_connections'];
 
 function hasBinaries(dir: string): boolean {
@@ -56,10 +67,27 @@ export function postgresBinDir(): string | null {
   return dirs.find(hasBinaries) ?? null;
 }
 
-/** Why a bench cannot start PostgreSQL here, or null when it can (binaries found; as root, a postgres user). */
+/** The uid/gid of the `postgres` user, or null when there is none. */
+function postgresUser(): { uid: number; gid: number } | null {
+  try {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+    return Number.isInteger(uid) && Number.isInteger(gid) ? { uid, gid } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Why a PostgreSQL cannot be started here, or null when it can (binaries found; as root, a postgres user). */
 export function postgresUnavailable(): string | null {
-  if (!postgresBinDir()) return process.env.PG_BIN_DIR ? `no initdb/pg_ctl in PG_BIN_DIR=${process.env.PG_BIN_DIR}` : 'no initdb/pg_ctl in /usr/lib/postgresql/<version>/bin (apt-get install postgresql, or set PG_BIN_DIR)';
-  if (process.getuid?.() === 0 && !postgresUser()) return "running as root, and there is no 'postgres' user to run initdb/pg_ctl as";
+  if (!postgresBinDir()) {
+    return process.env.PG_BIN_DIR
+      ? `no initdb/pg_ctl in PG_BIN_DIR=${process.env.PG_BIN_DIR}`
+      : 'no initdb/pg_ctl in /usr/lib/postgresql/<version>/bin (apt-get install postgresql, or set PG_BIN_DIR)';
+  }
+  if (process.getuid?.() === 0 && !postgresUser()) {
+    return "running as root, but there is no 'postgres' user to run initdb/pg_ctl as (initdb refuses root; apt-get install postgresql creates the user)";
+  }
   return null;
 }
 
@@ -75,16 +103,7 @@ function freePort(): Promise<number> {
   });
 }
 
-function postgresUser(): { uid: number; gid: number } | null {
-  try {
-    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
-    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
-    return Number.isInteger(uid) && Number.isInteger(gid) ? { uid, gid } : null;
-  } catch {
-    return null;
-  }
-}
-
+/** Single-quotes a word for the shell pg_ctl hands its -o options to. */
 function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
@@ -97,21 +116,26 @@ function tail(file: string, lines = 40): string {
   }
 }
 
+let counter = 0;
+
 /**
- * initdb + pg_ctl start in a fresh temporary folder, with `settings` passed as `-c name=value` (on top of
- * listen_addresses=127.0.0.1 and max_connections=200). Call stop() in a finally.
- * @example const pg = await startBenchPostgres({ fsync: 'on', synchronous_commit: 'on' })
+ * initdb + pg_ctl start in a fresh temporary folder. Call stop() in a finally (or afterAll).
+ * @example const pg = await startCluster({ settings: { fsync: 'on', synchronous_commit: 'on' } })
  */
-export async function startBenchPostgres(settings: Record<string, string> = {}): Promise<BenchPostgres> {
+export async function startCluster(options: ClusterOptions = {}): Promise<PostgresCluster> {
+  const { settings = {}, stopMode = 'fast', tmpPrefix = 'kb-pg-' } = options;
   const unavailable = postgresUnavailable();
-  if (unavailable) throw new Error(`startBenchPostgres: ${unavailable}`);
+  if (unavailable) throw new Error(`startCluster: ${unavailable}`);
   const bin = postgresBinDir()!;
   const owner = process.getuid?.() === 0 ? postgresUser() : null;
 
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-pg-'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), tmpPrefix));
   if (owner) fs.chownSync(dir, owner.uid, owner.gid);
   const data = path.join(dir, 'data');
   const log = path.join(dir, 'server.log');
+
+  // Runs a PostgreSQL binary as the cluster's owner, in the cluster's folder (the postgres user may not be
+  // able to read the current directory), with no PG* settings of the caller leaking in.
   const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PG')));
   env.LC_ALL = 'C';
   const command = (name: string, args: string[]): [string, string[]] =>
@@ -135,16 +159,17 @@ export async function startBenchPostgres(settings: Record<string, string> = {}):
     }
     if (!init.ok) throw new Error(`initdb failed:\n${init.output}`);
 
+    // The free port can be taken between finding it and the server binding it: try a few.
     for (let attempt = 1; ; attempt++) {
       port = await freePort();
-      const options = [
+      const serverOptions = [
         '-c listen_addresses=127.0.0.1',
         `-p ${port}`,
         `-k ${shellQuote(dir)}`,
         '-c max_connections=200',
         ...Object.entries(settings).map(([k, v]) => `-c ${k}=${shellQuote(v)}`),
       ].join(' ');
-      const start = run('pg_ctl', ['-w', '-t', '60', '-D', data, '-l', log, '-o', options, 'start']);
+      const start = run('pg_ctl', ['-w', '-t', '60', '-D', data, '-l', log, '-o', serverOptions, 'start']);
       if (start.ok) break;
       const serverLog = tail(log);
       if (!/could not bind|already in use/i.test(serverLog) || attempt >= 3) {
@@ -153,7 +178,8 @@ export async function startBenchPostgres(settings: Record<string, string> = {}):
       run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
     }
 
-    // If the bench goes away without stop() (killed, crashed), stop the server and remove the folder.
+    // Watchdog: if this process goes away without stop() (killed, crashed), stop the server and remove the
+    // folder. stop() ends it first.
     const [stopCmd, stopArgv] = command('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
     const script = [
       `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done`,
@@ -180,7 +206,7 @@ export async function startBenchPostgres(settings: Record<string, string> = {}):
         // already gone
       }
     }
-    const r = run('pg_ctl', ['-w', '-D', data, '-m', 'fast', 'stop']);
+    const r = run('pg_ctl', ['-w', '-D', data, '-m', stopMode, 'stop']);
     fs.rmSync(dir, { recursive: true, force: true });
     if (!r.ok) throw new Error(`pg_ctl stop failed:\n${r.output}`);
   };
@@ -191,9 +217,12 @@ export async function startBenchPostgres(settings: Record<string, string> = {}):
   try {
     await client.connect();
     version = (await client.query<{ version: string }>('SELECT version()')).rows[0].version;
-    for (const name of REPORTED) reported[name] = (await client.query(`SHOW ${name}`)).rows[0][name];
+    for (const name of new Set([...REPORTED, ...Object.keys(settings)])) {
+      if (!/^[a-z_][a-z0-9_.]*$/i.test(name)) continue;
+      reported[name] = Object.values((await client.query(`SHOW ${name}`)).rows[0])[0] as string;
+    }
   } catch (err) {
-    await stop();
+    await stop().catch(() => {});
     throw err;
   } finally {
     await client.end().catch(() => {});
@@ -203,17 +232,18 @@ export async function startBenchPostgres(settings: Record<string, string> = {}):
     url,
     version,
     settings: reported,
-    async createDatabase(name: string): Promise<string> {
+    async createDatabase(name?: string): Promise<string> {
       if (stopped) throw new Error('createDatabase: the PostgreSQL cluster is stopped');
-      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`createDatabase: unsafe database name ${JSON.stringify(name)}`);
+      const db = name ?? `db_${process.pid}_${++counter}`;
+      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(db)) throw new Error(`createDatabase: unsafe database name ${JSON.stringify(db)}`);
       const c = new pg.Client({ connectionString: url('postgres') });
       await c.connect();
       try {
-        await c.query(`CREATE DATABASE "${name}"`);
+        await c.query(`CREATE DATABASE "${db}"`);
       } finally {
         await c.end();
       }
-      return url(name);
+      return url(db);
     },
     stop,
   };
