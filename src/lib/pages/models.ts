@@ -157,9 +157,20 @@ export function digestsIndexModel(snap: Snapshot) {
   };
 }
 
+/** Each digest's place in the snapshot's newest-first list, made once per snapshot (not a scan per page). */
+const digestPositions = new WeakMap<Snapshot, Map<string, number>>();
+function digestPosition(snap: Snapshot, date: string): number {
+  let positions = digestPositions.get(snap);
+  if (!positions) {
+    positions = new Map(snap.digests.map((x, i) => [x.date, i]));
+    digestPositions.set(snap, positions);
+  }
+  return positions.get(date) ?? -1;
+}
+
 export function digestModel(snap: Snapshot, date: string) {
   const d = getDigest(snap, date, { agent: false })!;
-  const i = snap.digests.findIndex((x) => x.date === d.date);
+  const i = digestPosition(snap, d.date);
   const newer = snap.digests[i - 1];
   const older = snap.digests[i + 1];
   return {
