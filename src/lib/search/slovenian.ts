@@ -3,8 +3,12 @@
 // and verbs so that "podjetje", "podjetja" and "podjetjem" meet in one term. A light stemmer, not a
 // morphological one: it over- and under-stems some words, which recall-oriented search tolerates.
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** Lower-cases and removes diacritics: "Učinek Š" → "ucinek s". */
 export function foldDiacritics(word: string): string {
+  // Most words are plain ASCII: nothing to decompose or strip (the same result, without normalize()).
+  if (ASCII.test(word)) return word.toLowerCase();
   return word
     .toLowerCase()
     .normalize('NFD')
