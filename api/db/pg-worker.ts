@@ -28,6 +28,9 @@ async function handle(op: PgOp): Promise<PgAnswer> {
     // A connection the server dropped fails the next call with this error, not the whole process.
     client.on('error', (err) => (entry.lost = err));
     await client.connect();
+    // A writer waits at most 30 s for the write lock (then its request fails, instead of hanging), and an
+    // instance that stalls inside a transaction loses it, and the lock, after 60 s.
+    await client.query("SET lock_timeout = '30s'; SET idle_in_transaction_session_timeout = '60s'");
     clients.set(op.id, entry);
     return { ok: true, rows: [], rowCount: 0 };
   }

@@ -160,7 +160,13 @@ export class PgDatabase {
     const run = (...args: Parameters<F>): ReturnType<F> => {
       const outer = this.depth === 0;
       const savepoint = `sp_${this.depth}`;
-      this.exec(outer ? `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK[0]}, ${WRITE_LOCK[1]})` : `SAVEPOINT ${savepoint}`);
+      try {
+        this.exec(outer ? `BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK[0]}, ${WRITE_LOCK[1]})` : `SAVEPOINT ${savepoint}`);
+      } catch (err) {
+        // The lock was not granted in time (lock_timeout): leave no aborted transaction behind.
+        if (outer) this.tryExec('ROLLBACK');
+        throw err;
+      }
       this.depth++;
       let result: ReturnType<F>;
       try {
@@ -168,11 +174,7 @@ export class PgDatabase {
         if (result instanceof Promise) throw new TypeError('Transaction function cannot return a promise');
       } catch (err) {
         this.depth--;
-        try {
-          this.exec(outer ? 'ROLLBACK' : `ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}`);
-        } catch {
-          // The connection is gone: the server rolled the transaction back itself.
-        }
+        this.tryExec(outer ? 'ROLLBACK' : `ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}`);
         throw err;
       }
       this.depth--;
@@ -180,6 +182,15 @@ export class PgDatabase {
       return result;
     };
     return Object.assign(run, { default: run, deferred: run, immediate: run, exclusive: run });
+  }
+
+  /** exec() that ignores failure: when the connection is gone, the server rolled back by itself. */
+  private tryExec(sql: string): void {
+    try {
+      this.exec(sql);
+    } catch {
+      // nothing to undo on a lost connection
+    }
   }
 
   pragma(): never {
