@@ -55,6 +55,20 @@ function value(v: unknown): unknown {
   return v;
 }
 
+// Stores prepare many statements per request: translate and name each distinct text once per process.
+// (Texts vary only with the length of an IN list, so the set stays small; the cap is a guard.)
+const translations = new Map<string, { sql: TranslatedSql; name: string }>();
+function translated(source: string): { sql: TranslatedSql; name: string } {
+  let t = translations.get(source);
+  if (!t) {
+    const sql = toPostgres(source);
+    t = { sql, name: `kb_${createHash('sha256').update(sql.text).digest('base64url').slice(0, 24)}` };
+    if (translations.size >= 5000) translations.clear();
+    translations.set(source, t);
+  }
+  return t;
+}
+
 class PgStatement {
   private plucked = false;
   private readonly sql: TranslatedSql;
@@ -64,8 +78,7 @@ class PgStatement {
   constructor(db: PgDatabase, source: string) {
     this.db = db;
     this.source = source;
-    this.sql = toPostgres(source);
-    this.name = `kb_${createHash('sha256').update(this.sql.text).digest('base64url').slice(0, 24)}`;
+    ({ sql: this.sql, name: this.name } = translated(source));
   }
 
   pluck(on = true): this {
