@@ -1,5 +1,5 @@
-// Writes public/assets/vendor/graph-libs.js: sigma.js and graphology as one minified ES module for the
-// knowledge graph page (/assets/graph.js imports it). The site's scripts are served as written, without a
+// Writes public/assets/vendor/graph-libs.js: sigma.js (with the two cheap programs a big graph is drawn with)
+// and graphology as one minified ES module for the knowledge graph page (/assets/graph.js imports it). The site's scripts are served as written, without a
 // bundler at build time, so this one bundle of two libraries is made here and committed; run it after
 // upgrading either (`node scripts/vendor-graph.ts`). test/web/graph.test.ts checks that the banner names the
 // installed versions.
@@ -10,7 +10,7 @@ import { helpRequested } from './cli.ts';
 
 helpRequested(`usage: node scripts/vendor-graph.ts
 
-Bundles sigma and graphology (from node_modules) into public/assets/vendor/graph-libs.js.`);
+Bundles sigma (and its NodePointProgram and EdgeLineProgram) and graphology (from node_modules) into public/assets/vendor/graph-libs.js.`);
 
 const require = createRequire(import.meta.url);
 // esbuild comes with Astro (through Vite); it is a build tool here, not a dependency of the site.
@@ -21,7 +21,7 @@ const version = (name: string) => (JSON.parse(fs.readFileSync(path.resolve('node
 const banner = `/*! graph-libs: sigma ${version('sigma')}, graphology ${version('graphology')}, events (all MIT licensed; see their packages). Made by scripts/vendor-graph.ts. */`;
 
 const result = await esbuild.build({
-  stdin: { contents: "export { default as Sigma } from 'sigma';\nexport { default as Graph } from 'graphology';\n", resolveDir: process.cwd(), loader: 'js' },
+  stdin: { contents: "export { default as Sigma } from 'sigma';\nexport { default as Graph } from 'graphology';\nexport { NodePointProgram, EdgeLineProgram } from 'sigma/rendering';\n", resolveDir: process.cwd(), loader: 'js' },
   bundle: true,
   format: 'esm',
   minify: true,

@@ -140,4 +140,43 @@ describeInBrowser('the knowledge graph', () => {
     await page.mouse.click(box.x + target.x, box.y + target.y);
     await page.waitForURL(`${srv.url}${target.url}`);
   });
+
+  it('draws a big graph as points and lines, and its nodes still open their pages', async () => {
+    // The sample's graph is small; this one gets 2,500 more video nodes on a ring around it, each linked to a
+    // concept, so the page takes its big-graph path (sigma's point and line programs, cheap in software WebGL).
+    const data = await (await srv.get('/api/graph/data')).json();
+    const concepts = data.nodes.filter((n: { type: string }) => n.type === 'knowledge');
+    for (let i = 0; i < 2500; i++) {
+      const a = (2 * Math.PI * i) / 2500;
+      data.nodes.push({ id: `video:filler-${i}`, type: 'video', label: `Filler ${i}`, url: `/videos/filler-${i}`, x: 3000 * Math.cos(a), y: 3000 * Math.sin(a), size: 1.5 });
+      data.edges.push({ source: concepts[i % concepts.length].id, target: `video:filler-${i}`, kind: 'cites' });
+    }
+    await page.route('**/api/graph/data', (route) => route.fulfill({ json: data }));
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${srv.url}/api/graph`);
+    await page.waitForFunction(() => (window as unknown as { kbGraph?: { firstRenderMs: number } }).kbGraph?.firstRenderMs, undefined, { timeout: 15_000 });
+    await expect.poll(status).toBe(`${data.nodes.length} nodes.`);
+    const drawn = await page.evaluate(() => {
+      const s = (window as unknown as { kbGraph: { sigma: any } }).kbGraph.sigma;
+      return { nodes: s.nodePrograms.circle.METHOD, edges: s.edgePrograms.line.METHOD };
+    });
+    expect(drawn).toEqual({ nodes: 0 /* gl.POINTS */, edges: 1 /* gl.LINES */ });
+    const settled = await probe();
+    expect(settled.labels.length).toBeGreaterThan(0);
+    await page.waitForTimeout(1000);
+    expect((await probe()).renders).toBe(settled.renders);
+
+    await page.locator('#graph').scrollIntoViewIfNeeded();
+    const target = await page.evaluate((id) => {
+      const s = (window as unknown as { kbGraph: { sigma: any } }).kbGraph.sigma;
+      const at = s.framedGraphToViewport(s.getNodeDisplayData(id));
+      return { x: at.x as number, y: at.y as number };
+    }, concepts[0].id);
+    const box = (await page.locator('#graph').boundingBox())!;
+    await page.mouse.click(box.x + target.x, box.y + target.y);
+    await page.waitForURL(`${srv.url}${concepts[0].url}`);
+    await page.unroute('**/api/graph/data');
+    expect(errors).toEqual([]);
+  });
 });
