@@ -110,7 +110,7 @@ export function tagModel(snap: Snapshot, tag: string) {
     tag,
     videos: listVideos(snap, { tag, highlight: false, limit: TAG_PAGE_VIDEOS, offset: 0 }),
     essays: snap.essays.filter((e) => essayIn(e).tags.includes(tag)).map((e) => essayItem(snap, e)),
-    concepts: listKnowledge(snap, { draft: false }).items.filter((c) => c.tags.includes(tag)),
+    concepts: listKnowledge(snap, { draft: false, tag }).items,
     meta: { title: `Tagged “${tag}”`, description: `Videos, essays and knowledge concepts tagged ${tag}.`, path: `/tags/${tag}`, jsonTwin: `/api/videos?tag=${encodeURIComponent(tag)}` },
   };
 }

@@ -20,8 +20,9 @@ function conceptItem(c: Concept, agent = false, origin = '') {
   };
 }
 
-export function listKnowledge(snap: Snapshot, params: { draft: boolean }, origin = '') {
-  const items = snap.concepts.filter((c) => params.draft || !c.draft);
+/** Published concepts (drafts too when asked), optionally only those with a tag. */
+export function listKnowledge(snap: Snapshot, params: { draft: boolean; tag?: string }, origin = '') {
+  const items = snap.concepts.filter((c) => (params.draft || !c.draft) && (params.tag === undefined || c.tags.includes(params.tag)));
   return { total: items.length, items: items.map((c) => conceptItem(c, false, origin)) };
 }
 
