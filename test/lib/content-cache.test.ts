@@ -1,6 +1,7 @@
 // The content loader's parse cache (issue 14, item 2): a cached load is the same snapshot as an uncached
 // one through edits (even same-size edits that keep the mtime), additions, deletions and invalid files; a
-// load that finds nothing new parses nothing, so it does not even rewrite the cache.
+// load that finds nothing new parses nothing, so it does not even rewrite the cache; a process reads the
+// cache's base once while it stays the same file.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -122,6 +123,35 @@ describe('loadSnapshot with a parse cache', () => {
       expect(contentReads()).toContain(`videos/${id}.md`);
       expect(edited.videosById.get(id)!.title[0]).toBe(next);
       expect(edited).toEqual(uncached());
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
+  it('reads the base once per process while it is the same file, and again once another writer replaced it', () => {
+    expect(cached()).toEqual(uncached());
+    const reads = vi.spyOn(fs, 'readFileSync');
+    const baseReads = () => reads.mock.calls.filter(([f]) => String(f) === cacheFile()).length;
+    try {
+      // An edit goes to the delta; the base stays the file this process read, so it is not read again.
+      const id = uncached().videos[5].video_id;
+      const file = videoFile(id);
+      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^title: "/m, 'title: "Edited '));
+      reads.mockClear();
+      const edited = cached();
+      expect(edited.videosById.get(id)!.title).toMatch(/^Edited /);
+      expect(edited).toEqual(uncached());
+      expect(baseReads()).toBe(0);
+      // Another process replaces the base (write and rename, as saves do): the next load reads the new one.
+      const text = fs.readFileSync(cacheFile(), 'utf8');
+      fs.writeFileSync(`${cacheFile()}.other`, text);
+      fs.renameSync(`${cacheFile()}.other`, cacheFile());
+      reads.mockClear();
+      expect(cached()).toEqual(uncached());
+      expect(baseReads()).toBe(1);
+      reads.mockClear();
+      expect(cached()).toEqual(uncached());
+      expect(baseReads()).toBe(0);
     } finally {
       reads.mockRestore();
     }

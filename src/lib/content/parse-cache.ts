@@ -55,6 +55,24 @@ function writeAtomic(file: string, text: string): void {
   fs.renameSync(tmp, file);
 }
 
+/**
+ * The base last read in this process, by file, with the stat key the file had then: a process
+ * that loads again (the server on every rebuild, a pipeline run's chained jobs) does not read and parse the
+ * base again while the file is the same one (at 100k videos that is 355 MB of JSON, 2–4 s). Entries are
+ * shared between loads of one process; what a load adds to one (a parse of the same bytes, a stat key
+ * that vouches for them) is true for every later load too.
+ */
+const baseMemo = new Map<string, { key: string; id: string; entries: Map<string, Entry> }>();
+
+function fileKey(file: string): string | null {
+  try {
+    const st = fs.statSync(file, { bigint: true });
+    return `${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.ino}`;
+  } catch {
+    return null;
+  }
+}
+
 export function openParseCache(cacheDir: string, opts: { /** false: no stat key vouches for a file (every file is read). */ statKeys?: boolean } = {}): ParseCache {
   const file = parseCacheFile(cacheDir);
   const deltaFile = parseCacheDeltaFile(cacheDir);
@@ -64,15 +82,26 @@ export function openParseCache(cacheDir: string, opts: { /** false: no stat key 
   let baseRels = new Set<string>();
   /** Files whose entry the delta holds. */
   let deltaRels = new Set<string>();
-  try {
-    const raw = JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: number; id?: string; entries?: Record<string, Entry> };
-    if (raw.version === CACHE_VERSION && typeof raw.id === 'string' && raw.entries && typeof raw.entries === 'object') {
-      entries = new Map(Object.entries(raw.entries));
-      baseId = raw.id;
-      baseRels = new Set(entries.keys());
+  const key = fileKey(file);
+  const known = baseMemo.get(file);
+  if (key && known?.key === key) {
+    entries = new Map(known.entries);
+    baseId = known.id;
+    baseRels = new Set(entries.keys());
+  } else {
+    baseMemo.delete(file);
+    try {
+      const raw = JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: number; id?: string; entries?: Record<string, Entry> };
+      if (raw.version === CACHE_VERSION && typeof raw.id === 'string' && raw.entries && typeof raw.entries === 'object') {
+        entries = new Map(Object.entries(raw.entries));
+        baseId = raw.id;
+        baseRels = new Set(entries.keys());
+        // The stat key taken before the read: a file replaced since has another (a rename moves the inode).
+        if (key) baseMemo.set(file, { key, id: baseId, entries: new Map(entries) });
+      }
+    } catch {
+      // missing or unreadable: start empty, and the next save replaces it
     }
-  } catch {
-    // missing or unreadable: start empty, and the next save replaces it
   }
   if (baseId) {
     try {
@@ -142,6 +171,8 @@ export function openParseCache(cacheDir: string, opts: { /** false: no stat key 
         baseId = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
         writeAtomic(file, JSON.stringify({ version: CACHE_VERSION, id: baseId, entries: Object.fromEntries(seen) }));
         fs.rmSync(deltaFile, { force: true });
+        // Not remembered here: another process may replace the file between this rename and any stat of
+        // it, so the next open reads what is really there (a new base is written rarely).
         baseRels = new Set(seen.keys());
         deltaRels = new Set();
       } else {
