@@ -5,16 +5,18 @@
 // Use (the cluster from test/helpers/postgres.ts, once per file):
 //   const group = await startInstances(pg, { count: 2, seed: ({ identity }) => …keys… });
 //   group.instances[0].url … group.query('SELECT …') … group.instances[0].kill() … await group.stop();
+// or, for the write tests, `const w = writersOnTwoInstances(names)` in a describe block (it starts both).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { openDatabase, type Db } from '../../api/db/index.ts';
 import { auditOrigin, createAuditLog, type AuditLog } from '../../api/audit/index.ts';
 import { createIdentity, type Identity } from '../../api/auth/identity.ts';
 import { indexDir } from '../../src/lib/search/manifest.ts';
-import type { PgCluster } from '../helpers/postgres.ts';
+import { startPostgres, type PgCluster } from '../helpers/postgres.ts';
 import { freePort } from '../helpers/server.ts';
 
 export interface Instance {
@@ -262,6 +264,42 @@ export async function auditEventsOf(url: string): Promise<{ seq: number; kind: s
     if (body.next_after_seq === null) return events;
     after = body.next_after_seq;
   }
+}
+
+export interface Writers {
+  group: InstanceGroup;
+  /** Instances 0 and 1. */
+  a: Instance;
+  b: Instance;
+  /** An API key per name, in order. */
+  keys: string[];
+  /** A video of the sample content to comment on. */
+  video: string;
+}
+
+/**
+ * The setup the write tests share, registered as this file's beforeAll/afterAll: one PostgreSQL cluster,
+ * two instances (with `env`), a person with an API key per name seeded before they start, and a video to
+ * write about. The returned object is filled in by beforeAll.
+ * @example const w = writersOnTwoInstances(['busy', 'calm']); … call(`${w.a.url}/api/comments`, …)
+ */
+export function writersOnTwoInstances(names: string[], opts: { env?: Record<string, string> } = {}): Writers {
+  const w = { keys: [] as string[] } as Writers;
+  let cluster: PgCluster | undefined;
+  beforeAll(async () => {
+    cluster = await startPostgres();
+    w.group = await startInstances(cluster, { count: 2, env: opts.env, seed: ({ identity }) => w.keys.push(...peopleWithKeys(identity, names)) });
+    [w.a, w.b] = w.group.instances;
+    const videos = await call(`${w.a.url}/api/videos?limit=1`);
+    expect(videos.status).toBe(200);
+    w.video = videos.body.items[0].video_id;
+    expect(w.video).toBeTruthy();
+  });
+  afterAll(async () => {
+    await w.group?.stop();
+    await cluster?.stop();
+  });
+  return w;
 }
 
 /** 1..n */

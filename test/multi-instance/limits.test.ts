@@ -1,34 +1,19 @@
 // Rate limits hold per person across instances (issue 17): the buckets live in the database, so a person
 // writing through A and B alternately gets the one limit, not one per instance; another person is not
 // slowed by them.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describePostgres, startPostgres, type PgCluster } from '../helpers/postgres.ts';
-import { call, peopleWithKeys, startInstances, type InstanceGroup } from './instances.ts';
+import { beforeAll, expect, it } from 'vitest';
+import { describePostgres } from '../helpers/postgres.ts';
+import { call, writersOnTwoInstances } from './instances.ts';
 
 const LIMIT = 6;
 
 describePostgres('two instances on one PostgreSQL: rate limits', () => {
-  let pg: PgCluster;
-  let group: InstanceGroup;
-  const keys: string[] = [];
-  let video: string;
-
-  beforeAll(async () => {
-    pg = await startPostgres();
-    group = await startInstances(pg, {
-      count: 2,
-      env: { WRITE_RATE_LIMIT_PER_MINUTE: String(LIMIT) },
-      seed: ({ identity }) => keys.push(...peopleWithKeys(identity, ['busy', 'calm'])),
-    });
-    video = (await call(`${group.instances[0].url}/api/videos?limit=1`)).body.items[0].video_id;
-  });
-  afterAll(async () => {
-    await group?.stop();
-    await pg?.stop();
-  });
+  const w = writersOnTwoInstances(['busy', 'calm'], { env: { WRITE_RATE_LIMIT_PER_MINUTE: String(LIMIT) } });
+  let keys: string[], video: string;
+  beforeAll(() => ({ keys, video } = w));
 
   it('counts one person’s writes through both instances against one limit', async () => {
-    const [a, b] = group.instances;
+    const { a, b } = w;
     const statuses: number[] = [];
     let retryAfter: string | null = null;
     for (let i = 0; i < 2 * LIMIT; i++) {

@@ -1,9 +1,9 @@
 // Two server processes on one PostgreSQL (issue 17), one of them SIGKILLed in the middle of a write load:
 // every comment that was answered 2xx is stored with its audit event, the audit log stays gapless and
 // verifiable, and the other instance keeps answering (the dead one's transaction and lock go with it).
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describePostgres, startPostgres, type PgCluster } from '../helpers/postgres.ts';
-import { auditVerify, call, peopleWithKeys, range, startInstances, type Instance, type InstanceGroup } from './instances.ts';
+import { beforeAll, expect, it } from 'vitest';
+import { describePostgres } from '../helpers/postgres.ts';
+import { auditVerify, call, range, writersOnTwoInstances, type Instance, type InstanceGroup } from './instances.ts';
 
 const USERS = 4;
 const TOTAL = 400; // requests, alternating between A and B
@@ -20,27 +20,9 @@ interface Outcome {
 }
 
 describePostgres('two instances on one PostgreSQL: one is SIGKILLed under write load', () => {
-  let pg: PgCluster;
-  let group: InstanceGroup;
-  let a: Instance, b: Instance;
-  const keys: string[] = [];
-  let video: string;
-
-  beforeAll(async () => {
-    pg = await startPostgres();
-    group = await startInstances(pg, {
-      count: 2,
-      seed: ({ identity }) => keys.push(...peopleWithKeys(identity, range(USERS).map((i) => `load${i}`))),
-    });
-    [a, b] = group.instances;
-    const videos = await call(`${b.url}/api/videos?limit=1`);
-    video = videos.body.items[0].video_id;
-    expect(video).toBeTruthy();
-  });
-  afterAll(async () => {
-    await group?.stop();
-    await pg?.stop();
-  });
+  const w = writersOnTwoInstances(range(USERS).map((i) => `load${i}`));
+  let a: Instance, b: Instance, group: InstanceGroup, keys: string[], video: string;
+  beforeAll(() => ({ a, b, group, keys, video } = w));
 
   it('keeps every answered comment with its audit event, a gapless log, and B answering', async () => {
     const eventsBefore = Number((await group.query<{ n: string }>('SELECT COUNT(*) AS n FROM audit_events'))[0].n);

@@ -1,38 +1,18 @@
 // Two server processes on one PostgreSQL (issue 17): what one writes the other reads; 200 comments written
 // at once through both are all stored, each with its audit event, and the audit log stays one gapless,
 // verifiable sequence; a post published through one is found by the other's search within seconds.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describePostgres, startPostgres, type PgCluster } from '../helpers/postgres.ts';
-import { auditEventsOf, auditVerify, call, peopleWithKeys, range, startInstances, type Instance, type InstanceGroup } from './instances.ts';
+import { beforeAll, expect, it } from 'vitest';
+import { describePostgres } from '../helpers/postgres.ts';
+import { auditEventsOf, auditVerify, call, range, writersOnTwoInstances, type Instance, type InstanceGroup } from './instances.ts';
 
 const USERS = 4;
 const LOAD = 200;
 const ESSAY = 'Adoption is a management problem before it is a technical one, say the Quorblewick notes. '.repeat(4);
 
 describePostgres('two instances on one PostgreSQL: writes', () => {
-  let pg: PgCluster;
-  let group: InstanceGroup;
-  let a: Instance, b: Instance;
-  const keys: string[] = [];
-  let video: string;
-
-  beforeAll(async () => {
-    pg = await startPostgres();
-    group = await startInstances(pg, {
-      count: 2,
-      // Users and their API keys, made in the database before either server starts.
-      seed: ({ identity }) => keys.push(...peopleWithKeys(identity, range(USERS).map((i) => `writer${i - 1}`))),
-    });
-    [a, b] = group.instances;
-    const videos = await call(`${a.url}/api/videos?limit=1`);
-    expect(videos.status).toBe(200);
-    video = videos.body.items[0].video_id;
-    expect(video).toBeTruthy();
-  });
-  afterAll(async () => {
-    await group?.stop();
-    await pg?.stop();
-  });
+  const w = writersOnTwoInstances(range(USERS).map((i) => `writer${i - 1}`));
+  let a: Instance, b: Instance, group: InstanceGroup, keys: string[], video: string;
+  beforeAll(() => ({ a, b, group, keys, video } = w));
 
   const bearer = (i: number) => ({ Authorization: `Bearer ${keys[i % keys.length]}` });
   const postComment = (inst: Instance, i: number, body: string) =>
