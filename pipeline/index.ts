@@ -59,7 +59,9 @@ function printStatus(): void {
 
 async function daemon(): Promise<void> {
   const scheduler = await startScheduler({ dataDir: jobContext().dataDir });
-  console.log('pipeline: Ctrl-C to stop');
+  // With no schedule nothing keeps the process alive: it ends when the runs started now have chained theirs.
+  if (!scheduler.scheduled.length) console.log('pipeline: no job has a schedule (every PIPELINE_CRON_<JOB> is off): the process ends when the jobs started now and their follow-ups are done');
+  else console.log('pipeline: Ctrl-C to stop');
   const stop = async () => {
     await scheduler.stop();
     process.exit(0);

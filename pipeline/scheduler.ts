@@ -38,9 +38,23 @@ export class RunRequests {
   }
 }
 
+/**
+ * A job's schedule: `PIPELINE_CRON_<JOB>` (e.g. PIPELINE_CRON_INGEST_VIDEOS) when set, `off` (or empty) for
+ * none, else the job's default from pipeline/lib/jobs.ts. Null: the job runs only when chained or asked for.
+ * @example scheduleOf('ingest-videos', { PIPELINE_CRON_INGEST_VIDEOS: 'off' }) // null
+ */
+export function scheduleOf(job: string, env: Record<string, string | undefined>): string | null {
+  const set = env[`PIPELINE_CRON_${job.toUpperCase().replace(/-/g, '_')}`];
+  if (set === undefined) return JOBS[job]?.cron ?? null;
+  const cron = set.trim();
+  return cron === '' || cron.toLowerCase() === 'off' ? null : cron;
+}
+
 export interface Scheduler {
   /** The jobs started now (the first-start ones, or PIPELINE_RUN_ON_START's). */
   readonly startedNow: readonly string[];
+  /** The jobs that run on a schedule (none when every PIPELINE_CRON_<JOB> is off). */
+  readonly scheduled: readonly string[];
   /** Stops the schedule and waits for running workers to end. */
   stop(): Promise<void>;
 }
@@ -52,7 +66,7 @@ export interface SchedulerOptions {
 }
 
 /**
- * Starts Bree with every job of pipeline/lib/jobs.ts. `PIPELINE_CRON_<JOB>` overrides a schedule;
+ * Starts Bree with every job of pipeline/lib/jobs.ts. `PIPELINE_CRON_<JOB>` overrides a schedule (`off`: none);
  * `PIPELINE_RUN_ON_START=a,b` runs those jobs at once (else the first-start jobs when DATA_DIR holds no
  * pipeline state).
  * @example const scheduler = await startScheduler({ dataDir: config.dataDir }); … await scheduler.stop();
@@ -66,8 +80,8 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
     defaultExtension: 'ts',
     acceptedExtensions: ['.ts'],
     logger: { info: () => {}, warn: (...a: unknown[]) => log(`pipeline: ${a.join(' ')}`), error: (...a: unknown[]) => log(`pipeline: ${a.join(' ')}`) } as never,
-    jobs: Object.entries(JOBS).map(([name, spec]) => {
-      const cron = env[`PIPELINE_CRON_${name.toUpperCase().replace(/-/g, '_')}`] ?? spec.cron;
+    jobs: Object.keys(JOBS).map((name) => {
+      const cron = scheduleOf(name, env);
       // Without a schedule Bree would run a job once at start; follow-up jobs run only when chained.
       return { name, path: path.join(here, 'jobs', `${name}.ts`), worker: { workerData: { job: name } }, ...(cron ? { cron } : { timeout: false as const }) };
     }),
@@ -98,5 +112,6 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
     started.push(job);
   }
   log(`pipeline: scheduler running (${Object.keys(JOBS).join(', ')})${started.length ? `; started now: ${started.join(', ')}${firstStart && !requested.length ? ' (first start)' : ''}` : ''}`);
-  return { startedNow: started, stop: () => bree.stop() };
+  const scheduled = Object.keys(JOBS).filter((job) => scheduleOf(job, env) !== null);
+  return { startedNow: started, scheduled, stop: () => bree.stop() };
 }

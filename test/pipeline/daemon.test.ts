@@ -10,6 +10,7 @@ import { buildSite } from '../../scripts/build.ts';
 import { readStatus } from '../../pipeline/lib/status.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { atomFeed, startFeedHost, type FeedHost } from './feeds.ts';
+import { NO_SCHEDULES } from '../helpers/pipeline.ts';
 
 let host: FeedHost;
 let root: string;
@@ -39,7 +40,7 @@ afterAll(async () => {
 describe('npm run pipeline (the scheduler)', () => {
   it('runs a job, chains its follow-ups, and the server serves the new build', async () => {
     expect((await srv.get('/api/videos/daem0000001')).status).toBe(404);
-    const daemon = spawn(process.execPath, ['pipeline/index.ts'], { env: { ...process.env, ...dirs(), PIPELINE_RUN_ON_START: 'ingest-videos' }, stdio: 'pipe' });
+    const daemon = spawn(process.execPath, ['pipeline/index.ts'], { env: { ...process.env, ...NO_SCHEDULES, ...dirs(), PIPELINE_RUN_ON_START: 'ingest-videos' }, stdio: 'pipe' });
     let out = '';
     daemon.stdout!.on('data', (d) => (out += d));
     daemon.stderr!.on('data', (d) => (out += d));
@@ -66,9 +67,17 @@ describe('npm run pipeline (the scheduler)', () => {
       const latest = await (await srv.get('/api/latest')).json();
       expect(latest.freshness.pipeline_status.last_status).toBe('ok');
       expect(latest.freshness.pipeline_status.last_run_at).not.toBeNull();
+      // No job has a schedule here, so nothing keeps the scheduler alive: it ends once the chain is done.
+      const code = daemon.exitCode ?? (await new Promise((r) => daemon.once('exit', r)));
+      expect(code, out).toBe(0);
+      expect(out).toMatch(/no job has a schedule/);
     } finally {
-      daemon.kill('SIGTERM');
-      await new Promise((r) => daemon.once('exit', r));
+      // With every schedule off the scheduler ends by itself once the chain is done.
+      if (daemon.exitCode === null && daemon.signalCode === null) {
+        const exited = new Promise((r) => daemon.once('exit', r));
+        daemon.kill('SIGTERM');
+        await exited;
+      }
     }
   });
 });

@@ -7,11 +7,24 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RunRequests } from '../../pipeline/scheduler.ts';
+import { RunRequests, scheduleOf } from '../../pipeline/scheduler.ts';
 import { readStatus } from '../../pipeline/lib/status.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-scheduler-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+describe('scheduleOf', () => {
+  it('takes PIPELINE_CRON_<JOB> over the default, and off (or empty) for no schedule', () => {
+    expect(scheduleOf('ingest-videos', {})).toBe('0 * * * *');
+    expect(scheduleOf('ingest-videos', { PIPELINE_CRON_INGEST_VIDEOS: '*/30 * * * *' })).toBe('*/30 * * * *');
+    expect(scheduleOf('ingest-videos', { PIPELINE_CRON_INGEST_VIDEOS: 'off' })).toBeNull();
+    expect(scheduleOf('ingest-videos', { PIPELINE_CRON_INGEST_VIDEOS: ' OFF ' })).toBeNull();
+    expect(scheduleOf('build-index', { PIPELINE_CRON_BUILD_INDEX: '' })).toBeNull();
+    // A chained-only job gets a schedule when one is set, and keeps none otherwise.
+    expect(scheduleOf('rebuild-site', {})).toBeNull();
+    expect(scheduleOf('rebuild-site', { PIPELINE_CRON_REBUILD_SITE: '15 4 * * *' })).toBe('15 4 * * *');
+  });
+});
 
 describe('RunRequests', () => {
   it('starts an idle job at once, and a running one once more after it ends (requests coalesced)', () => {

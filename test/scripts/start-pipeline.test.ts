@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readStatus } from '../../pipeline/lib/status.ts';
 import { atomFeed, startFeedHost, type FeedHost } from '../pipeline/feeds.ts';
+import { NO_SCHEDULES, stopGroup } from '../helpers/pipeline.ts';
 
 let root: string;
 let host: FeedHost;
@@ -49,7 +50,7 @@ function npmStart(env: Record<string, string>): Promise<{ url: string; child: Ch
   // Vitest sets BASE_URL=/ for Vite; the child must not inherit it.
   const { BASE_URL: _vite, ...inherited } = process.env;
   const child = spawn('npm', ['start'], {
-    env: { ...inherited, ...dirs(), ...env, PORT: '0', HOST: '127.0.0.1', KB_NODE_QUIET: '1', EMBEDDING_PROVIDER: 'builtin' },
+    env: { ...inherited, ...NO_SCHEDULES, ...dirs(), ...env, PORT: '0', HOST: '127.0.0.1', KB_NODE_QUIET: '1', EMBEDDING_PROVIDER: 'builtin' },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -67,12 +68,8 @@ function npmStart(env: Record<string, string>): Promise<{ url: string; child: Ch
   });
 }
 
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((r) => {
-    child.once('exit', () => r());
-    process.kill(-child.pid!, 'SIGTERM');
-  });
-}
+/** Stops `npm start` and everything it started: the next test reads a status no earlier run still writes. */
+const stop = (child: ChildProcess) => stopGroup(child.pid!);
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 90_000): Promise<T> {
   const deadline = Date.now() + ms;

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
+import { NO_SCHEDULES } from '../helpers/pipeline.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-start-'));
 const children: ChildProcess[] = [];
@@ -17,7 +18,7 @@ afterAll(() => {
 function start(env: Record<string, string>): Promise<{ url: string; output: string; child: ChildProcess }> {
   // Vitest sets BASE_URL=/ for Vite; the child must not inherit it.
   const { BASE_URL: _vite, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['scripts/start.ts'], { env: { ...inherited, ...env, PORT: '0', HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['scripts/start.ts'], { env: { ...inherited, ...NO_SCHEDULES, ...env, PORT: '0', HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let output = '';
   return new Promise((resolve, reject) => {

@@ -1,0 +1,34 @@
+// Tests that run the pipeline's scheduler (npm start, npm run pipeline) turn every job's schedule off, so the
+// wall clock cannot start a job in the middle of a test: an hourly ingest-videos fires at minute 0, and a run
+// of the suite that crosses the hour would otherwise see a second ingest it did not ask for.
+import { JOBS } from '../../pipeline/lib/jobs.ts';
+
+/** `PIPELINE_CRON_<JOB>=off` for every job: jobs run only when started at once or chained. */
+export const NO_SCHEDULES: Record<string, string> = Object.fromEntries(
+  Object.keys(JOBS).map((job) => [`PIPELINE_CRON_${job.toUpperCase().replace(/-/g, '_')}`, 'off']),
+);
+
+/**
+ * SIGTERM to a detached child's process group, then waits until no process of the group is left (npm exits
+ * before the node process it started has finished its shutdown); SIGKILL after `ms`.
+ */
+export async function stopGroup(pid: number, ms = 30_000): Promise<void> {
+  const alive = () => {
+    try {
+      process.kill(-pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  try {
+    process.kill(-pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + ms;
+  while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (!alive()) return;
+  process.kill(-pid, 'SIGKILL');
+  while (alive()) await new Promise((r) => setTimeout(r, 50));
+}
