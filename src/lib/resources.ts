@@ -34,9 +34,27 @@ export interface Resource {
   path: string;
   type: Representation;
   body: string;
+  /**
+   * The item whose documents this one belongs to (`video:<id>`, `concept:<slug>`, `essay:<slug>`, `digest:<date>`), for
+   * the incremental build (src/lib/static-build/inputs.ts); such a body is computed only when read.
+   */
+  group?: string;
 }
 
 const json = (path: string, value: unknown): Resource => ({ path, type: 'json', body: toJson(value) });
+
+/** A document of one item's group: its body is computed when first read, so a build that keeps it never does. */
+function lazy(group: string, path: string, type: Representation, make: () => string): Resource {
+  let body: string | undefined;
+  return {
+    path,
+    type,
+    group,
+    get body() {
+      return (body ??= make());
+    },
+  };
+}
 
 export function* prerenderedResources(snap: Snapshot, site: SiteContext): Generator<Resource> {
   const origin = site.baseUrl;
@@ -66,24 +84,27 @@ export function* prerenderedResources(snap: Snapshot, site: SiteContext): Genera
   // Content
   yield json('/api/videos', listVideos(snap, VIDEO_LIST_DEFAULTS, origin));
   for (const v of snap.videos) {
-    yield json(`/api/videos/${v.video_id}`, getVideo(snap, v.video_id, noAgent));
+    const group = `video:${v.video_id}`;
+    yield lazy(group, `/api/videos/${v.video_id}`, 'json', () => toJson(getVideo(snap, v.video_id, noAgent)));
     // With VIDEO_THUMBNAILS=proxy the server answers this path with the real image (api/web/thumbnails.ts).
-    if (site.videoThumbnails !== 'proxy') yield { path: videoThumbnailPath(v.video_id), type: 'svg', body: videoThumbnail(snap, v.video_id, site.siteName)! };
+    if (site.videoThumbnails !== 'proxy') yield lazy(group, videoThumbnailPath(v.video_id), 'svg', () => videoThumbnail(snap, v.video_id, site.siteName)!);
   }
   yield json('/api/channels', listChannels(snap, origin));
   for (const c of snap.channels) yield json(`/api/channels/${c.channel_id}`, getChannel(snap, c.channel_id, CHANNEL_DEFAULTS, origin));
   yield json('/api/essays', listEssays(snap, origin));
   for (const e of snap.essays) {
-    yield json(`/api/essays/${e.slug}`, getEssay(snap, e.slug, noAgent));
-    yield { path: `/api/essays/${e.slug}/thumbnail`, type: 'svg', body: essayThumbnail(snap, e.slug, site.siteName)! };
+    const group = `essay:${e.slug}`;
+    yield lazy(group, `/api/essays/${e.slug}`, 'json', () => toJson(getEssay(snap, e.slug, noAgent)));
+    yield lazy(group, `/api/essays/${e.slug}/thumbnail`, 'svg', () => essayThumbnail(snap, e.slug, site.siteName)!);
   }
   yield json('/api/digests', listDigests(snap, {}, origin));
   for (const d of snap.digests) {
-    yield json(`/api/digests/${d.date}`, getDigest(snap, d.date, noAgent));
-    yield { path: `/api/digests/${d.date}/thumbnail`, type: 'svg', body: digestThumbnail(snap, d.date, site.siteName)! };
+    const group = `digest:${d.date}`;
+    yield lazy(group, `/api/digests/${d.date}`, 'json', () => toJson(getDigest(snap, d.date, noAgent)));
+    yield lazy(group, `/api/digests/${d.date}/thumbnail`, 'svg', () => digestThumbnail(snap, d.date, site.siteName)!);
   }
   yield json('/api/knowledge', listKnowledge(snap, { draft: false }, origin));
-  for (const c of snap.concepts) yield json(`/api/knowledge/${c.slug}`, getConcept(snap, c.slug, noAgent));
+  for (const c of snap.concepts) yield lazy(`concept:${c.slug}`, `/api/knowledge/${c.slug}`, 'json', () => toJson(getConcept(snap, c.slug, noAgent)));
   yield json('/api/personas', listPersonas(snap, origin));
   for (const p of snap.personas) {
     yield json(`/api/personas/${p.persona_id}`, getPersona(snap, p.persona_id, noAgent));
@@ -97,7 +118,10 @@ export function* prerenderedResources(snap: Snapshot, site: SiteContext): Genera
   yield { path: '/api/graph', type: 'html', body: graphHtml(snap, site) };
 
   // Every page as Markdown for agents: <page>.md, /index.md for the home page (llms.txt says so)
-  for (const path of pageMarkdownPaths(snap)) yield { path, type: 'markdown', body: pageMarkdown(snap, site, path)! };
+  for (const { path, group } of pageMarkdownPaths(snap)) {
+    if (group) yield lazy(group, path, 'markdown', () => pageMarkdown(snap, site, path)!);
+    else yield { path, type: 'markdown', body: pageMarkdown(snap, site, path)! };
+  }
 
   // Crawlers
   yield { path: '/robots.txt', type: 'text', body: robotsTxt(site.baseUrl) };

@@ -173,6 +173,7 @@ function load(contentDir: string, cache: ParseCache | null): Snapshot {
   /** What parsing this file's bytes gives, from the cache when it has it. */
   const memo = <T>(file: { rel: string; sha: string }, kind: string, compute: () => T): T => (cache ? cache.memo(file.rel, file.sha, kind, compute) : compute());
   const shaOf = new Map<string, string>();
+  const itemHashes = new Map<string, string>();
 
   function front<S extends z.ZodType>(file: RawFile, schema: S): { data: z.infer<S>; body: string } | null {
     hash.update(file.rel).update('\0').update(file.sha).update('\0');
@@ -220,6 +221,7 @@ function load(contentDir: string, cache: ParseCache | null): Snapshot {
       continue;
     }
     channels.push({ ...r.data, body: r.body });
+    itemHashes.set(`channel:${r.data.channel_id}`, file.sha);
   }
   const channelsById = new Map(channels.map((c) => [c.channel_id, c]));
 
@@ -234,6 +236,7 @@ function load(contentDir: string, cache: ParseCache | null): Snapshot {
     }
     if (!present.channels.has(r.data.channel)) problems.push(`${file.rel}: channel: unknown channel "${r.data.channel}"`);
     videos.push({ ...r.data, summary: r.data.summary.trim(), transcript: r.body });
+    itemHashes.set(`video:${r.data.video_id}`, file.sha);
   }
   videos.sort((a, b) => (a.date !== b.date ? (a.date < b.date ? 1 : -1) : a.video_id < b.video_id ? -1 : 1));
   const videosById = new Map(videos.map((v) => [v.video_id, v]));
@@ -262,6 +265,8 @@ function load(contentDir: string, cache: ParseCache | null): Snapshot {
     entry[lang as Lang] = { ...r.data, lang: lang as Lang, body: r.body };
     essayParts.set(slug, entry);
     essayBodies.push({ rel: file.rel, body: r.body });
+    const known = itemHashes.get(`essay:${slug}`);
+    itemHashes.set(`essay:${slug}`, known ? `${known},${file.sha}` : file.sha);
   }
   const essays: Essay[] = [...essayParts].map(([slug, translations]) => {
     const languages = LANGUAGES.filter((l) => translations[l]);
@@ -299,6 +304,7 @@ function load(contentDir: string, cache: ParseCache | null): Snapshot {
       }
     }
     digests.push(digest);
+    itemHashes.set(`digest:${digest.date}`, file.sha);
   }
   digests.sort((a, b) => (a.date < b.date ? 1 : -1));
   const digestsByDate = new Map(digests.map((d) => [d.date, d]));
@@ -314,6 +320,7 @@ function load(contentDir: string, cache: ParseCache | null): Snapshot {
     const r = front(file, ConceptFront);
     if (!r) continue;
     concepts.push({ ...r.data, slug, body: r.body });
+    itemHashes.set(`concept:${slug}`, file.sha);
   }
   concepts.sort((a, b) => a.title.localeCompare(b.title, 'en') || (a.slug < b.slug ? -1 : 1));
   const conceptsBySlug = new Map(concepts.map((c) => [c.slug, c]));
@@ -423,5 +430,6 @@ function load(contentDir: string, cache: ParseCache | null): Snapshot {
     skills,
     skillsByName,
     contentHash: hash.digest('hex'),
+    itemHashes,
   };
 }

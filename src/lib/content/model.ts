@@ -88,6 +88,12 @@ export interface Snapshot {
   skillsByName: Map<string, Skill>;
   /** SHA-256 over every content file's path and bytes: identifies the snapshot. */
   contentHash: string;
+  /**
+   * The SHA-256 of the file each item was read from, by `<kind>:<id>` (`video:<id>`, `channel:<id>`,
+   * `essay:<slug>` (its translations' files, comma-separated, in path order), `digest:<date>`,
+   * `concept:<slug>`): what the incremental build keys the documents of one item by.
+   */
+  itemHashes: Map<string, string>;
 }
 
 /** The essay's representation in one language, falling back to its primary language. */

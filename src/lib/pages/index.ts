@@ -82,13 +82,22 @@ export interface PagePrint {
   file: string;
 }
 
-/** Every page's fingerprint and file, by page key. */
-export function pageFingerprints(snap: Snapshot, site: SiteContext): Map<string, PagePrint> {
+/**
+ * Every page's fingerprint and file, by page key. `known` may answer for a page without building its model
+ * (the incremental build's record of a page whose inputs did not change).
+ */
+export function pageFingerprints(snap: Snapshot, site: SiteContext, known?: (key: string, route: RouteName) => PagePrint | undefined): Map<string, PagePrint> {
   const out = new Map<string, PagePrint>();
   for (const [route, spec] of Object.entries(PAGE_ROUTES) as [RouteName, RouteSpec][]) {
     for (const params of spec.params(snap)) {
+      const key = pageKey(route, params);
+      const print = known?.(key, route);
+      if (print) {
+        out.set(key, print);
+        continue;
+      }
       const props = spec.props(snap, site, params);
-      out.set(pageKey(route, params), { route, fp: modelFingerprint(props), file: pageFile(route, props) });
+      out.set(key, { route, fp: modelFingerprint(props), file: pageFile(route, props) });
     }
   }
   return out;

@@ -218,24 +218,29 @@ export function pageMarkdown(snap: Snapshot, site: SiteContext, path: string): s
   return out === null ? null : ensureNewline(out);
 }
 
-/** Every page's twin path, in a stable order: what the build prerenders. */
-export function* pageMarkdownPaths(snap: Snapshot): Generator<string> {
-  yield '/index.html.md';
-  for (const k of ['videos', 'essays', 'digests', 'knowledge', 'personas', 'channels', 'tags']) yield `/${k}.md`;
-  for (const v of snap.videos) yield `${pagePath('videos', v.video_id)}.md`;
+/**
+ * Every page's twin path, in a stable order: what the build prerenders; with the group of documents an
+ * item's twin belongs to (src/lib/static-build/inputs.ts), null for twins that are always recomputed.
+ */
+export function* pageMarkdownPaths(snap: Snapshot): Generator<{ path: string; group: string | null }> {
+  const list = (path: string) => ({ path, group: null });
+  yield list('/index.html.md');
+  for (const k of ['videos', 'essays', 'digests', 'knowledge', 'personas', 'channels', 'tags']) yield list(`/${k}.md`);
+  for (const v of snap.videos) yield { path: `${pagePath('videos', v.video_id)}.md`, group: `video:${v.video_id}` };
   for (const e of snap.essays) {
-    yield `${pagePath('essays', e.slug)}.md`;
-    for (const l of e.languages) if (l !== e.primary) yield `${pagePath('essays', e.slug)}/${l}.md`;
+    const group = `essay:${e.slug}`;
+    yield { path: `${pagePath('essays', e.slug)}.md`, group };
+    for (const l of e.languages) if (l !== e.primary) yield { path: `${pagePath('essays', e.slug)}/${l}.md`, group };
   }
-  for (const d of snap.digests) yield `${pagePath('digests', d.date)}.md`;
-  for (const c of snap.concepts) if (!c.draft) yield `${pagePath('knowledge', c.slug)}.md`;
-  for (const p of snap.personas) yield `${pagePath('personas', p.persona_id)}.md`;
+  for (const d of snap.digests) yield { path: `${pagePath('digests', d.date)}.md`, group: `digest:${d.date}` };
+  for (const c of snap.concepts) if (!c.draft) yield { path: `${pagePath('knowledge', c.slug)}.md`, group: `concept:${c.slug}` };
+  for (const p of snap.personas) yield list(`${pagePath('personas', p.persona_id)}.md`);
   for (const c of snap.channels) {
-    yield `${pagePath('channels', c.channel_id)}.md`;
+    yield list(`${pagePath('channels', c.channel_id)}.md`);
     const pages = Math.ceil((snap.videosByChannel.get(c.channel_id)?.length ?? 0) / CHANNEL_PAGE_SIZE);
-    for (let n = 2; n <= pages; n++) yield `${pagePath('channels', c.channel_id)}/page/${n}.md`;
+    for (let n = 2; n <= pages; n++) yield list(`${pagePath('channels', c.channel_id)}/page/${n}.md`);
   }
-  for (const t of listTags(snap).items) yield `/tags/${encodeURIComponent(t.tag)}.md`;
+  for (const t of listTags(snap).items) yield list(`/tags/${encodeURIComponent(t.tag)}.md`);
 }
 
 /**

@@ -14,6 +14,7 @@ import { distFileFor } from '../representation.ts';
 import { siteContext, type SiteContext } from '../site.ts';
 import type { Snapshot } from '../content/model.ts';
 import { chromeKey, fileHash, hashTree, rendererHash, SITE_MANIFEST_FORMAT, writeSiteManifest, type SiteManifest } from './manifest.ts';
+import { InputKeys, pageGroup, siteInputs } from './inputs.ts';
 
 export interface BuildMeta {
   generated_at: string;
@@ -46,13 +47,20 @@ export interface BuildOptions {
  * model with default parameters, the same function the server calls for the dynamic twin. Astro renders
  * pages; these documents need no renderer, so the builds write them straight from the read model.
  */
-export function* resourceFiles(snapshot: Snapshot, site: SiteContext): Generator<{ rel: string; body: Buffer }> {
+export function* resourceFiles(snapshot: Snapshot, site: SiteContext): Generator<{ rel: string; group?: string; readonly body: Buffer }> {
   const seen = new Set<string>();
   for (const r of prerenderedResources(snapshot, site)) {
     const rel = distFileFor(r.path, r.type);
     if (seen.has(rel)) continue;
     seen.add(rel);
-    yield { rel, body: Buffer.from(r.body, 'utf8') };
+    // The body is read (and a grouped document computed) only by a build that needs it.
+    yield {
+      rel,
+      group: r.group,
+      get body() {
+        return Buffer.from(r.body, 'utf8');
+      },
+    };
   }
 }
 
@@ -107,7 +115,15 @@ export async function buildSite(env: Record<string, string | undefined> = proces
     const files: Record<string, string> = {};
     const resources: string[] = [];
     const dirs = new Set<string>();
-    for (const { rel, body } of resourceFiles(snapshot, site)) {
+    // Each item's input key, recorded for the next incremental build (src/lib/static-build/inputs.ts).
+    const keys = new InputKeys(snapshot);
+    for (const k of prints.keys()) {
+      const g = pageGroup(k);
+      if (g) keys.of(g);
+    }
+    for (const file of resourceFiles(snapshot, site)) {
+      const { rel, body } = file;
+      if (file.group) keys.of(file.group);
       const abs = path.join(clientDir, rel);
       const dir = path.dirname(abs);
       if (!dirs.has(dir)) {
@@ -138,6 +154,8 @@ export async function buildSite(env: Record<string, string | undefined> = proces
       pages,
       resources,
       files,
+      inputs_site: siteInputs(site),
+      inputs: keys.record(),
     });
     const meta: BuildMeta = { ...buildMetaOf(config.baseUrl, snapshot, site, started, files), mode: 'full' };
     fs.writeFileSync(path.join(staging, 'build-meta.json'), JSON.stringify(meta, null, 2) + '\n');

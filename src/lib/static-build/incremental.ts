@@ -1,5 +1,7 @@
 // The incremental static build: after a pipeline run changed a few items, rewrite only the files whose
-// bytes change. JSON and other read-model documents are recomputed (cheap) and compared by hash with
+// bytes change. An item's own documents (a video's, concept's or digest's JSON, title card and Markdown
+// twin) and page model are recomputed only when their input key moved (inputs.ts: the hashes of the files
+// they read); every other read-model document is recomputed and compared by hash with
 // dist/site-manifest.json; pages are re-rendered by Astro only when their model's fingerprint changed
 // (src/lib/pages), through the same page files as the full build. Every file is replaced atomically, then
 // the manifest, then build-meta.json, which a running server watches: it reloads exactly the files listed
@@ -16,6 +18,7 @@ import { siteContext } from '../site.ts';
 import { buildMetaOf, buildSite, pageRecords, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
 import { renderPages } from './render.ts';
 import { chromeKey, fileHash, readSiteManifest, rendererHash, writeSiteManifest, type SiteManifest } from './manifest.ts';
+import { InputKeys, pageGroup, siteInputs } from './inputs.ts';
 
 /** Above this share of pages to re-render, one full build is cheaper than a selection build plus the copy. */
 const FULL_BUILD_SHARE = 0.5;
@@ -24,11 +27,14 @@ export interface IncrementalResult extends BuildMeta {
   /** Why a full build ran instead, when it did. */
   fallback?: string;
   pages_rendered: number;
+  /** Documents and page models kept from the previous build because their inputs did not change. */
+  documents_kept: number;
+  models_kept: number;
 }
 
 function fullBecause(reason: string, env: Record<string, string | undefined>, opts: BuildOptions, log?: (m: string) => void): Promise<IncrementalResult> {
   log?.(`rebuild-site: full build (${reason})`);
-  return buildSite(env, { ...opts, log }).then((meta) => ({ ...meta, fallback: reason, pages_rendered: -1 }));
+  return buildSite(env, { ...opts, log }).then((meta) => ({ ...meta, fallback: reason, pages_rendered: -1, documents_kept: 0, models_kept: 0 }));
 }
 
 /** Removes a file and the folders it leaves empty, up to (not including) root. */
@@ -64,10 +70,22 @@ export async function buildSiteIncremental(
   const site = siteContext(config, opts.generatedAt ? new Date(opts.generatedAt) : undefined);
   if (prev.chrome !== chromeKey(site.siteName, site.baseUrl)) return fullBecause('the site name changed', env, opts, opts.log);
 
-  // Pages: which models changed, which pages are gone.
+  // Each item's input key against the previous build's (none reusable under other site settings).
+  const keys = new InputKeys(snapshot, prev.inputs_site === siteInputs(site) ? prev.inputs : undefined);
+
+  // Pages: which models changed, which pages are gone. A page whose inputs did not change keeps its record.
   const tPrints = performance.now();
-  const prints = pageFingerprints(snapshot, site);
-  opts.log?.(`rebuild-site: ${prints.size} page models fingerprinted in ${secs(tPrints)} s`);
+  let modelsKept = 0;
+  const prints = pageFingerprints(snapshot, site, (key, route) => {
+    const group = pageGroup(key);
+    // Asked first, whatever else holds: every item's key is recorded for the next build.
+    const same = group !== null && keys.unchanged(group);
+    const was = prev.pages[key];
+    if (!same || !was) return undefined;
+    modelsKept++;
+    return { route, fp: was.fp, file: was.file };
+  });
+  opts.log?.(`rebuild-site: ${prints.size} page models fingerprinted in ${secs(tPrints)} s (${modelsKept} kept: inputs unchanged)`);
   const selected = [...prints].filter(([k, p]) => prev.pages[k]?.fp !== p.fp || prev.pages[k]?.file !== p.file).map(([k]) => k);
   if (selected.length > prints.size * FULL_BUILD_SHARE && prints.size > 20) {
     return fullBecause(`${selected.length} of ${prints.size} pages changed`, env, opts, opts.log);
@@ -91,20 +109,26 @@ export async function buildSiteIncremental(
   // Whatever happens below, the render's folder is removed.
   rendering?.catch(() => {});
 
-  // Documents of the read model: all recomputed, written where their bytes differ.
+  // Documents of the read model: an item's own kept when its inputs did not change, the others recomputed;
+  // written where their bytes differ.
   const resources = new Set<string>();
   const tDocs = performance.now();
+  let documentsKept = 0;
   try {
-    for (const { rel, body } of resourceFiles(snapshot, site)) {
-      resources.add(rel);
-      consider(rel, body);
+    for (const file of resourceFiles(snapshot, site)) {
+      resources.add(file.rel);
+      if (file.group && keys.unchanged(file.group) && files[file.rel] !== undefined) {
+        documentsKept++;
+        continue;
+      }
+      consider(file.rel, file.body);
     }
   } catch (err) {
     if (rendering) await rendering.then((dir) => fs.rmSync(dir, { recursive: true, force: true }), () => {});
     throw err;
   }
 
-  opts.log?.(`rebuild-site: ${resources.size} documents recomputed in ${secs(tDocs)} s, ${writes.size} differ`);
+  opts.log?.(`rebuild-site: ${resources.size - documentsKept} documents recomputed in ${secs(tDocs)} s (${documentsKept} kept: inputs unchanged), ${writes.size} differ`);
   if (rendering) {
     let staging: string | undefined;
     try {
@@ -143,6 +167,8 @@ export async function buildSiteIncremental(
     pages: pageRecords(prints),
     resources: [...resources],
     files,
+    inputs_site: siteInputs(site),
+    inputs: keys.record(),
   };
   writeSiteManifest(config.distDir, manifest);
   const meta: IncrementalResult = {
@@ -152,8 +178,10 @@ export async function buildSiteIncremental(
     written: [...writes.keys()].sort(),
     removed: removed.sort(),
     pages_rendered: selected.length,
+    documents_kept: documentsKept,
+    models_kept: modelsKept,
   };
-  const { pages_rendered: _, ...written } = meta;
+  const { pages_rendered: _, documents_kept: _d, models_kept: _m, ...written } = meta;
   // Last: the server reloads when this file changes.
   writeFileAtomic(path.join(config.distDir, 'build-meta.json'), JSON.stringify(written, null, 2) + '\n');
   return meta;

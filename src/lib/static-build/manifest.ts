@@ -2,6 +2,7 @@
 // can tell which files to rewrite. `files` is the hash of every file in dist/client; `pages` each page's
 // model fingerprint (src/lib/pages) and its file; `resources` the files written from the read model.
 // `renderer` hashes the code and assets that render pages: when it changes, only a full build is safe.
+// `inputs` keys each item's documents by the content files they read (inputs.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
@@ -22,6 +23,10 @@ export interface SiteManifest {
   pages: Record<string, { fp: string; file: string }>;
   resources: string[];
   files: Record<string, string>;
+  /** siteInputs() of the build: the input keys below hold only for the same site settings. */
+  inputs_site?: string;
+  /** Each item's input key (src/lib/static-build/inputs.ts), by group: `video:<id>`, `digest-page:<date>` … */
+  inputs?: Record<string, string>;
 }
 
 export function fileHash(body: string | Uint8Array): string {

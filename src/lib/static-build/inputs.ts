@@ -1,0 +1,143 @@
+// What the documents and page models of one item read, as a key: the hashes of the content files behind
+// them. The incremental build compares each item's key with the one recorded in dist/site-manifest.json
+// and recomputes an item's documents (its JSON, title card and Markdown twin) and page model only when
+// the key moved; otherwise it keeps the file hashes and fingerprints it recorded. At 100k videos that is
+// the difference between recomputing ~500k documents and ~1k.
+//
+// Each key must name everything its documents read, or an incremental build keeps a stale file: the
+// functions below follow the read model (src/lib/read, src/lib/pages/models.ts) line by line, and
+// test/pipeline/incremental-inputs.test.ts changes each of those inputs alone and compares the incremental
+// build with a full one, byte for byte. Code changes need no key: they change the renderer hash, and the
+// incremental build then falls back to a full build. Site settings the documents use are keyed once
+// (siteInputs).
+import { createHash, hash } from 'node:crypto';
+import type { Snapshot } from '../content/model.ts';
+import type { SiteContext } from '../site.ts';
+
+/** The site settings an item's documents read (the origin and site name are checked on their own too). */
+export function siteInputs(site: SiteContext): string {
+  return createHash('sha256')
+    .update(JSON.stringify([site.baseUrl, site.siteName, site.description, site.devMode, site.keyPrefix, site.videoThumbnails ?? 'card']))
+    .digest('base64url');
+}
+
+// One-shot hashing: ~3x cheaper than a Hash object per key, and there are ~200k keys at 100k videos.
+const key = (parts: string[]) => hash('sha1', parts.join('\n'), 'base64url');
+const hashOf = (snap: Snapshot, item: string) => snap.itemHashes.get(item) ?? '-';
+
+/**
+ * A video's documents and page (getVideo, videoModel, the title card, the Markdown twin): the video, its
+ * channel (name), the digests that cite it and the published concepts that cite it (date or slug, title).
+ */
+function videoKey(snap: Snapshot, id: string): string | null {
+  const v = snap.videosById.get(id);
+  if (!v) return null;
+  return key([
+    hashOf(snap, `video:${id}`),
+    hashOf(snap, `channel:${v.channel}`),
+    ...(snap.digestsByVideo.get(id) ?? []).map((d) => `d:${d.date}:${hashOf(snap, `digest:${d.date}`)}`),
+    ...(snap.conceptsByVideo.get(id) ?? []).map((c) => `c:${c.slug}:${hashOf(snap, `concept:${c.slug}`)}`),
+  ]);
+}
+
+/**
+ * A concept's documents and page (getConcept, conceptModel, the Markdown twin): the concept, each source it
+ * resolves (a video's, essay's or digest's title and date) and each related concept (title, draft).
+ */
+function conceptKey(snap: Snapshot, slug: string): string | null {
+  const c = snap.conceptsBySlug.get(slug);
+  if (!c) return null;
+  const source = (s: (typeof c.sources)[number]) =>
+    s.type === 'video' ? hashOf(snap, `video:${s.id}`) : s.type === 'essay' ? hashOf(snap, `essay:${s.id}`) : s.type === 'digest' ? hashOf(snap, `digest:${s.id}`) : '';
+  return key([hashOf(snap, `concept:${slug}`), ...c.sources.map((s) => `s:${s.type}:${source(s)}`), ...c.related.map((r) => `r:${r}:${hashOf(snap, `concept:${r}`)}`)]);
+}
+
+/**
+ * An essay's documents and pages in every language (getEssay, essayModel, the title card, the Markdown
+ * twins): its translations' files and each video a translation names (id, url, title, language).
+ */
+function essayKey(snap: Snapshot, slug: string): string | null {
+  const e = snap.essaysBySlug.get(slug);
+  if (!e) return null;
+  return key([hashOf(snap, `essay:${slug}`), ...e.languages.map((l) => e.translations[l]!.video ?? '').map((v) => (v ? `v:${v}:${hashOf(snap, `video:${v}`)}` : ''))]);
+}
+
+/** A digest's documents (getDigest, the title card, the Markdown twin): the digest file alone. */
+function digestKey(snap: Snapshot, date: string): string | null {
+  return snap.digestsByDate.has(date) ? key([hashOf(snap, `digest:${date}`)]) : null;
+}
+
+/** Each digest's neighbours in the newest-first list, made once per snapshot. */
+const digestIndex = new WeakMap<Snapshot, Map<string, number>>();
+
+/** A digest's page (digestModel): its documents' inputs and the dates of the newer and older digest. */
+function digestPageKey(snap: Snapshot, date: string): string | null {
+  let index = digestIndex.get(snap);
+  if (!index) digestIndex.set(snap, (index = new Map(snap.digests.map((d, i) => [d.date, i]))));
+  const i = index.get(date);
+  if (i === undefined) return null;
+  return key([hashOf(snap, `digest:${date}`), snap.digests[i - 1]?.date ?? '', snap.digests[i + 1]?.date ?? '']);
+}
+
+/**
+ * The input key of a group of documents, or null when the group has none (its documents are always
+ * recomputed). Groups: `video:<id>`, `concept:<slug>`, `essay:<slug>`, `digest:<date>` (documents and,
+ * but for digests, the pages of the same item) and `digest-page:<date>`.
+ */
+export function inputKey(snap: Snapshot, group: string): string | null {
+  const at = group.indexOf(':');
+  const kind = group.slice(0, at);
+  const id = group.slice(at + 1);
+  switch (kind) {
+    case 'video':
+      return videoKey(snap, id);
+    case 'concept':
+      return conceptKey(snap, id);
+    case 'essay':
+      return essayKey(snap, id);
+    case 'digest':
+      return digestKey(snap, id);
+    case 'digest-page':
+      return digestPageKey(snap, id);
+    default:
+      return null;
+  }
+}
+
+/** The group whose key a page's model follows, by page key (src/lib/pages pageKey), or null. */
+export function pageGroup(pageKey: string): string | null {
+  if (pageKey.startsWith('video:') || pageKey.startsWith('concept:') || pageKey.startsWith('essay:')) return pageKey;
+  // essay-translation:<lang>/<slug> (pageKey orders params by name)
+  if (pageKey.startsWith('essay-translation:')) return `essay:${pageKey.slice(pageKey.indexOf('/') + 1)}`;
+  if (pageKey.startsWith('digest:')) return `digest-page:${pageKey.slice('digest:'.length)}`;
+  return null;
+}
+
+/**
+ * The keys of a build, computed once per group and recorded in the site manifest; `unchanged(group)` says
+ * whether the previous build recorded the same key (for the same site settings).
+ */
+export class InputKeys {
+  readonly keys = new Map<string, string | null>();
+  private readonly snap: Snapshot;
+  private readonly previous: Record<string, string>;
+  constructor(snap: Snapshot, previous: Record<string, string> = {}) {
+    this.snap = snap;
+    this.previous = previous;
+  }
+  of(group: string): string | null {
+    let k = this.keys.get(group);
+    if (k === undefined) this.keys.set(group, (k = inputKey(this.snap, group)));
+    return k;
+  }
+  unchanged(group: string): boolean {
+    const k = this.of(group);
+    return k !== null && this.previous[group] === k;
+  }
+  /** What the manifest records: every group asked for that has a key. */
+  record(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [g, k] of this.keys) if (k !== null) out[g] = k;
+    return out;
+  }
+}

@@ -1,0 +1,154 @@
+// The incremental build keeps an item's documents and page model when the files they read did not change
+// (src/lib/static-build/inputs.ts). Each test changes one kind of input a document reads, alone, and the
+// incremental build must then equal a full build of the same content byte for byte: a key that misses an
+// input leaves a stale file here. Each also checks the build kept most documents, so the keys are used.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateCorpus } from '../../scripts/gen-corpus.ts';
+import { buildSite } from '../../src/lib/static-build/full.ts';
+import { buildSiteIncremental, type IncrementalResult } from '../../src/lib/static-build/incremental.ts';
+import { loadSnapshot } from '../../src/lib/content/load.ts';
+import type { Snapshot } from '../../src/lib/content/model.ts';
+import { walk } from '../helpers/server.ts';
+
+let root: string;
+const dirs = (dist = 'dist') => ({ CONTENT_DIR: path.join(root, 'content'), DATA_DIR: path.join(root, 'var'), DIST_DIR: path.join(root, dist), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' });
+const env = (dist?: string) => ({ ...process.env, ...dirs(dist) });
+const content = (rel: string) => path.join(dirs().CONTENT_DIR, rel);
+const snap = (): Snapshot => loadSnapshot(dirs().CONTENT_DIR);
+
+/** Replaces a front matter line (`key: …`) of a content file. */
+function setFront(rel: string, key: string, value: string): void {
+  const text = fs.readFileSync(content(rel), 'utf8');
+  const re = new RegExp(`^${key}: .*$`, 'm');
+  expect(re.test(text), `${rel} has ${key}`).toBe(true);
+  fs.writeFileSync(content(rel), text.replace(re, `${key}: ${value}`));
+}
+
+/** Adds a source to a concept's front matter. */
+function addSource(slug: string, type: string, id: string): void {
+  const rel = `knowledge/${slug}.md`;
+  const text = fs.readFileSync(content(rel), 'utf8');
+  fs.writeFileSync(content(rel), text.replace(/^sources:\n/m, `sources:\n  - type: ${type}\n    id: "${id}"\n`));
+}
+
+/** The incremental build, then a full build of the same content elsewhere: the two dist/client trees are equal. */
+async function incrementalEqualsFull(): Promise<IncrementalResult> {
+  const inc = await buildSiteIncremental(env(), {});
+  expect(inc.mode).toBe('incremental');
+  await buildSite(env('dist-full'), { generatedAt: inc.generated_at });
+  const a = path.join(dirs().DIST_DIR, 'client');
+  const b = path.join(dirs('dist-full').DIST_DIR, 'client');
+  expect(walk(a)).toEqual(walk(b));
+  expect(walk(a).filter((f) => !fs.readFileSync(path.join(a, f)).equals(fs.readFileSync(path.join(b, f))))).toEqual([]);
+  // Most of the items' documents and models were kept, not recomputed.
+  const s = snap();
+  expect(inc.documents_kept).toBeGreaterThan(s.videos.length);
+  expect(inc.models_kept).toBeGreaterThan(s.videos.length / 2);
+  return inc;
+}
+
+const published = (s: Snapshot) => s.concepts.filter((c) => !c.draft);
+
+beforeAll(async () => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-inputs-'));
+  generateCorpus({ dir: dirs().CONTENT_DIR, videos: 40, seed: 11 });
+  await buildSite(env());
+}, 60_000);
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+describe('the incremental build keeps what did not change, and only that', () => {
+  it('a video’s new title reaches the concepts citing it and the video’s own files', async () => {
+    const s = snap();
+    const c = published(s).find((x) => x.sources.some((src) => src.type === 'video'))!;
+    const v = c.sources.find((src) => src.type === 'video')!.id;
+    setFront(`videos/${v}.md`, 'title', '"A retitled video"');
+    const inc = await incrementalEqualsFull();
+    expect(inc.written).toEqual(expect.arrayContaining([`api/videos/${v}/index.json`, `videos/${v}/index.html`, `api/knowledge/${c.slug}/index.json`, `knowledge/${c.slug}/index.html`, `knowledge/${c.slug}.md`]));
+  });
+
+  it('a channel’s new name reaches every video of the channel', async () => {
+    const s = snap();
+    const channel = s.channels[1];
+    setFront(`channels/${channel.channel_id}.md`, 'name', '"A renamed channel"');
+    const inc = await incrementalEqualsFull();
+    const videos = s.videosByChannel.get(channel.channel_id)!;
+    expect(videos.length).toBeGreaterThan(0);
+    expect(inc.written).toEqual(expect.arrayContaining(videos.map((v) => `api/videos/${v.video_id}/index.json`)));
+  });
+
+  it('a concept that starts citing a video, an essay and a digest is listed on the video, and shows their titles', async () => {
+    const s = snap();
+    const c = published(s)[2];
+    const cites = (id: string) => c.sources.some((src) => 'id' in src && src.id === id);
+    const v = s.videos.find((x) => !cites(x.video_id) && !(s.conceptsByVideo.get(x.video_id) ?? []).length)!;
+    const essay = s.essays.find((e) => !cites(e.slug))!;
+    addSource(c.slug, 'video', v.video_id);
+    addSource(c.slug, 'essay', essay.slug);
+    addSource(c.slug, 'digest', s.digests[1].date);
+    const inc = await incrementalEqualsFull();
+    expect(inc.written).toEqual(expect.arrayContaining([`api/videos/${v.video_id}/index.json`, `videos/${v.video_id}/index.html`, `api/knowledge/${c.slug}/index.json`]));
+  });
+
+  it('an essay’s and a digest’s new titles reach the concepts citing them', async () => {
+    const s = snap();
+    const c = published(s)[2];
+    const essay = s.essaysBySlug.get(c.sources.find((src) => src.type === 'essay')!.id)!;
+    const digest = c.sources.find((src) => src.type === 'digest')!.id;
+    setFront(`essays/${essay.slug}/${essay.primary}.md`, 'title', '"A retitled essay"');
+    const text = fs.readFileSync(content(`digests/${digest}.md`), 'utf8');
+    fs.writeFileSync(content(`digests/${digest}.md`), text.replace(/^# .*$/m, '# A retitled digest'));
+    const inc = await incrementalEqualsFull();
+    expect(inc.written).toEqual(expect.arrayContaining([`api/knowledge/${c.slug}/index.json`, `api/digests/${digest}/index.json`]));
+    expect(snap().conceptsBySlug.get(c.slug)!.sources.length).toBe(c.sources.length);
+  });
+
+  it('a video’s new title reaches the essay that names it; a translation’s new title reaches the essay’s other pages', async () => {
+    const s = snap();
+    const essay = s.essays.find((e) => e.languages.length > 1 && e.translations[e.primary]!.video)!;
+    const v = essay.translations[essay.primary]!.video!;
+    const other = essay.languages.find((l) => l !== essay.primary)!;
+    setFront(`videos/${v}.md`, 'title', '"A video an essay names, retitled"');
+    setFront(`essays/${essay.slug}/${other}.md`, 'title', '"Prevod z novim naslovom"');
+    const inc = await incrementalEqualsFull();
+    expect(inc.written).toEqual(expect.arrayContaining([`essays/${essay.slug}/index.html`, `essays/${essay.slug}/${other}/index.html`, `api/essays/${essay.slug}/index.json`]));
+  });
+
+  it('a related concept’s new title reaches the concepts relating to it', async () => {
+    const s = snap();
+    const from = published(s).find((x) => x.related.length > 0 && x.slug !== published(s)[2].slug)!;
+    const to = from.related[0];
+    setFront(`knowledge/${to}.md`, 'title', '"A retitled concept"');
+    const inc = await incrementalEqualsFull();
+    expect(inc.written).toEqual(expect.arrayContaining([`api/knowledge/${from.slug}/index.json`, `knowledge/${from.slug}.md`, `api/knowledge/${to}/index.json`]));
+  });
+
+  it('a concept turned draft leaves the pages of the videos it cited', async () => {
+    const s = snap();
+    const c = published(s).find((x) => x.sources.some((src) => src.type === 'video'))!;
+    const v = c.sources.find((src) => src.type === 'video')!.id;
+    setFront(`knowledge/${c.slug}.md`, 'draft', 'true');
+    const inc = await incrementalEqualsFull();
+    expect(inc.written).toEqual(expect.arrayContaining([`api/videos/${v}/index.json`, `videos/${v}/index.html`]));
+    expect(inc.removed).toEqual(expect.arrayContaining([`knowledge/${c.slug}/index.html`]));
+  });
+
+  it('a digest added and one deleted move their neighbours’ links', async () => {
+    const s = snap();
+    const newest = s.digests[0];
+    const next = new Date(Date.parse(`${newest.date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    fs.writeFileSync(content(`digests/${next}.md`), fs.readFileSync(content(`digests/${newest.date}.md`), 'utf8').replace(`date: ${newest.date}`, `date: ${next}`));
+    // The oldest digest no other file links to or cites.
+    const others = walk(dirs().CONTENT_DIR).filter((f) => !f.startsWith('digests/')).map((f) => fs.readFileSync(content(f), 'utf8')).join('\n');
+    const named = (date: string) => others.includes(`/digests/${date}`) || new RegExp(`id: "?${date}"?$`, 'm').test(others);
+    const gone = [...s.digests].reverse().find((d) => !named(d.date) && d.date !== newest.date)!;
+    const i = s.digests.indexOf(gone);
+    fs.rmSync(content(`digests/${gone.date}.md`));
+    const inc = await incrementalEqualsFull();
+    expect(inc.written).toEqual(expect.arrayContaining([`api/digests/${next}/index.json`, `digests/${newest.date}/index.html`]));
+    if (s.digests[i - 1]) expect(inc.written).toContain(`digests/${s.digests[i - 1].date}/index.html`);
+    expect(inc.removed).toEqual(expect.arrayContaining([`api/digests/${gone.date}/index.json`]));
+  });
+});
