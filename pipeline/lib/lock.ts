@@ -14,15 +14,19 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Takes the lock or throws LockedError; returns the release function. */
-export function acquireLock(dataDir: string, job: string): () => void {
+/**
+ * Takes the lock or throws LockedError; returns the release function, whose `tookOver` says the lock was
+ * left by a run that died (which may have left temporary files behind).
+ */
+export function acquireLock(dataDir: string, job: string): (() => void) & { tookOver: boolean } {
   const dir = path.join(dataDir, 'pipeline', 'locks');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${job}.lock`);
+  let tookOver = false;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
-      return () => fs.rmSync(file, { force: true });
+      return Object.assign(() => fs.rmSync(file, { force: true }), { tookOver });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = Number(fs.readFileSync(file, 'utf8').trim());
@@ -30,6 +34,7 @@ export function acquireLock(dataDir: string, job: string): () => void {
         throw new LockedError(`${job} is already running (pid ${owner})`);
       }
       fs.rmSync(file, { force: true }); // stale: its owner died
+      tookOver = true;
     }
   }
   throw new LockedError(`${job}: could not take the lock`);

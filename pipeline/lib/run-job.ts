@@ -11,7 +11,10 @@ export async function runJob(name: string, ctx: JobContext, fn: (ctx: JobContext
   const base: JobRun = { started_at: started.toISOString(), finished_at: null, status: 'running', counts: {}, error: null, duration_ms: null };
   recordRun(ctx.dataDir, name, base);
   try {
-    sweepTempFiles(ctx.contentDir);
+    // A run that died may have left temporary files in content/ (never a half-written file: they are
+    // renamed into place whole). Swept when its lock is taken over, not at every start: the walk over
+    // content/ takes ~1 s at 100k videos.
+    if (release.tookOver) sweepTempFiles(ctx.contentDir);
     const result = await fn(ctx);
     const failed = result.errors.length > 0;
     recordRun(ctx.dataDir, name, {

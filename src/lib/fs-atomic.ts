@@ -24,12 +24,25 @@ export function createFileAtomic(file: string, data: string): boolean {
   return true;
 }
 
-/** Removes temp files a killed run may have left (they never replaced anything). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes temp files a killed process left (they never replaced anything). A temp file names its writer's
+ * pid: one whose writer is alive (another job writing beside this one) is left alone.
+ */
 export function sweepTempFiles(dir: string): number {
   if (!fs.existsSync(dir)) return 0;
   let n = 0;
   for (const e of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (e.isFile() && /^\..+\.\d+\.[a-z0-9]+\.tmp$/.test(e.name)) {
+    const m = e.isFile() ? /^\..+\.(\d+)\.[a-z0-9]+\.tmp$/.exec(e.name) : null;
+    if (m && !alive(Number(m[1]))) {
       fs.rmSync(path.join(e.parentPath, e.name), { force: true });
       n++;
     }

@@ -146,10 +146,20 @@ describe('ingest-videos', () => {
     expect(fs.existsSync(path.join(dataDir, 'pipeline', 'locks', 'ingest-videos.lock'))).toBe(true);
     expect(readStatus(dataDir).jobs['ingest-videos'].status).toBe('running');
     expect(() => loadSnapshot(contentDir)).not.toThrow();
+    // What a write cut short leaves (writeFileAtomic's temp name carries the writer's pid), and one being
+    // written right now by a live process beside this run.
+    const leftover = path.join(contentDir, 'videos', `.late0000000.md.${child.pid}.k1ll3d.tmp`);
+    const inFlight = path.join(contentDir, 'videos', `.other.md.${process.pid}.l1v3.tmp`);
+    fs.writeFileSync(leftover, 'half');
+    fs.writeFileSync(inFlight, 'being written');
     host.behaviour.clear();
     const r = await ingest();
     expect(r.ok).toBe(true);
     expect(r.counts.added).toBe(3);
+    // The run took over the dead run's lock and swept what it left, not what a live writer holds.
+    expect(fs.existsSync(leftover)).toBe(false);
+    expect(fs.existsSync(inFlight)).toBe(true);
+    fs.rmSync(inFlight);
     const ids = loadSnapshot(contentDir).videos.map((v) => v.video_id);
     expect(ids.filter((id) => id.startsWith('kill') || id.startsWith('late')).sort()).toEqual(['kill0000000', 'kill0000001', 'kill0000002', 'late0000000', 'late0000001', 'late0000002']);
   });
