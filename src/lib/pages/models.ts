@@ -4,14 +4,13 @@
 // incremental build (src/lib/pages/plan.ts) re-renders exactly the pages whose model changed.
 import type { Snapshot, Essay } from '../content/model.ts';
 import type { Lang } from '../content/schema.ts';
-import { essayIn } from '../content/model.ts';
 import type { SiteContext } from '../site.ts';
 import { getChannel, listChannels } from '../read/channels.ts';
 import { digestItem, getDigest, listDigests } from '../read/digests.ts';
 import { essayItem, featuredEssay, getEssay, listEssays } from '../read/essays.ts';
 import { getConcept, listKnowledge } from '../read/knowledge.ts';
 import { getPersona, listPersonas } from '../read/personas.ts';
-import { listTags } from '../read/tags.ts';
+import { listTags, taggedItems } from '../read/tags.ts';
 import { getVideo, listVideos } from '../read/videos.ts';
 import { truncate } from '../../web/format.ts';
 import { essayPath } from '../../web/paths.ts';
@@ -109,7 +108,7 @@ export function tagModel(snap: Snapshot, tag: string) {
   return {
     tag,
     videos: listVideos(snap, { tag, highlight: false, limit: TAG_PAGE_VIDEOS, offset: 0 }),
-    essays: snap.essays.filter((e) => essayIn(e).tags.includes(tag)).map((e) => essayItem(snap, e)),
+    essays: taggedItems(snap, tag).essays.map((e) => essayItem(snap, e)),
     concepts: listKnowledge(snap, { draft: false, tag }).items,
     meta: { title: `Tagged “${tag}”`, description: `Videos, essays and knowledge concepts tagged ${tag}.`, path: `/tags/${tag}`, jsonTwin: `/api/videos?tag=${encodeURIComponent(tag)}` },
   };

@@ -4,6 +4,7 @@ import type { ConceptSource } from '../content/schema.ts';
 import { essayIn } from '../content/model.ts';
 import { rewriteLinksForAgents } from '../content/markdown.ts';
 import { apiUrl, itemUrl, pageUrl, type LinkOptions } from './links.ts';
+import { taggedItems } from './tags.ts';
 
 function conceptItem(c: Concept, agent = false, origin = '') {
   return {
@@ -22,7 +23,8 @@ function conceptItem(c: Concept, agent = false, origin = '') {
 
 /** Published concepts (drafts too when asked), optionally only those with a tag. */
 export function listKnowledge(snap: Snapshot, params: { draft: boolean; tag?: string }, origin = '') {
-  const items = snap.concepts.filter((c) => (params.draft || !c.draft) && (params.tag === undefined || c.tags.includes(params.tag)));
+  const pool = params.tag === undefined ? snap.concepts : taggedItems(snap, params.tag).concepts;
+  const items = params.draft ? pool : pool.filter((c) => !c.draft);
   return { total: items.length, items: items.map((c) => conceptItem(c, false, origin)) };
 }
 

@@ -8,7 +8,7 @@ import type { Lang } from '../content/schema.ts';
 import type { SiteContext } from '../site.ts';
 import { CHANNEL_PAGE_SIZE, TAG_PAGE_VIDEOS } from '../../web/paging.ts';
 import { pagePath, type ItemKind } from './links.ts';
-import { listTags } from './tags.ts';
+import { listTags, taggedItems } from './tags.ts';
 import { skillUrl } from './skills.ts';
 
 /** How many items a list page's twin names (the rest: its JSON, which pages). */
@@ -152,9 +152,8 @@ function channel(snap: Snapshot, site: SiteContext, id: string, page = 1): strin
 }
 
 function tag(snap: Snapshot, site: SiteContext, t: string): string | null {
-  const videos = snap.videos.filter((v) => v.tags.includes(t));
-  const essays = snap.essays.filter((e) => essayIn(e).tags.includes(t));
-  const concepts = snap.concepts.filter((c) => !c.draft && c.tags.includes(t));
+  const { videos, essays } = taggedItems(snap, t);
+  const concepts = taggedItems(snap, t).concepts.filter((c) => !c.draft);
   if (!videos.length && !essays.length && !concepts.length) return null;
   return [
     header(site, `Tagged “${t}”`, `/tags/${encodeURIComponent(t)}`, `/api/videos?tag=${encodeURIComponent(t)}`),

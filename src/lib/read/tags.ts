@@ -1,5 +1,35 @@
 // Tag reads: every tag in use with how often videos, essays and concepts carry it.
-import { essayIn, type Snapshot } from '../content/model.ts';
+import { essayIn, type Concept, type Essay, type Snapshot, type Video } from '../content/model.ts';
+
+export interface Tagged {
+  videos: Video[];
+  essays: Essay[];
+  /** Drafts included. */
+  concepts: Concept[];
+}
+
+/** Each tag's items, in the snapshot's order: one pass per snapshot instead of a scan of every item per tag. */
+const tagIndexes = new WeakMap<Snapshot, Map<string, Tagged>>();
+const NONE: Tagged = { videos: [], essays: [], concepts: [] };
+
+/** The videos, essays (by their primary language's tags) and concepts carrying a tag, in snapshot order. */
+export function taggedItems(snap: Snapshot, tag: string): Tagged {
+  let index = tagIndexes.get(snap);
+  if (!index) {
+    const ix = new Map<string, Tagged>();
+    const entry = (t: string) => {
+      let e = ix.get(t);
+      if (!e) ix.set(t, (e = { videos: [], essays: [], concepts: [] }));
+      return e;
+    };
+    // An item that lists a tag twice is listed once, as a filter over the items would.
+    for (const v of snap.videos) for (const t of new Set(v.tags)) entry(t).videos.push(v);
+    for (const e of snap.essays) for (const t of new Set(essayIn(e).tags)) entry(t).essays.push(e);
+    for (const c of snap.concepts) for (const t of new Set(c.tags)) entry(t).concepts.push(c);
+    tagIndexes.set(snap, (index = ix));
+  }
+  return index.get(tag) ?? NONE;
+}
 
 export function listTags(snap: Snapshot) {
   const counts = new Map<string, { videos: number; essays: number; knowledge: number }>();

@@ -1,6 +1,7 @@
 // Video reads: the filtered, paged list and one video, with the spec's fields.
 import type { Snapshot, Video } from '../content/model.ts';
 import { apiUrl, itemUrl, page, pageUrl, type LinkOptions, type Page } from './links.ts';
+import { taggedItems } from './tags.ts';
 
 export interface VideoListParams {
   channel?: string;
@@ -36,10 +37,10 @@ export function videoItem(snap: Snapshot, v: Video, agent = false, origin = '') 
 export type VideoItem = ReturnType<typeof videoItem>;
 
 export function listVideos(snap: Snapshot, params: VideoListParams, origin = ''): Page<VideoItem> {
-  const matching = snap.videos.filter(
+  const pool = params.tag === undefined ? snap.videos : taggedItems(snap, params.tag).videos;
+  const matching = pool.filter(
     (v) =>
       (params.channel === undefined || v.channel === params.channel) &&
-      (params.tag === undefined || v.tags.includes(params.tag)) &&
       (!params.highlight || v.highlight) &&
       (params.since === undefined || v.date >= params.since),
   );

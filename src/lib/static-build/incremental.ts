@@ -91,7 +91,8 @@ export async function buildSiteIncremental(
     return fullBecause(`${selected.length} of ${prints.size} pages changed`, env, opts, opts.log);
   }
 
-  const files: Record<string, string> = { ...prev.files };
+  // The previous manifest's record, updated in place (a copy of 770k entries at 100k videos costs ~1 s).
+  const files: Record<string, string> = prev.files;
   const writes = new Map<string, Buffer>();
   const consider = (rel: string, body: Buffer) => {
     const h = fileHash(body);
