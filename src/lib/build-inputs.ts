@@ -1,20 +1,53 @@
 // What a static build renders from: the configuration, the content snapshot and the site context, loaded
 // once per build process. scripts/build.ts fixes the generation time through KB_GENERATED_AT so the
 // server, reading dist/build-meta.json, answers dynamic twins with the same bytes.
+import fs from 'node:fs';
 import { loadConfig } from './config.ts';
 import { loadSnapshot } from './content/load.ts';
 import { contentCacheDir } from './content/parse-cache.ts';
 import type { Snapshot } from './content/model.ts';
 import { siteContext, type SiteContext } from './site.ts';
 
+/**
+ * The environment variable naming a JSON file of page models (PageModelsFile): the incremental build
+ * computes the models of the pages it re-renders anyway, and hands them to the render process, which then
+ * needs no snapshot of its own (loading one took ~8 s of a 100k-video incremental build's critical path).
+ */
+export const PAGE_MODELS_ENV = 'KB_PAGE_MODELS';
+
+export interface PageModelsFile {
+  /** The site context of the build that computed the models. */
+  site: SiteContext;
+  /** By page key: the route, its params and the page's model (as JSON, which is what fingerprints hash). */
+  pages: Record<string, { route: string; params: Record<string, string>; props: unknown }>;
+}
+
+let given: PageModelsFile | null | undefined;
+
+/** The page models handed to this render process, or null (a full build: models come from the snapshot). */
+export function givenPageModels(): PageModelsFile | null {
+  if (given === undefined) {
+    const file = process.env[PAGE_MODELS_ENV];
+    given = file ? (JSON.parse(fs.readFileSync(file, 'utf8')) as PageModelsFile) : null;
+  }
+  return given;
+}
+
 // Per build: scripts/build.ts renders every build from a fresh bundle (a new module instance).
 let cached: { snapshot: Snapshot; site: SiteContext } | undefined;
 
+/** The snapshot (loaded when first asked for) and the site context of this build. */
 export function buildInputs(): { snapshot: Snapshot; site: SiteContext } {
   if (!cached) {
     const config = loadConfig();
     const at = process.env.KB_GENERATED_AT ? new Date(process.env.KB_GENERATED_AT) : new Date();
-    cached = { snapshot: loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) }), site: siteContext(config, at) };
+    let snapshot: Snapshot | undefined;
+    cached = {
+      get snapshot() {
+        return (snapshot ??= loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) }));
+      },
+      site: givenPageModels()?.site ?? siteContext(config, at),
+    };
   }
   return cached;
 }

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { Snapshot } from '../content/model.ts';
 import type { Lang } from '../content/schema.ts';
-import { buildInputs } from '../build-inputs.ts';
+import { buildInputs, givenPageModels } from '../build-inputs.ts';
 import type { SiteContext } from '../site.ts';
 import { listTags } from '../read/tags.ts';
 import * as m from './models.ts';
@@ -84,9 +84,15 @@ export interface PagePrint {
 
 /**
  * Every page's fingerprint and file, by page key. `known` may answer for a page without building its model
- * (the incremental build's record of a page whose inputs did not change).
+ * (the incremental build's record of a page whose inputs did not change); `built` is told of each model
+ * built, with its params and print.
  */
-export function pageFingerprints(snap: Snapshot, site: SiteContext, known?: (key: string, route: RouteName) => PagePrint | undefined): Map<string, PagePrint> {
+export function pageFingerprints(
+  snap: Snapshot,
+  site: SiteContext,
+  known?: (key: string, route: RouteName) => PagePrint | undefined,
+  built?: (key: string, params: Params, props: unknown, print: PagePrint) => void,
+): Map<string, PagePrint> {
   const out = new Map<string, PagePrint>();
   for (const [route, spec] of Object.entries(PAGE_ROUTES) as [RouteName, RouteSpec][]) {
     for (const params of spec.params(snap)) {
@@ -97,7 +103,9 @@ export function pageFingerprints(snap: Snapshot, site: SiteContext, known?: (key
         continue;
       }
       const props = spec.props(snap, site, params);
-      out.set(key, { route, fp: modelFingerprint(props), file: pageFile(route, props) });
+      const made = { route, fp: modelFingerprint(props), file: pageFile(route, props) };
+      out.set(key, made);
+      built?.(key, params, props, made);
     }
   }
   return out;
@@ -119,8 +127,14 @@ export function pageSelection(): Set<string> | null {
 
 /** getStaticPaths of a route with params: its pages (those selected, in an incremental build) with their models. */
 export function staticPaths<R extends RouteName>(route: R): { params: Params; props: PageModel<R> }[] {
-  const { snapshot, site } = buildInputs();
   const only = pageSelection();
+  const given = givenPageModels();
+  if (given) {
+    return Object.entries(given.pages)
+      .filter(([key, p]) => p.route === route && (!only || only.has(key)))
+      .map(([, p]) => ({ params: p.params, props: p.props as PageModel<R> }));
+  }
+  const { snapshot, site } = buildInputs();
   const spec = PAGE_ROUTES[route] as RouteSpec;
   return spec
     .params(snapshot)
@@ -130,6 +144,8 @@ export function staticPaths<R extends RouteName>(route: R): { params: Params; pr
 
 /** The model of a route without params (home, the section indexes). */
 export function pageProps<R extends RouteName>(route: R): PageModel<R> {
+  const given = givenPageModels()?.pages[pageKey(route, {})];
+  if (given) return given.props as PageModel<R>;
   const { snapshot, site } = buildInputs();
   return (PAGE_ROUTES[route] as RouteSpec).props(snapshot, site, {}) as PageModel<R>;
 }

@@ -8,6 +8,7 @@
 // there. Falls back to the full build (full.ts) when there is no usable manifest, the renderer code or the
 // origin changed, or the change is so large that a full build is as cheap.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../config.ts';
 import { loadSnapshot } from '../content/load.ts';
@@ -19,9 +20,16 @@ import { buildMetaOf, buildSite, pageRecords, resourceFiles, type BuildMeta, typ
 import { renderPages } from './render.ts';
 import { chromeKey, fileHash, readSiteManifest, rendererHash, writeSiteManifest, type SiteManifest } from './manifest.ts';
 import { InputKeys, pageGroup, siteInputs } from './inputs.ts';
+import { PAGE_MODELS_ENV, type PageModelsFile } from '../build-inputs.ts';
 
 /** Above this share of pages to re-render, one full build is cheaper than a selection build plus the copy. */
 const FULL_BUILD_SHARE = 0.5;
+
+/**
+ * Up to this many pages to render, their models go to the render process in a file (it then loads no
+ * snapshot); past it, the models would be a file of hundreds of MB and the render process builds them itself.
+ */
+const MODELS_HANDOFF_MAX = 5000;
 
 export interface IncrementalResult extends BuildMeta {
   /** Why a full build ran instead, when it did. */
@@ -76,15 +84,30 @@ export async function buildSiteIncremental(
   // Pages: which models changed, which pages are gone. A page whose inputs did not change keeps its record.
   const tPrints = performance.now();
   let modelsKept = 0;
-  const prints = pageFingerprints(snapshot, site, (key, route) => {
-    const group = pageGroup(key);
-    // Asked first, whatever else holds: every item's key is recorded for the next build.
-    const same = group !== null && keys.unchanged(group);
-    const was = prev.pages[key];
-    if (!same || !was) return undefined;
-    modelsKept++;
-    return { route, fp: was.fp, file: was.file };
-  });
+  // The models of pages that may be rendered: changed ones, and the pages without params (rendered always).
+  const models: PageModelsFile['pages'] = {};
+  let modelCount = 0;
+  const prints = pageFingerprints(
+    snapshot,
+    site,
+    (key, route) => {
+      const group = pageGroup(key);
+      // Asked first, whatever else holds: every item's key is recorded for the next build.
+      const same = group !== null && keys.unchanged(group);
+      const was = prev.pages[key];
+      if (!same || !was) return undefined;
+      modelsKept++;
+      return { route, fp: was.fp, file: was.file };
+    },
+    (key, params, props, print) => {
+      // Past the hand-off's limit nothing is kept: the render builds its models, and memory stays flat.
+      if (modelCount > MODELS_HANDOFF_MAX + singlePageRoutes().length) return;
+      if (Object.keys(params).length === 0 || prev.pages[key]?.fp !== print.fp || prev.pages[key]?.file !== print.file) {
+        models[key] = { route: print.route, params, props };
+        if (++modelCount > MODELS_HANDOFF_MAX + singlePageRoutes().length) for (const k of Object.keys(models)) delete models[k];
+      }
+    },
+  );
   opts.log?.(`rebuild-site: ${prints.size} page models fingerprinted in ${secs(tPrints)} s (${modelsKept} kept: inputs unchanged)`);
   const selected = [...prints].filter(([k, p]) => prev.pages[k]?.fp !== p.fp || prev.pages[k]?.file !== p.file).map(([k]) => k);
   if (selected.length > prints.size * FULL_BUILD_SHARE && prints.size > 20) {
@@ -104,11 +127,24 @@ export async function buildSiteIncremental(
   // process, while this one recomputes the documents.
   let rendered = 0;
   const total = selected.length + singlePageRoutes().filter((r) => !selected.includes(r)).length;
+  let modelsFile: string | undefined;
+  if (selected.length && selected.length <= MODELS_HANDOFF_MAX && modelCount <= MODELS_HANDOFF_MAX + singlePageRoutes().length) {
+    const handed: PageModelsFile = { site, pages: {} };
+    for (const k of [...selected, ...singlePageRoutes()]) if (models[k]) handed.pages[k] = models[k];
+    modelsFile = path.join(os.tmpdir(), `kb-models-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+    fs.writeFileSync(modelsFile, JSON.stringify(handed));
+  }
   const rendering = selected.length
-    ? renderPages(env, site.generatedAt, selected, { all: false, inChild: true, onPage: opts.onProgress && (() => opts.onProgress!(++rendered, total)) })
+    ? renderPages(modelsFile ? { ...env, [PAGE_MODELS_ENV]: modelsFile } : env, site.generatedAt, selected, {
+        all: false,
+        inChild: true,
+        onPage: opts.onProgress && (() => opts.onProgress!(++rendered, total)),
+      })
     : null;
-  // Whatever happens below, the render's folder is removed.
+  // Whatever happens below, the render's folder and the models file are removed.
   rendering?.catch(() => {});
+  const dropModels = () => modelsFile && fs.rmSync(modelsFile, { force: true });
+  rendering?.then(dropModels, dropModels);
 
   // Documents of the read model: an item's own kept when its inputs did not change, the others recomputed;
   // written where their bytes differ.
