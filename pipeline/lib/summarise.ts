@@ -2,7 +2,7 @@
 // there is one, otherwise extractively (TextRank over the transcript or description, in the video's
 // language) — and keyword tags from the existing tag vocabulary when they have none.
 import path from 'node:path';
-import { loadSnapshot } from '../../src/lib/content/load.ts';
+import { loadVideos } from '../../src/lib/content/load.ts';
 import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import type { JobContext, JobResult } from './types.ts';
 import { keywordTags, textRank } from './textrank.ts';
@@ -24,9 +24,10 @@ export const extractiveSummariser: Summariser = {
 };
 
 export async function summariseVideos(ctx: JobContext, summariser: Summariser = extractiveSummariser): Promise<JobResult> {
-  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir) });
-  const vocabulary = [...new Set(snap.videos.flatMap((v) => v.tags))].sort();
-  const todo = snap.videos.filter((v) => v.summary === '');
+  // The videos alone: summarising reads nothing else, and assembling the whole corpus cost ~5 s at 100k videos.
+  const videos = loadVideos(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir) });
+  const vocabulary = [...new Set(videos.flatMap((v) => v.tags))].sort();
+  const todo = videos.filter((v) => v.summary === '');
   const errors: string[] = [];
   let done = 0;
   const bar = progress(`summarise (${summariser.name})`, todo.length);

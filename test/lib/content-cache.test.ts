@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
-import { ContentError, loadSnapshot } from '../../src/lib/content/load.ts';
+import { ContentError, loadSnapshot, loadVideos } from '../../src/lib/content/load.ts';
 import { parseCacheDeltaFile, parseCacheFile } from '../../src/lib/content/parse-cache.ts';
 
 let root: string;
@@ -40,6 +40,22 @@ describe('loadSnapshot with a parse cache', () => {
     // Nothing parsed: the cache was not written again.
     expect(fs.statSync(cacheFile()).mtimeMs).toBe(before.mtime);
     expect(cacheText()).toBe(before.text);
+  });
+
+  it('loadVideos reads the cache and leaves it whole (a save of its load would drop every other kind)', () => {
+    cached();
+    const before = cacheText();
+    const first = uncached().videos[0];
+    fs.writeFileSync(videoFile('vidsOnly001'), fs.readFileSync(videoFile(first.video_id), 'utf8').replace(/^video_id: .*$/m, 'video_id: "vidsOnly001"'));
+    try {
+      const videos = loadVideos(content, { cacheDir });
+      expect(videos).toEqual(uncached().videos);
+      expect(videos.map((v) => v.video_id)).toContain('vidsOnly001');
+      expect(cacheText()).toBe(before);
+      expect(cached()).toEqual(uncached());
+    } finally {
+      fs.rmSync(videoFile('vidsOnly001'));
+    }
   });
 
   it('re-reads an edited file, even one of the same size whose mtime was put back', () => {

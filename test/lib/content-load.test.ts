@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Snapshot } from '../../src/lib/content/model.ts';
-import { loadSnapshot, ContentError } from '../../src/lib/content/load.ts';
+import { loadSnapshot, loadVideos, ContentError } from '../../src/lib/content/load.ts';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
 
 const temps: string[] = [];
@@ -74,6 +74,34 @@ describe('the sample knowledge base', () => {
         if (s.type === 'video') expect(snap.videosById.has(s.id)).toBe(true);
         if (s.type === 'essay') expect(snap.essaysBySlug.has(s.id)).toBe(true);
       }
+    }
+  });
+});
+
+describe('loadVideos', () => {
+  it('gives the videos loadSnapshot gives, in the same order, with and without the parse cache', () => {
+    const dir = corpus(30, 4);
+    const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-videos-cache-'));
+    temps.push(cacheDir);
+    const all = loadSnapshot(dir).videos;
+    expect(all.length).toBe(30);
+    expect(loadVideos(dir)).toEqual(all);
+    expect(loadVideos(dir, { cacheDir })).toEqual(all);
+    expect(loadVideos(dir, { cacheDir })).toEqual(all); // from the cache this time
+  });
+
+  it('names a broken video file, and ignores a broken file of another kind', () => {
+    const dir = corpus(10, 5);
+    const concept = firstFile(dir, 'knowledge');
+    fs.writeFileSync(concept, fs.readFileSync(concept, 'utf8').replace(/^title: .*$/m, 'title: [unclosed'));
+    expect(loadVideos(dir).length).toBe(10);
+    const video = firstFile(dir, 'videos');
+    fs.writeFileSync(video, fs.readFileSync(video, 'utf8').replace(/^date: .*$/m, 'date: 2026-13-45'));
+    expect(() => loadVideos(dir)).toThrow(ContentError);
+    try {
+      loadVideos(dir);
+    } catch (err) {
+      expect((err as ContentError).problems).toEqual([expect.stringMatching(new RegExp(`^videos/${path.basename(video)}: date`))]);
     }
   });
 });

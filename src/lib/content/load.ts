@@ -156,6 +156,43 @@ export function loadChannels(contentDir: string): { channels: Channel[]; channel
   return { channels, channelsById: new Map(channels.map((c) => [c.channel_id, c])), videoIds };
 }
 
+/** A video file checked as every load checks it: its front matter, and its id equal to its file name. */
+function videoOf(file: RawFile, front: (file: RawFile) => { data: z.infer<typeof VideoFront>; body: string } | { problems: string[] }): Video | { problems: string[] } {
+  const r = front(file);
+  if ('problems' in r) return r;
+  if (r.data.video_id !== path.posix.basename(file.rel, '.md')) return { problems: [`${file.rel}: video_id: must equal the file name`] };
+  return { ...r.data, summary: r.data.summary.trim(), transcript: r.body };
+}
+
+/** Newest first, then by id: the order of every video listing. */
+const byDateThenId = (a: Video, b: Video) => (a.date !== b.date ? (a.date < b.date ? 1 : -1) : a.video_id < b.video_id ? -1 : 1);
+
+/**
+ * The videos alone, each checked as loadSnapshot checks it (not against the channels or anything else):
+ * what summarising needs, without assembling the rest of the corpus. Reads the parse cache but never
+ * writes it: a save keeps only the files its load saw, so saving here would drop every other file's entry
+ * (and the next full load would parse the whole corpus again).
+ */
+export function loadVideos(contentDir: string, opts: LoadOptions = {}): Video[] {
+  const once = (cache: ParseCache | null) => {
+    const problems: string[] = [];
+    const videos: Video[] = [];
+    for (const file of listFiles(contentDir, 'videos', '.md', cache)) {
+      const v = videoOf(file, (f) => (cache ? cache.memo(f.rel, f.sha, 'front', () => parseFront(f, VideoFront)) : parseFront(f, VideoFront)));
+      if ('problems' in v) problems.push(...v.problems);
+      else videos.push(v);
+    }
+    if (problems.length > 0) throw new ContentError(problems);
+    return videos.sort(byDateThenId);
+  };
+  try {
+    return once(opts.cacheDir ? openParseCache(opts.cacheDir) : null);
+  } catch (err) {
+    if (!(err instanceof ChangedWhileLoading)) throw err;
+    return once(opts.cacheDir ? openParseCache(opts.cacheDir, { statKeys: false }) : null);
+  }
+}
+
 export function loadSnapshot(contentDir: string, opts: LoadOptions = {}): Snapshot {
   try {
     return load(contentDir, opts.cacheDir ? openParseCache(opts.cacheDir) : null);
@@ -228,17 +265,16 @@ function load(contentDir: string, cache: ParseCache | null): Snapshot {
   // Videos
   const videos: Video[] = [];
   for (const file of files.videos) {
-    const r = front(file, VideoFront);
-    if (!r) continue;
-    if (r.data.video_id !== baseName(file.rel, '.md')) {
-      problems.push(`${file.rel}: video_id: must equal the file name`);
+    const v = videoOf(file, (f) => front(f, VideoFront) ?? { problems: [] });
+    if ('problems' in v) {
+      problems.push(...v.problems);
       continue;
     }
-    if (!present.channels.has(r.data.channel)) problems.push(`${file.rel}: channel: unknown channel "${r.data.channel}"`);
-    videos.push({ ...r.data, summary: r.data.summary.trim(), transcript: r.body });
-    itemHashes.set(`video:${r.data.video_id}`, file.sha);
+    if (!present.channels.has(v.channel)) problems.push(`${file.rel}: channel: unknown channel "${v.channel}"`);
+    videos.push(v);
+    itemHashes.set(`video:${v.video_id}`, file.sha);
   }
-  videos.sort((a, b) => (a.date !== b.date ? (a.date < b.date ? 1 : -1) : a.video_id < b.video_id ? -1 : 1));
+  videos.sort(byDateThenId);
   const videosById = new Map(videos.map((v) => [v.video_id, v]));
   const videosByChannel = new Map<string, Video[]>(channels.map((c) => [c.channel_id, []]));
   for (const v of videos) videosByChannel.get(v.channel)?.push(v);
