@@ -31,7 +31,15 @@ export function taggedItems(snap: Snapshot, tag: string): Tagged {
   return index.get(tag) ?? NONE;
 }
 
-export function listTags(snap: Snapshot) {
+/** Every tag with its counts, most used first; made once per snapshot (a build asks for it six times). */
+const tagLists = new WeakMap<Snapshot, ReturnType<typeof countTags>>();
+export function listTags(snap: Snapshot): ReturnType<typeof countTags> {
+  let list = tagLists.get(snap);
+  if (!list) tagLists.set(snap, (list = countTags(snap)));
+  return list;
+}
+
+function countTags(snap: Snapshot) {
   const counts = new Map<string, { videos: number; essays: number; knowledge: number }>();
   const bump = (tag: string, key: 'videos' | 'essays' | 'knowledge') => {
     const c = counts.get(tag) ?? { videos: 0, essays: 0, knowledge: 0 };
