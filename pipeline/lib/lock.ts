@@ -2,17 +2,9 @@
 // is no longer alive (a killed run) is taken over, so a crash never blocks the pipeline for good.
 import fs from 'node:fs';
 import path from 'node:path';
+import { processAlive } from '../../src/lib/fs-atomic.ts';
 
 export class LockedError extends Error {}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Takes the lock or throws LockedError; returns the release function, whose `tookOver` says the lock was
@@ -30,7 +22,7 @@ export function acquireLock(dataDir: string, job: string): (() => void) & { took
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = Number(fs.readFileSync(file, 'utf8').trim());
-      if (Number.isInteger(owner) && owner > 0 && alive(owner) && owner !== process.pid) {
+      if (Number.isInteger(owner) && owner > 0 && processAlive(owner) && owner !== process.pid) {
         throw new LockedError(`${job} is already running (pid ${owner})`);
       }
       fs.rmSync(file, { force: true }); // stale: its owner died

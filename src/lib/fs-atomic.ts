@@ -24,7 +24,8 @@ export function createFileAtomic(file: string, data: string): boolean {
   return true;
 }
 
-function alive(pid: number): boolean {
+/** Whether a process of this pid is alive (EPERM: alive, another user's). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -42,7 +43,7 @@ export function sweepTempFiles(dir: string): number {
   let n = 0;
   for (const e of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
     const m = e.isFile() ? /^\..+\.(\d+)\.[a-z0-9]+\.tmp$/.exec(e.name) : null;
-    if (m && !alive(Number(m[1]))) {
+    if (m && !processAlive(Number(m[1]))) {
       fs.rmSync(path.join(e.parentPath, e.name), { force: true });
       n++;
     }

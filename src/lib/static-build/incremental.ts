@@ -84,8 +84,10 @@ export async function buildSiteIncremental(
   // Pages: which models changed, which pages are gone. A page whose inputs did not change keeps its record.
   const tPrints = performance.now();
   let modelsKept = 0;
-  // The models of pages that may be rendered: changed ones, and the pages without params (rendered always).
-  const models: PageModelsFile['pages'] = {};
+  // The models of pages that may be rendered: changed ones, and the pages without params (rendered always);
+  // none past the hand-off's limit (the render then builds its models, and memory stays flat).
+  const singles = singlePageRoutes();
+  let models: PageModelsFile['pages'] | null = {};
   let modelCount = 0;
   const prints = pageFingerprints(
     snapshot,
@@ -100,12 +102,9 @@ export async function buildSiteIncremental(
       return { route, fp: was.fp, file: was.file };
     },
     (key, params, props, print) => {
-      // Past the hand-off's limit nothing is kept: the render builds its models, and memory stays flat.
-      if (modelCount > MODELS_HANDOFF_MAX + singlePageRoutes().length) return;
-      if (Object.keys(params).length === 0 || prev.pages[key]?.fp !== print.fp || prev.pages[key]?.file !== print.file) {
-        models[key] = { route: print.route, params, props };
-        if (++modelCount > MODELS_HANDOFF_MAX + singlePageRoutes().length) for (const k of Object.keys(models)) delete models[k];
-      }
+      if (!models || (Object.keys(params).length > 0 && prev.pages[key]?.fp === print.fp && prev.pages[key]?.file === print.file)) return;
+      models[key] = { route: print.route, params, props };
+      if (++modelCount > MODELS_HANDOFF_MAX + singles.length) models = null;
     },
   );
   opts.log?.(`rebuild-site: ${prints.size} page models fingerprinted in ${secs(tPrints)} s (${modelsKept} kept: inputs unchanged)`);
@@ -126,11 +125,11 @@ export async function buildSiteIncremental(
   // Pages whose model changed, rendered by Astro from the same page files as the full build, in a child
   // process, while this one recomputes the documents.
   let rendered = 0;
-  const total = selected.length + singlePageRoutes().filter((r) => !selected.includes(r)).length;
+  const total = selected.length + singles.filter((r) => !selected.includes(r)).length;
   let modelsFile: string | undefined;
-  if (selected.length && selected.length <= MODELS_HANDOFF_MAX && modelCount <= MODELS_HANDOFF_MAX + singlePageRoutes().length) {
+  if (selected.length && models) {
     const handed: PageModelsFile = { site, pages: {} };
-    for (const k of [...selected, ...singlePageRoutes()]) if (models[k]) handed.pages[k] = models[k];
+    for (const k of [...selected, ...singles]) if (models[k]) handed.pages[k] = models[k];
     modelsFile = path.join(os.tmpdir(), `kb-models-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
     fs.writeFileSync(modelsFile, JSON.stringify(handed));
   }
