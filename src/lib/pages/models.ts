@@ -158,7 +158,7 @@ export function digestsIndexModel(snap: Snapshot) {
 
 /** Each digest's place in the snapshot's newest-first list, made once per snapshot (not a scan per page). */
 const digestPositions = new WeakMap<Snapshot, Map<string, number>>();
-function digestPosition(snap: Snapshot, date: string): number {
+export function digestPosition(snap: Snapshot, date: string): number {
   let positions = digestPositions.get(snap);
   if (!positions) {
     positions = new Map(snap.digests.map((x, i) => [x.date, i]));

@@ -13,6 +13,7 @@
 import { createHash, hash } from 'node:crypto';
 import type { Snapshot } from '../content/model.ts';
 import type { SiteContext } from '../site.ts';
+import { digestPosition } from '../pages/models.ts';
 
 /** The site settings an item's documents read (the origin and site name are checked on their own too). */
 export function siteInputs(site: SiteContext): string {
@@ -67,15 +68,10 @@ function digestKey(snap: Snapshot, date: string): string | null {
   return snap.digestsByDate.has(date) ? key([hashOf(snap, `digest:${date}`)]) : null;
 }
 
-/** Each digest's neighbours in the newest-first list, made once per snapshot. */
-const digestIndex = new WeakMap<Snapshot, Map<string, number>>();
-
 /** A digest's page (digestModel): its documents' inputs and the dates of the newer and older digest. */
 function digestPageKey(snap: Snapshot, date: string): string | null {
-  let index = digestIndex.get(snap);
-  if (!index) digestIndex.set(snap, (index = new Map(snap.digests.map((d, i) => [d.date, i]))));
-  const i = index.get(date);
-  if (i === undefined) return null;
+  const i = digestPosition(snap, date);
+  if (i < 0) return null;
   return key([hashOf(snap, `digest:${date}`), snap.digests[i - 1]?.date ?? '', snap.digests[i + 1]?.date ?? '']);
 }
 
