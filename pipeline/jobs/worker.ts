@@ -1,10 +1,30 @@
-// The Bree worker: runs one job (named in workerData) through runJob and reports its result to the
-// scheduler, which decides the follow-ups. Every job file in this folder is this worker under a name.
+// The Bree worker: asks the scheduler whether its job (named in workerData) may start, runs it through
+// runJob, reports the result, and runs the follow-up the scheduler answers with, if any, in this same
+// thread (pipeline/lib/chain.ts). Every job file in this folder is this worker under a name. Bree's
+// 'cancel' (the scheduler stopping) lets the job running now finish and starts nothing more.
 import { parentPort, workerData } from 'node:worker_threads';
-import { JOBS } from '../lib/jobs.ts';
-import { runJob } from '../lib/run-job.ts';
+import { runChain } from '../lib/chain.ts';
 import { jobContext } from '../lib/context.ts';
 
-const name = (workerData as { job: string }).job;
-const result = await runJob(name, jobContext(), JOBS[name].run);
-parentPort?.postMessage({ job: name, result });
+let cancelled = false;
+let answer: ((next: string | null) => void) | null = null;
+const onMessage = (message: unknown) => {
+  if (message === 'cancel') {
+    cancelled = true;
+    answer?.(null);
+  } else if (message && typeof message === 'object' && 'next' in message) answer?.((message as { next: string | null }).next);
+};
+
+/** Sends a message to the scheduler and waits for its answer: the job to run now, or null. */
+function ask(message: object): Promise<string | null> {
+  if (!parentPort) return Promise.resolve(null);
+  const reply = new Promise<string | null>((resolve) => (answer = resolve));
+  parentPort.postMessage(message);
+  return reply.then((next) => (cancelled ? null : next));
+}
+
+const own = (workerData as { job: string }).job;
+parentPort?.on('message', onMessage);
+const first = parentPort ? await ask({ start: own }) : own;
+if (first) await runChain(first, () => jobContext(), (job, result) => ask({ job, result }));
+parentPort?.off('message', onMessage);

@@ -3,8 +3,9 @@
 //   npm run bench -- pipeline [videos] [--in-process] [--corpus <content folder from gen-corpus>] [--again]
 // --again skips the corpus and the full run: the incremental and no-op runs go over the state a previous
 // run left in bench/corpus/pipeline-<videos> (at 100k the full run takes a quarter of an hour).
-// Each job runs in a process of its own (as `npm run pipeline -- run <job>` does), so every job's peak
-// memory is its own; --in-process runs them one after another in the bench process instead.
+// In the full run each job runs in a process of its own (as `npm run pipeline -- run <job>` does), so every
+// job's peak memory is its own; the incremental run is one process that runs ingest-videos and its
+// follow-ups, as the scheduler's worker does. --in-process runs every job in the bench process instead.
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
@@ -44,11 +45,14 @@ interface JobRow {
   shard_rss_mb: number;
 }
 
-/** One job in a child process (pipeline-job.ts); its time is the child's whole life, start-up included. */
-function runInChild(env: Record<string, string | undefined>, job: string, date?: string): Promise<JobRow> {
+/**
+ * One job in a child process (pipeline-job.ts), with --chain its follow-ups too (one row each). The first
+ * row's time is the child's whole life less the later jobs', so the process start counts in the run.
+ */
+function runInChild(env: Record<string, string | undefined>, job: string, date?: string, chain = false): Promise<JobRow[]> {
   return new Promise((resolve, reject) => {
     const t = performance.now();
-    const child = spawn(process.execPath, [path.resolve('scripts/bench/pipeline-job.ts'), job, ...(date ? [date] : [])], {
+    const child = spawn(process.execPath, [path.resolve('scripts/bench/pipeline-job.ts'), job, ...(date ? [date] : []), ...(chain ? ['--chain'] : [])], {
       env: { ...env, KB_NODE_QUIET: '1' } as NodeJS.ProcessEnv,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -56,21 +60,32 @@ function runInChild(env: Record<string, string | undefined>, job: string, date?:
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.on('error', reject);
     child.on('exit', (code) => {
-      const m = /^JOB (.*)$/m.exec(out);
-      if (!m) return reject(new Error(`bench pipeline: ${job} exited with ${code} and no result`));
-      const r = JSON.parse(m[1]) as JobRow & { error: string | null };
-      if (!r.ok) console.error(`bench pipeline: ${job} failed: ${r.error}`);
-      resolve({ ...r, ms: Math.round(performance.now() - t) });
+      const rows = [...out.matchAll(/^JOB (.*)$/gm)].map((m) => JSON.parse(m[1]) as JobRow & { error: string | null });
+      if (!rows.length) return reject(new Error(`bench pipeline: ${job} exited with ${code} and no result`));
+      for (const r of rows) if (!r.ok) console.error(`bench pipeline: ${r.job} failed: ${r.error}`);
+      rows[0].ms = Math.round(performance.now() - t) - rows.slice(1).reduce((a, r) => a + r.ms, 0);
+      resolve(rows);
     });
   });
 }
 
-async function runAll(env: Record<string, string | undefined>, date: string, order: readonly string[], inProcess: boolean): Promise<JobRow[]> {
+/**
+ * Runs the jobs of `order` one after another. A process each (each job's memory its own), or with `chain`
+ * the first job and its follow-ups in one process, as the scheduler's worker runs them (then `order` is
+ * only what the chain is expected to run: a row each, checked). --in-process: all in the bench process.
+ */
+async function runAll(env: Record<string, string | undefined>, date: string, order: readonly string[], inProcess: boolean, chain = false): Promise<JobRow[]> {
   const rows: JobRow[] = [];
+  if (chain && !inProcess) {
+    const ran = await runInChild(env, order[0], undefined, true);
+    const names = ran.map((r) => r.job);
+    if (names.join() !== order.join()) console.error(`bench pipeline: the chain ran ${names.join(', ')}, not ${order.join(', ')}`);
+    return ran;
+  }
   for (const job of order) {
     const jobDate = job === 'build-digest' ? date : undefined;
     if (!inProcess) {
-      rows.push(await runInChild(env, job, jobDate));
+      rows.push(...(await runInChild(env, job, jobDate)));
       continue;
     }
     const t = performance.now();
@@ -121,7 +136,7 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
   }
   const env = { ...process.env, CONTENT_DIR: contentDir, DATA_DIR: path.join(root, 'var'), DIST_DIR: path.join(root, 'dist'), BASE_URL: 'http://bench.local', ALLOW_DEV_IDP: 'true' };
   try {
-    console.log(`bench pipeline: ${again ? 'again over the state of an earlier run' : 'full run'} over ${videos} videos, each job ${inProcess ? 'in the bench process' : 'in a process of its own'} …`);
+    console.log(`bench pipeline: ${again ? 'again over the state of an earlier run' : 'full run'} over ${videos} videos, ${inProcess ? 'each job in the bench process' : 'each job of the full run in a process of its own, the incremental run in one'} …`);
     const full = again ? [] : await runAll(env, '2026-11-22', FULL, inProcess);
     // The largest peak of any process involved: a job's (in-process: the bench's), or a render shard's.
     const fullPeakMb = again ? 0 : peakOf(full);
@@ -142,7 +157,8 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
       ]),
     );
     console.log('bench pipeline: incremental run (50 new videos) …');
-    const incremental = await runAll(env, '2026-11-23', INCREMENTAL, inProcess);
+    // As the scheduler runs it: ingest's worker runs its follow-ups itself (one process, one corpus load).
+    const incremental = await runAll(env, '2026-11-23', INCREMENTAL, inProcess, true);
     console.log('bench pipeline: no-op run (the feeds bring nothing new) …');
     const noop = await runAll(env, '2026-11-23', ['ingest-videos'], inProcess);
     const show = (label: string, rows: typeof full) => {
@@ -163,7 +179,7 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
     };
     const result = {
       videos,
-      jobs_in: inProcess ? 'the bench process' : 'a process each',
+      jobs_in: inProcess ? 'the bench process' : 'full run: a process each; incremental: one process (the chain)',
       full: again ? null : {
         ...show(`full run over ${videos} videos (peak RSS of any process ${fullPeakMb} MB; pages rendered in ${shards.shards} shard${shards.shards > 1 ? `s, the largest peaking at ${shards.peakShardRssMb} MB` : ''})`, full),
         peak_rss_mb: fullPeakMb,

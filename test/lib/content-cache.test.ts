@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
-import { ContentError, loadSnapshot, loadVideos } from '../../src/lib/content/load.ts';
+import { ContentError, forgetLastSnapshot, loadSnapshot, loadVideos } from '../../src/lib/content/load.ts';
 import { parseCacheDeltaFile, parseCacheFile } from '../../src/lib/content/parse-cache.ts';
 
 let root: string;
@@ -177,5 +177,69 @@ describe('loadSnapshot with a parse cache', () => {
     fs.writeFileSync(cacheFile(), '{not json');
     expect(cached()).toEqual(uncached());
     expect(() => JSON.parse(fs.readFileSync(cacheFile(), 'utf8'))).not.toThrow();
+  });
+});
+
+describe('the snapshot a process keeps from its last load', () => {
+  /** A load that cannot reuse anything kept: what the content really is now (it forgets the kept snapshot). */
+  const fresh = () => {
+    forgetLastSnapshot();
+    const snap = loadSnapshot(content, { cacheDir: path.join(root, 'var', 'other-cache') });
+    forgetLastSnapshot();
+    return snap;
+  };
+
+  it('is returned as it is while every file is the same, and given up by any edit, addition or deletion', () => {
+    const first = cached();
+    expect(cached()).toBe(first);
+    const [a, b] = [first.videos[0].video_id, first.videos[1].video_id];
+
+    fs.writeFileSync(videoFile(a), fs.readFileSync(videoFile(a), 'utf8').replace(/^title: "/m, 'title: "Kept? '));
+    const edited = cached();
+    expect(edited).not.toBe(first);
+    expect(edited.videosById.get(a)!.title).toMatch(/^Kept\? /);
+    expect(cached()).toBe(edited);
+    expect(edited).toEqual(fresh());
+
+    fs.writeFileSync(videoFile('keptNew001'), fs.readFileSync(videoFile(b), 'utf8').replace(/^video_id: .*$/m, 'video_id: keptNew001'));
+    const added = cached();
+    expect(added.videosById.has('keptNew001')).toBe(true);
+    expect(added).toEqual(fresh());
+
+    fs.rmSync(videoFile('keptNew001'));
+    const removed = cached();
+    expect(removed.videosById.has('keptNew001')).toBe(false);
+    expect(removed).toEqual(fresh());
+  });
+
+  it('sees a file changed again right after the load that kept it (inside the racy window, same size, mtime put back)', () => {
+    const kept = cached();
+    const id = kept.videos[4].video_id;
+    const file = videoFile(id);
+    const stat = fs.statSync(file);
+    const text = fs.readFileSync(file, 'utf8');
+    const title = /^title: "(.)/m.exec(text)!;
+    const next = title[1] === 'Q' ? 'Z' : 'Q';
+    fs.writeFileSync(file, text.replace(/^title: "./m, `title: "${next}`));
+    fs.utimesSync(file, stat.atime, stat.mtime);
+    const after = cached();
+    expect(after).not.toBe(kept);
+    expect(after.videosById.get(id)!.title[0]).toBe(next);
+    expect(after).toEqual(fresh());
+  });
+
+  it('is not handed to a load with another cache folder, nor kept over a parse cache that was lost', () => {
+    const kept = cached();
+    const other = loadSnapshot(content, { cacheDir: path.join(root, 'var', 'third-cache') });
+    expect(other).not.toBe(kept);
+    expect(other).toEqual(kept);
+    // Kept for the folder of the last load only.
+    cached();
+    fs.rmSync(cacheDir, { recursive: true, force: true });
+    const again = cached();
+    expect(again).toEqual(kept);
+    // The lost cache was made again whole (not a cache of stat keys without parses).
+    expect(fs.existsSync(cacheFile())).toBe(true);
+    expect(JSON.parse(fs.readFileSync(cacheFile(), 'utf8')).entries[`videos/${kept.videos[0].video_id}.md`].values.front).toBeTruthy();
   });
 });

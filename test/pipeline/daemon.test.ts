@@ -1,5 +1,5 @@
-// The scheduler end to end: Bree runs ingest-videos, which is followed by summarise and rebuild-site; the
-// running server picks up the new build without a restart.
+// The scheduler end to end: Bree runs ingest-videos, which is followed by summarise, update-index and
+// rebuild-site in the same worker; the running server picks up the new build without a restart.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -54,6 +54,8 @@ describe('npm run pipeline (the scheduler)', () => {
       // Each follow-up ran after the job before it — none ran by itself when the scheduler started.
       const order = ['ingest-videos', 'summarise', 'update-index', 'rebuild-site'].map((j) => jobs()[j]);
       for (let i = 1; i < order.length; i++) expect(order[i].started_at >= order[i - 1].finished_at!, out).toBe(true);
+      // The follow-ups ran in ingest's worker (one load of the corpus for the run, not one per job).
+      for (const job of ['summarise', 'update-index', 'rebuild-site']) expect(out).toMatch(new RegExp(`pipeline: ${job} ok .* \\(chained in the ingest-videos worker\\)`));
       // The server watches build-meta.json and reloads: the static file for the new video appears.
       let res: Response | undefined;
       for (let i = 0; i < 40; i++) {

@@ -44,11 +44,93 @@ describe('RunRequests', () => {
     requests.request('build-index');
     expect(started).toEqual(['build-index']);
     running.delete('build-index');
-    requests.finished('build-index');
+    requests.ended('build-index');
     expect(started).toEqual(['build-index', 'build-index']);
     running.delete('build-index');
-    requests.finished('build-index');
+    requests.ended('build-index');
     expect(started).toEqual(['build-index', 'build-index']);
+  });
+});
+
+describe('RunRequests: chains', () => {
+  /** Bree's side: which workers run (by job name), and which the scheduler started. */
+  const setup = () => {
+    const workers = new Set<string>();
+    const started: string[] = [];
+    const requests = new RunRequests(
+      (job) => workers.has(job),
+      (job) => {
+        started.push(job);
+        workers.add(job);
+      },
+    );
+    const end = (worker: string) => {
+      workers.delete(worker);
+      requests.ended(worker);
+    };
+    return { workers, started, requests, end };
+  };
+
+  it("hands each follow-up to the worker that finished the job before it, and starts it nowhere else", () => {
+    const { workers, started, requests, end } = setup();
+    requests.request('ingest-videos');
+    expect(requests.mayStart('ingest-videos')).toBe(true);
+    expect(requests.next('ingest-videos', 'ingest-videos', ['summarise'])).toBe('summarise');
+    expect(requests.next('ingest-videos', 'summarise', ['update-index'])).toBe('update-index');
+    expect(requests.next('ingest-videos', 'update-index', ['rebuild-site'])).toBe('rebuild-site');
+    expect(requests.next('ingest-videos', 'rebuild-site', [])).toBeNull();
+    end('ingest-videos');
+    expect(started).toEqual(['ingest-videos']);
+    expect(workers.size).toBe(0);
+  });
+
+  it('asks for a follow-up running elsewhere once more when that run ends, not twice at once', () => {
+    const { started, requests, end } = setup();
+    requests.request('build-knowledge');
+    expect(requests.next('build-knowledge', 'build-knowledge', ['update-index'])).toBe('update-index');
+    // ingest's chain reaches update-index while build-knowledge's worker runs it.
+    requests.request('ingest-videos');
+    expect(requests.next('ingest-videos', 'ingest-videos', ['summarise'])).toBe('summarise');
+    expect(requests.next('ingest-videos', 'summarise', ['update-index'])).toBeNull();
+    end('ingest-videos');
+    expect(started).toEqual(['build-knowledge', 'ingest-videos']);
+    // The chain's run of update-index ends: the coalesced request starts it in a worker of its own.
+    expect(requests.next('build-knowledge', 'update-index', ['rebuild-site'])).toBe('rebuild-site');
+    expect(started).toEqual(['build-knowledge', 'ingest-videos', 'update-index']);
+    // That worker's rebuild-site waits for the chain's, then runs once more.
+    expect(requests.next('update-index', 'update-index', ['rebuild-site'])).toBeNull();
+    expect(requests.next('build-knowledge', 'rebuild-site', [])).toBeNull();
+    expect(started.at(-1)).toBe('rebuild-site');
+    end('build-knowledge');
+    end('update-index');
+    expect(started).toEqual(['build-knowledge', 'ingest-videos', 'update-index', 'rebuild-site']);
+  });
+
+  it('keeps a scheduled worker from running a job a chain is running, and runs it after', () => {
+    const { started, requests, end } = setup();
+    requests.request('ingest-videos');
+    expect(requests.next('ingest-videos', 'ingest-videos', ['summarise'])).toBe('summarise');
+    // Bree starts a summarise worker by itself (a schedule set for it): it must not run beside the chain's.
+    expect(requests.mayStart('summarise')).toBe(false);
+    end('summarise');
+    expect(started).toEqual(['ingest-videos']);
+    expect(requests.next('ingest-videos', 'summarise', [])).toBeNull();
+    expect(started).toEqual(['ingest-videos', 'summarise']);
+  });
+
+  it('lets a chain end with the job it runs when stopping, and frees what a dead worker was running', () => {
+    const { started, requests, end } = setup();
+    requests.request('ingest-videos');
+    expect(requests.next('ingest-videos', 'ingest-videos', ['summarise'], true)).toBeNull();
+    expect(started).toEqual(['ingest-videos', 'summarise']); // requested (the scheduler's start refuses while stopping)
+    const b = setup();
+    b.requests.request('build-knowledge');
+    expect(b.requests.next('build-knowledge', 'build-knowledge', ['update-index'])).toBe('update-index');
+    b.requests.request('update-index'); // asked for while the chain runs it: pending
+    expect(b.started).toEqual(['build-knowledge']);
+    b.end('build-knowledge'); // the worker died inside update-index
+    expect(b.started).toEqual(['build-knowledge', 'update-index']);
+    end('ingest-videos');
   });
 });
 

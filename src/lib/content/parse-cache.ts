@@ -26,6 +26,8 @@ export interface ParseCache {
   shaByStat(rel: string, stat: string): string | undefined;
   /** Records the stat key the file had before its bytes (with this SHA-256) were read. */
   noteStat(rel: string, sha: string, stat: string): void;
+  /** True when the cache holds this file's parse for these bytes (its front matter's, at least); the entry is then kept at the next save, like every file this load saw. */
+  knows(rel: string, sha: string): boolean;
   /** Writes the cache (atomically) when it changed, keeping only the files this load saw. */
   save(): void;
   /** Parses this load did not need to do / had to do (for tests and benchmarks). */
@@ -148,6 +150,12 @@ export function openParseCache(cacheDir: string, opts: { /** false: no stat key 
       if (entry.stat === stat) return;
       entry.stat = stat;
       dirty.add(rel);
+    },
+    knows(rel: string, sha: string): boolean {
+      const entry = seen.get(rel) ?? entries.get(rel);
+      if (entry?.sha !== sha || !('front' in entry.values)) return false;
+      seen.set(rel, entry);
+      return true;
     },
     memo<T>(rel: string, sha: string, kind: string, compute: () => T): T {
       const entry = entryFor(rel, sha);
