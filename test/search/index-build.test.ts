@@ -27,7 +27,7 @@ describe('buildSearchIndex', () => {
   it('writes the keyword index, one Float32 vector file with its id table, the embedder and a manifest', async () => {
     const built = await buildSearchIndex(snap, { dataDir, embedder: builtin });
     const dir = path.join(dataDir, 'index');
-    expect(fs.readdirSync(dir).sort()).toEqual(['builtin-embedder.f32', 'builtin-embedder.json', 'doc-hashes.json', 'ids.json', 'keyword.json', 'lexicon.json', 'manifest.json', 'vectors.f32']);
+    expect(fs.readdirSync(dir).sort()).toEqual(['builtin-embedder.f32', 'builtin-embedder.json', 'doc-hashes.json', 'doc-inputs.json', 'ids.json', 'keyword.json', 'lexicon.json', 'manifest.json', 'vectors.f32']);
     const manifest = readManifest(dir)!;
     const items = snap.videos.length + snap.essays.length + snap.digests.length + snap.concepts.length + snap.personas.length;
     expect(manifest).toMatchObject({ format: 1, content_hash: snap.contentHash, items, embedder: { name: 'builtin', model: 'lsa', dimension: 128 } });

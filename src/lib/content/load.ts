@@ -425,6 +425,7 @@ function load(contentDir: string, cache: ParseCache | null, reuse: { contentDir:
       }
     }
     personas.push({ ...r.data, persona_id: personaId, body: r.body, modelfiles: files });
+    itemHashes.set(`persona:${personaId}`, file.sha);
   }
   for (const mf of modelfiles) hash.update(mf.rel).update('\0').update(mf.sha).update('\0');
   personas.sort((a, b) => (a.persona_id < b.persona_id ? -1 : 1));

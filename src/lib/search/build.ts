@@ -8,11 +8,12 @@ import path from 'node:path';
 import type { Snapshot } from '../content/model.ts';
 import { ANALYSER_VERSION } from './analyse.ts';
 import { documentsFromSnapshot, languageVersions, type SearchDocument } from './documents.ts';
+import { searchInputs } from './inputs.ts';
 import { BuiltinEmbedder } from './embedders/builtin.ts';
 import type { Embedder, EmbedderSetting } from './embedders/embedder.ts';
 import { createTransformersEmbedder } from './embedders/transformers.ts';
 import { buildKeywordIndex, FIELD_BOOSTS } from './keyword.ts';
-import { DELTA_FILES, documentHashes, INDEX_FILES, INDEX_FORMAT, indexDir, type IndexManifest, type ItemRef } from './manifest.ts';
+import { DELTA_FILES, docInputsOf, documentHashes, INDEX_FILES, INDEX_FORMAT, indexDir, type IndexManifest, type ItemRef } from './manifest.ts';
 import type { LoadedIndex } from './load.ts';
 import { takePostings } from './postings.ts';
 import { LEXICON_FILE, saveLexicon, trainLexicon } from './translate.ts';
@@ -85,7 +86,9 @@ export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): 
     fs.writeFileSync(path.join(tmp, INDEX_FILES.vectors), new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength));
     fs.writeFileSync(path.join(tmp, INDEX_FILES.ids), JSON.stringify(ids));
     // What each indexed document was, so later runs can add only what changed (delta.ts).
-    fs.writeFileSync(path.join(tmp, DELTA_FILES.hashes), JSON.stringify(documentHashes(docs)));
+    const hashes = documentHashes(docs);
+    fs.writeFileSync(path.join(tmp, DELTA_FILES.hashes), JSON.stringify(hashes));
+    fs.writeFileSync(path.join(tmp, DELTA_FILES.inputs), JSON.stringify(docInputsOf(searchInputs(snapshot).keys, (k) => hashes[k])));
     // The query translation lexicon (translate.ts) is learnt from the same documents.
     const lexicon = trainLexicon(docs);
     saveLexicon(tmp, lexicon);

@@ -16,7 +16,8 @@ import { docKey, documentsFromSnapshot, languageVersions, type SearchDocument } 
 import type { EmbedderSetting } from './embedders/embedder.ts';
 import { embedderForIndex } from './embedders/select.ts';
 import { embedderMatches } from './embedders/embedder.ts';
-import { DELTA_FILES, documentHash, INDEX_FILES, INDEX_FORMAT, indexDir, readManifest, type IndexManifest } from './manifest.ts';
+import { DELTA_FILES, docInputsOf, documentHash, INDEX_FILES, INDEX_FORMAT, indexDir, readManifest, type DocInputs, type IndexManifest } from './manifest.ts';
+import { searchInputs } from './inputs.ts';
 
 
 /** Above this share of the base's items in the delta, a full build is both better and not much slower. */
@@ -110,29 +111,48 @@ export async function updateSearchIndex(
   const baseHashes = readJson<Record<string, string>>(path.join(dir, DELTA_FILES.hashes));
   if (!baseHashes) return full('the index has no document hashes (built before incremental updates)');
 
-  const docs = documentsFromSnapshot(snapshot);
-  const current = new Set<string>();
+  // A document whose input key is the one recorded keeps its recorded hash and is not built; one that
+  // differs from the base is then taken from the previous delta, which holds it (else it is built).
+  const previous = manifest.delta ? readJson<DeltaFile>(path.join(dir, DELTA_FILES.delta)) : null;
+  const previousDocs = new Map<string, { doc: SearchDocument; hash: string; vectors: string[] }>();
+  if (previous && previous.base_built_at === manifest.built_at) for (const d of previous.documents) previousDocs.set(docKey(d.doc.type, d.doc.id), d);
+  const recorded = readJson<DocInputs>(path.join(dir, DELTA_FILES.inputs)) ?? {};
+  const inputs = searchInputs(snapshot);
+  const hashes = new Map<string, string>();
+  const build = new Set<string>();
+  for (const [key, input] of inputs.keys) {
+    const was = recorded[key];
+    const kept = input !== null && was !== undefined && was[0] === input ? was[1] : undefined;
+    if (kept !== undefined && (baseHashes[key] === kept || previousDocs.get(key)?.hash === kept)) hashes.set(key, kept);
+    else build.add(key);
+  }
+  // The items whose passages the documents to build need (see documentsFromSnapshot's `only`).
+  const citers = new Set<string>();
+  for (const key of build) for (const c of inputs.citedBy.get(key) ?? []) citers.add(c);
+  const built = new Map<string, SearchDocument>();
+  for (const doc of documentsFromSnapshot(snapshot, { wanted: (k) => build.has(k), mayCite: (k) => citers.has(k) })) {
+    const key = docKey(doc.type, doc.id);
+    built.set(key, doc);
+    hashes.set(key, documentHash(doc));
+  }
+
   const changed: { doc: SearchDocument; hash: string }[] = [];
   const removed: string[] = [];
-  for (const doc of docs) {
-    const key = docKey(doc.type, doc.id);
-    current.add(key);
-    const hash = documentHash(doc);
+  for (const key of inputs.keys.keys()) {
+    // In the order of the documents (documentsFromSnapshot's), as the delta always listed them.
+    const hash = hashes.get(key)!;
     if (baseHashes[key] === hash) continue;
-    changed.push({ doc, hash });
+    changed.push({ doc: built.get(key) ?? previousDocs.get(key)!.doc, hash });
     if (baseHashes[key] !== undefined) removed.push(key);
   }
-  for (const key of Object.keys(baseHashes)) if (!current.has(key)) removed.push(key);
+  for (const key of Object.keys(baseHashes)) if (!hashes.has(key)) removed.push(key);
   const allowance = Math.max(MIN_DELTA_ALLOWANCE, Math.round(manifest.base_items! * MAX_DELTA_SHARE));
   if (changed.length + removed.length > allowance) return full(`${changed.length} new or changed and ${removed.length} removed items since the last full build`);
 
   // Vectors of documents the previous delta already embedded are kept: embedding is the slow part with a
   // transformer model.
-  const previous = manifest.delta ? readJson<DeltaFile>(path.join(dir, DELTA_FILES.delta)) : null;
   const known = new Map<string, string[]>();
-  if (previous && previous.base_built_at === manifest.built_at) {
-    for (const d of previous.documents) known.set(`${docKey(d.doc.type, d.doc.id)}\0${d.hash}`, d.vectors);
-  }
+  for (const [key, d] of previousDocs) known.set(`${key}\0${d.hash}`, d.vectors);
   const toEmbed = changed.filter((c) => !known.has(`${docKey(c.doc.type, c.doc.id)}\0${c.hash}`));
   const embedder = await embedderForIndex(dir, manifest.embedder, opts.embedder);
   const versions = toEmbed.map((c) => languageVersions(c.doc));
@@ -157,13 +177,16 @@ export async function updateSearchIndex(
   const next: IndexManifest = {
     ...manifest,
     content_hash: snapshot.contentHash,
-    items: docs.length,
+    items: hashes.size,
     delta: { since: manifest.built_at, updated_at: updatedAt, documents: changed.length, removed: removed.length },
   };
   // The delta first, then the manifest that names it: a reader that sees the new manifest finds its delta.
+  // The input keys before both: a crash between leaves keys that describe the documents as they are now,
+  // which the next update's delta is computed from anyway.
+  writeFileAtomic(path.join(dir, DELTA_FILES.inputs), JSON.stringify(docInputsOf(inputs.keys, (k) => hashes.get(k))));
   writeFileAtomic(path.join(dir, DELTA_FILES.delta), JSON.stringify(delta));
   writeFileAtomic(path.join(dir, INDEX_FILES.manifest), JSON.stringify(next, null, 2) + '\n');
   const ms = Math.round(performance.now() - started);
-  opts.log?.(`search: index updated in ${ms} ms: ${changed.length} new or changed items (${toEmbed.length} embedded), ${removed.length} removed since the full build of ${manifest.built_at}`);
+  opts.log?.(`search: index updated in ${ms} ms: ${changed.length} new or changed items (${toEmbed.length} embedded), ${removed.length} removed since the full build of ${manifest.built_at}; ${built.size} of ${hashes.size} documents built (the others' inputs unchanged)`);
   return { mode: 'delta', manifest: next, added: changed.length, removed: removed.length, ms };
 }

@@ -58,7 +58,7 @@ export function docKey(type: ItemType, id: string): string {
 // [text](/videos/<id>) and the other site links inside Markdown.
 const SITE_LINK = /\]\(\/(videos|essays|knowledge|digests|personas|posts)\/([^/?#\s)]+)\)/g;
 
-function siteLinks(markdown: string): string[] {
+export function siteLinks(markdown: string): string[] {
   const out: string[] = [];
   for (const m of markdown.matchAll(SITE_LINK)) out.push(docKey(TYPE_OF_KIND[m[1]], decodeURIComponent(m[2])));
   return out;
@@ -116,14 +116,22 @@ function attachCitations(docs: SearchDocument[], passages: { from: string; text:
 }
 const tagPart = (tags: readonly string[]): TextPart[] => part(tags.map((t) => t.replace(/-/g, ' ')).join(' · '), 'en');
 
-/** Every searchable item of a snapshot, in a stable order (the order of the built index's rows). */
-export function documentsFromSnapshot(snap: Snapshot): SearchDocument[] {
+/**
+ * Every searchable item of a snapshot, in a stable order (the order of the built index's rows). With
+ * `only`, just the items whose key (docKey) it accepts, each exactly as the whole list would give it: the
+ * passages citing them are gathered from every item that may cite them (`mayCite`, a superset: see
+ * search/inputs.ts), so the update of the index builds a few documents instead of all.
+ */
+export function documentsFromSnapshot(snap: Snapshot, only?: { wanted: (key: string) => boolean; mayCite: (from: string) => boolean }): SearchDocument[] {
   const docs: SearchDocument[] = [];
   const passages: { from: string; text: string; lang: TextLang; cited: string[] }[] = [];
   const cite = (from: string, lang: TextLang, markdown: string) => {
     for (const p of citingPassages(markdown)) passages.push({ from, lang, ...p });
   };
+  const wanted = only ? only.wanted : () => true;
+  const citing = only ? only.mayCite : () => true;
   for (const v of snap.videos) {
+    if (!wanted(docKey('video', v.video_id))) continue;
     docs.push({
       type: 'video',
       id: v.video_id,
@@ -136,14 +144,17 @@ export function documentsFromSnapshot(snap: Snapshot): SearchDocument[] {
     });
   }
   for (const e of snap.essays) {
+    const self = docKey('essay', e.slug);
+    if (!wanted(self) && !citing(self)) continue;
     const primary = essayIn(e);
     const translations = e.languages.map((l) => e.translations[l]!);
     const links = new Set<string>();
     for (const t of translations) {
       if (t.video) links.add(docKey('video', t.video));
       for (const l of siteLinks(t.body)) links.add(l);
-      cite(docKey('essay', e.slug), t.lang, t.body);
+      cite(self, t.lang, t.body);
     }
+    if (!wanted(self)) continue;
     docs.push({
       type: 'essay',
       id: e.slug,
@@ -162,11 +173,14 @@ export function documentsFromSnapshot(snap: Snapshot): SearchDocument[] {
     });
   }
   for (const d of snap.digests) {
+    const self = docKey('digest', d.date);
+    if (!wanted(self) && !citing(self)) continue;
     const lang = guessLanguage(d.intro + ' ' + d.items.map((i) => i.paragraph).join(' '));
     for (const i of d.items) {
       const cited = [...new Set(i.sources.map((s) => docKey('video', s.video_id)))];
-      if (cited.length <= MAX_CITED_PER_PASSAGE) passages.push({ from: docKey('digest', d.date), text: `${i.headline}\n${i.paragraph}`, lang, cited });
+      if (cited.length <= MAX_CITED_PER_PASSAGE) passages.push({ from: self, text: `${i.headline}\n${i.paragraph}`, lang, cited });
     }
+    if (!wanted(self)) continue;
     docs.push({
       type: 'digest',
       id: d.date,
@@ -184,6 +198,8 @@ export function documentsFromSnapshot(snap: Snapshot): SearchDocument[] {
     });
   }
   for (const c of snap.concepts) {
+    const self = docKey('knowledge', c.slug);
+    if (!wanted(self) && !(citing(self) && !c.draft)) continue;
     const lang = guessLanguage(`${c.summary} ${c.body}`);
     const links = new Set<string>();
     for (const s of c.sources) {
@@ -193,7 +209,8 @@ export function documentsFromSnapshot(snap: Snapshot): SearchDocument[] {
     }
     for (const r of c.related) links.add(docKey('knowledge', r));
     for (const l of siteLinks(c.body)) links.add(l);
-    if (!c.draft) cite(docKey('knowledge', c.slug), lang, c.body);
+    if (!c.draft) cite(self, lang, c.body);
+    if (!wanted(self)) continue;
     docs.push({
       type: 'knowledge',
       id: c.slug,
@@ -206,8 +223,10 @@ export function documentsFromSnapshot(snap: Snapshot): SearchDocument[] {
     });
   }
   for (const p of snap.personas) {
+    const self = docKey('persona', p.persona_id);
+    if (!wanted(self) && !citing(self)) continue;
     const lang = guessLanguage(`${p.description} ${p.body}`);
-    docs.push({
+    if (wanted(self)) docs.push({
       type: 'persona',
       id: p.persona_id,
       title: p.name,
@@ -217,7 +236,7 @@ export function documentsFromSnapshot(snap: Snapshot): SearchDocument[] {
       fields: { title: part(p.name, lang), tags: [], summary: part(p.description, lang), body: part(plainText(p.body), lang) },
       links: siteLinks(p.body),
     });
-    cite(docKey('persona', p.persona_id), lang, p.body);
+    cite(self, lang, p.body);
   }
   attachCitations(docs, passages);
   return docs;

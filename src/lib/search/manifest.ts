@@ -49,8 +49,25 @@ export interface ItemRef {
   id: string;
 }
 
-/** The incremental update's files (delta.ts): the base's document hashes and the delta over the base. */
-export const DELTA_FILES = { hashes: 'doc-hashes.json', delta: 'delta.json' } as const;
+/**
+ * The incremental update's files (delta.ts): the base's document hashes, the delta over the base, and each
+ * current document's input key with its hash (search/inputs.ts), so an update builds only the documents
+ * whose inputs moved.
+ */
+export const DELTA_FILES = { hashes: 'doc-hashes.json', delta: 'delta.json', inputs: 'doc-inputs.json' } as const;
+
+/** doc-inputs.json: per document key, its input key and the hash of the document those inputs gave. */
+export type DocInputs = Record<string, [inputKey: string, hash: string]>;
+
+/** The record of keyed documents: those with an input key, with their hashes. */
+export function docInputsOf(keys: Map<string, string | null>, hashOf: (key: string) => string | undefined): DocInputs {
+  const out: DocInputs = {};
+  for (const [key, input] of keys) {
+    const h = input === null ? undefined : hashOf(key);
+    if (input !== null && h !== undefined) out[key] = [input, h];
+  }
+  return out;
+}
 
 export function documentHash(doc: SearchDocument): string {
   return createHash('sha256').update(JSON.stringify(doc)).digest('base64url');
