@@ -25,6 +25,9 @@ function ask(message: object): Promise<string | null> {
 
 const own = (workerData as { job: string }).job;
 parentPort?.on('message', onMessage);
-const first = parentPort ? await ask({ start: own }) : own;
-if (first) await runChain(first, () => jobContext(), (job, result) => ask({ job, result }));
-parentPort?.off('message', onMessage);
+try {
+  const first = parentPort ? await ask({ start: own }) : own;
+  if (first) await runChain(first, () => jobContext(), (job, result) => ask({ job, result }));
+} finally {
+  parentPort?.off('message', onMessage); // nothing else keeps the thread alive: it ends
+}
