@@ -20,6 +20,23 @@ const cacheFile = () => parseCacheFile(cacheDir);
 const cacheText = () => [parseCacheFile(cacheDir), parseCacheDeltaFile(cacheDir)].map((f) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '')).join('\n');
 const videoFile = (id: string) => path.join(content, 'videos', `${id}.md`);
 
+/**
+ * A same-size edit of a video's title with the mtime put back (only ctime moves): returns the title's new
+ * first letter.
+ */
+function sameSizeEdit(id: string): string {
+  const file = videoFile(id);
+  const stat = fs.statSync(file);
+  const text = fs.readFileSync(file, 'utf8');
+  const title = /^title: "(.)/m.exec(text)!;
+  const next = title[1] === 'Q' ? 'Z' : 'Q';
+  const edited = text.replace(/^title: "./m, `title: "${next}`);
+  expect(edited.length).toBe(text.length);
+  fs.writeFileSync(file, edited);
+  fs.utimesSync(file, stat.atime, stat.mtime);
+  return next;
+}
+
 beforeAll(() => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-content-cache-'));
   content = path.join(root, 'content');
@@ -60,17 +77,10 @@ describe('loadSnapshot with a parse cache', () => {
 
   it('re-reads an edited file, even one of the same size whose mtime was put back', () => {
     const id = uncached().videos[0].video_id;
-    const file = videoFile(id);
-    const stat = fs.statSync(file);
-    const text = fs.readFileSync(file, 'utf8');
-    const title = /^title: "(.)/m.exec(text)!;
-    const swapped = text.replace(/^title: "./m, `title: "${title[1] === 'Q' ? 'Z' : 'Q'}`);
-    expect(swapped.length).toBe(text.length);
-    fs.writeFileSync(file, swapped);
-    fs.utimesSync(file, stat.atime, stat.mtime);
+    const next = sameSizeEdit(id);
     const snap = cached();
     expect(snap.videosById.get(id)!.title).toBe(uncached().videosById.get(id)!.title);
-    expect(snap.videosById.get(id)!.title[0]).toBe(title[1] === 'Q' ? 'Z' : 'Q');
+    expect(snap.videosById.get(id)!.title[0]).toBe(next);
     expect(snap).toEqual(uncached());
   });
 
@@ -127,13 +137,7 @@ describe('loadSnapshot with a parse cache', () => {
       expect(snap.videos.length).toBeGreaterThan(0);
       // A same-size edit with the mtime put back moves ctime: the file is read again.
       const id = snap.videos[3].video_id;
-      const file = videoFile(id);
-      const stat = fs.statSync(file);
-      const text = fs.readFileSync(file, 'utf8');
-      const title = /^title: "(.)/m.exec(text)!;
-      const next = title[1] === 'Q' ? 'Z' : 'Q';
-      fs.writeFileSync(file, text.replace(/^title: "./m, `title: "${next}`));
-      fs.utimesSync(file, stat.atime, stat.mtime);
+      const next = sameSizeEdit(id);
       reads.mockClear();
       const edited = cached();
       expect(contentReads()).toContain(`videos/${id}.md`);
@@ -215,13 +219,7 @@ describe('the snapshot a process keeps from its last load', () => {
   it('sees a file changed again right after the load that kept it (inside the racy window, same size, mtime put back)', () => {
     const kept = cached();
     const id = kept.videos[4].video_id;
-    const file = videoFile(id);
-    const stat = fs.statSync(file);
-    const text = fs.readFileSync(file, 'utf8');
-    const title = /^title: "(.)/m.exec(text)!;
-    const next = title[1] === 'Q' ? 'Z' : 'Q';
-    fs.writeFileSync(file, text.replace(/^title: "./m, `title: "${next}`));
-    fs.utimesSync(file, stat.atime, stat.mtime);
+    const next = sameSizeEdit(id);
     const after = cached();
     expect(after).not.toBe(kept);
     expect(after.videosById.get(id)!.title[0]).toBe(next);

@@ -26,51 +26,41 @@ describe('scheduleOf', () => {
   });
 });
 
+/** Bree's side of RunRequests: which workers run (by job name), and which the scheduler started. */
+function setup() {
+  const workers = new Set<string>();
+  const started: string[] = [];
+  const requests = new RunRequests(
+    (job) => workers.has(job),
+    (job) => {
+      started.push(job);
+      workers.add(job);
+    },
+  );
+  const end = (worker: string) => {
+    workers.delete(worker);
+    requests.ended(worker);
+  };
+  return { workers, started, requests, end };
+}
+
 describe('RunRequests', () => {
   it('starts an idle job at once, and a running one once more after it ends (requests coalesced)', () => {
-    const running = new Set<string>();
-    const started: string[] = [];
-    const requests = new RunRequests(
-      (job) => running.has(job),
-      (job) => {
-        started.push(job);
-        running.add(job);
-      },
-    );
+    const { started, requests, end } = setup();
     requests.request('build-index');
     expect(started).toEqual(['build-index']);
     // Two more content changes while the index is being built.
     requests.request('build-index');
     requests.request('build-index');
     expect(started).toEqual(['build-index']);
-    running.delete('build-index');
-    requests.ended('build-index');
+    end('build-index');
     expect(started).toEqual(['build-index', 'build-index']);
-    running.delete('build-index');
-    requests.ended('build-index');
+    end('build-index');
     expect(started).toEqual(['build-index', 'build-index']);
   });
 });
 
 describe('RunRequests: chains', () => {
-  /** Bree's side: which workers run (by job name), and which the scheduler started. */
-  const setup = () => {
-    const workers = new Set<string>();
-    const started: string[] = [];
-    const requests = new RunRequests(
-      (job) => workers.has(job),
-      (job) => {
-        started.push(job);
-        workers.add(job);
-      },
-    );
-    const end = (worker: string) => {
-      workers.delete(worker);
-      requests.ended(worker);
-    };
-    return { workers, started, requests, end };
-  };
-
   it("hands each follow-up to the worker that finished the job before it, and starts it nowhere else", () => {
     const { workers, started, requests, end } = setup();
     requests.request('ingest-videos');
