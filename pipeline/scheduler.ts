@@ -136,6 +136,7 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
     // the job to run next itself, or none.
     workerMessageHandler: (data) => {
       const { name, message } = data as unknown as { name: string; message: { start: string } | { job: string; result: JobResult & { ok: boolean } } };
+      if (!message || typeof message !== 'object') return; // not ours: the worker protocol sends objects
       let next: string | null;
       if ('start' in message) next = !stopping && requests.mayStart(name) ? name : null;
       else {
