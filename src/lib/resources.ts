@@ -13,7 +13,7 @@ import { listTags } from './read/tags.ts';
 import { getSkill, listSkills } from './read/skills.ts';
 import { graphData, graphHtml } from './read/graph.ts';
 import { briefing } from './read/latest.ts';
-import { llmsFullTxt, pageMarkdown, pageMarkdownPaths } from './read/page-markdown.ts';
+import { llmsFullParts, llmsFullTxt, pageMarkdown, pageMarkdownPaths } from './read/page-markdown.ts';
 import { digestThumbnail, essayThumbnail, videoThumbnail, videoThumbnailPath } from './read/thumbnails.ts';
 import { robotsTxt, sitemapDocuments } from '../web/crawl.ts';
 import {
@@ -39,6 +39,8 @@ export interface Resource {
    * the incremental build (src/lib/static-build/inputs.ts); such a body is computed only when read.
    */
   group?: string;
+  /** The body in pieces, for a document of hundreds of MB: a build encodes them without the whole string. */
+  parts?: () => Iterable<string>;
 }
 
 const json = (path: string, value: unknown): Resource => ({ path, type: 'json', body: toJson(value) });
@@ -69,7 +71,14 @@ export function* prerenderedResources(snap: Snapshot, site: SiteContext): Genera
   yield { path: '/api/skill.md', type: 'markdown', body: skill };
   yield { path: '/SKILL.md', type: 'markdown', body: skill };
   yield { path: '/llms.txt', type: 'text', body: llmsTxt(snap, site) };
-  yield { path: '/llms-full.txt', type: 'text', body: llmsFullTxt(snap, site) };
+  yield {
+    path: '/llms-full.txt',
+    type: 'text',
+    get body() {
+      return llmsFullTxt(snap, site);
+    },
+    parts: () => llmsFullParts(snap, site),
+  };
   yield json('/.well-known/agent.json', agentCard(snap, site));
   yield json('/.well-known/mcp.json', mcpCard(site));
   yield json('/.well-known/oauth-authorization-server', oauthAuthorizationServer(site));

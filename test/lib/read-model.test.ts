@@ -11,6 +11,8 @@ import { listTags } from '../../src/lib/read/tags.ts';
 import { graphData } from '../../src/lib/read/graph.ts';
 import { briefing } from '../../src/lib/read/latest.ts';
 import { rewriteLinksForAgents } from '../../src/lib/content/markdown.ts';
+import { llmsFullParts, llmsFullTxt } from '../../src/lib/read/page-markdown.ts';
+import { encodeParts } from '../../src/lib/static-build/full.ts';
 
 const snap = loadSnapshot(path.resolve('content'));
 const site = {
@@ -169,5 +171,16 @@ describe('briefing', () => {
     }
     expect(b.featured_essay!.thumbnail).toBe(`/api/essays/${b.featured_essay!.slug}/thumbnail`);
     expect(b.explore).toEqual({ search: '/api/search?q=<query>&agent=true', knowledge: '/api/knowledge', graph: '/api/graph', all_videos: '/api/videos', skills: '/api/skills' });
+  });
+});
+
+describe('/llms-full.txt in pieces', () => {
+  it('encodes to the bytes of the whole text, across chunk boundaries and multi-byte letters', () => {
+    const whole = Buffer.from(llmsFullTxt(snap, site), 'utf8');
+    expect(whole.length).toBeGreaterThan(65536 * 2); // the sample spans several chunks
+    expect(encodeParts(llmsFullParts(snap, site)).equals(whole)).toBe(true);
+    const tricky = ['a'.repeat(65535), 'č', '😀', 'ž'.repeat(40000), '', 'end'];
+    expect(encodeParts(tricky).equals(Buffer.from(tricky.join(''), 'utf8'))).toBe(true);
+    expect(encodeParts([]).length).toBe(0);
   });
 });

@@ -248,29 +248,38 @@ export function* pageMarkdownPaths(snap: Snapshot): Generator<{ path: string; gr
  * or the file would be mostly transcripts). Each part opens with the page to cite.
  */
 export function llmsFullTxt(snap: Snapshot, site: SiteContext): string {
+  let out = '';
+  for (const piece of llmsFullParts(snap, site)) out += piece;
+  return out;
+}
+
+/**
+ * /llms-full.txt in pieces, in order (llmsFullTxt is their concatenation): the static build encodes them a
+ * few at a time instead of flattening one string of hundreds of MB (188 MB at 100k videos, two bytes a
+ * character once one Slovenian letter is in it).
+ */
+export function* llmsFullParts(snap: Snapshot, site: SiteContext): Generator<string> {
   const b = site.baseUrl;
-  const part = (title: string, path: string, body: string) => `## ${title}\n\nPage: ${b}${path}\n\n${absoluteLinks(withoutTitle(body).trim(), b)}`;
-  const sections: string[] = [
-    `# ${site.siteName}: the whole corpus\n\n> ${site.description}\n\nGenerated ${site.generatedAt}. ${snap.essays.length} essays, ${snap.digests.length} digests, ` +
-      `${snap.concepts.filter((c) => !c.draft).length} knowledge concepts, ${snap.personas.length} personas, ${snap.videos.length} videos (summaries; transcripts at each video's page + .md). ` +
-      `Cite the Page line of a part. The index of this site: ${b}/llms.txt. Skills: ${snap.skills.map((s) => `${b}${skillUrl(s.name)}`).join(', ') || 'none'}.`,
-    '# Essays',
-    ...snap.essays.flatMap((e) =>
-      e.languages.map((l) => {
-        const t = essayIn(e, l);
-        return part(`${t.title} (${LANG_NAME[l] ?? l}, ${t.date})`, l === e.primary ? pagePath('essays', e.slug) : `${pagePath('essays', e.slug)}/${l}`, `> ${oneLine(t.description)}\n\n${t.body}`);
-      }),
-    ),
-    '# Daily digests',
-    ...snap.digests.map((d) => part(`${d.title} (${d.date})`, pagePath('digests', d.date), d.content)),
-    '# Knowledge concepts',
-    ...snap.concepts.filter((c) => !c.draft).map((c) => part(c.title, pagePath('knowledge', c.slug), `> ${oneLine(c.summary)}\n\n${c.body}`)),
-    '# Personas',
-    ...snap.personas.map((p) => part(p.name, pagePath('personas', p.persona_id), `> ${oneLine(p.description)}\n\n${p.body}`)),
-    '# Videos',
-    ...snap.videos.map((v) =>
-      part(`${v.title} (${v.date})`, pagePath('videos', v.video_id), `Channel: ${snap.channelsById.get(v.channel)?.name ?? v.channel}. Tags: ${v.tags.join(', ') || 'none'}. Language: ${v.language}.\n\n${v.summary || 'Not summarised yet.'}`),
-    ),
-  ];
-  return `${sections.join('\n\n')}\n`;
+  const part = (title: string, path: string, body: string) => `\n\n## ${title}\n\nPage: ${b}${path}\n\n${absoluteLinks(withoutTitle(body).trim(), b)}`;
+  yield `# ${site.siteName}: the whole corpus\n\n> ${site.description}\n\nGenerated ${site.generatedAt}. ${snap.essays.length} essays, ${snap.digests.length} digests, ` +
+    `${snap.concepts.filter((c) => !c.draft).length} knowledge concepts, ${snap.personas.length} personas, ${snap.videos.length} videos (summaries; transcripts at each video's page + .md). ` +
+    `Cite the Page line of a part. The index of this site: ${b}/llms.txt. Skills: ${snap.skills.map((s) => `${b}${skillUrl(s.name)}`).join(', ') || 'none'}.`;
+  yield '\n\n# Essays';
+  for (const e of snap.essays) {
+    for (const l of e.languages) {
+      const t = essayIn(e, l);
+      yield part(`${t.title} (${LANG_NAME[l] ?? l}, ${t.date})`, l === e.primary ? pagePath('essays', e.slug) : `${pagePath('essays', e.slug)}/${l}`, `> ${oneLine(t.description)}\n\n${t.body}`);
+    }
+  }
+  yield '\n\n# Daily digests';
+  for (const d of snap.digests) yield part(`${d.title} (${d.date})`, pagePath('digests', d.date), d.content);
+  yield '\n\n# Knowledge concepts';
+  for (const c of snap.concepts) if (!c.draft) yield part(c.title, pagePath('knowledge', c.slug), `> ${oneLine(c.summary)}\n\n${c.body}`);
+  yield '\n\n# Personas';
+  for (const p of snap.personas) yield part(p.name, pagePath('personas', p.persona_id), `> ${oneLine(p.description)}\n\n${p.body}`);
+  yield '\n\n# Videos';
+  for (const v of snap.videos) {
+    yield part(`${v.title} (${v.date})`, pagePath('videos', v.video_id), `Channel: ${snap.channelsById.get(v.channel)?.name ?? v.channel}. Tags: ${v.tags.join(', ') || 'none'}. Language: ${v.language}.\n\n${v.summary || 'Not summarised yet.'}`);
+  }
+  yield '\n';
 }

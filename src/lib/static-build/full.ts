@@ -58,10 +58,25 @@ export function* resourceFiles(snapshot: Snapshot, site: SiteContext): Generator
       rel,
       group: r.group,
       get body() {
-        return Buffer.from(r.body, 'utf8');
+        return r.parts ? encodeParts(r.parts()) : Buffer.from(r.body, 'utf8');
       },
     };
   }
+}
+
+/** Pieces of text as one UTF-8 buffer, encoded ~64 KB at a time (never one flattened string of the whole). */
+export function encodeParts(parts: Iterable<string>): Buffer {
+  const chunks: Buffer[] = [];
+  let pending = '';
+  for (const p of parts) {
+    pending += p;
+    if (pending.length >= 65536) {
+      chunks.push(Buffer.from(pending, 'utf8'));
+      pending = '';
+    }
+  }
+  if (pending || !chunks.length) chunks.push(Buffer.from(pending, 'utf8'));
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
 }
 
 /** What every build-meta.json says, whichever build wrote it. */

@@ -190,6 +190,7 @@ export async function buildSiteIncremental(
   for (const [k, p] of Object.entries(prev.pages)) if (!prints.has(k) && !pageFiles.has(p.file) && !resources.has(p.file)) removed.push(p.file);
   for (const rel of prev.resources) if (!resources.has(rel) && !pageFiles.has(rel)) removed.push(rel);
 
+  const tWrites = performance.now();
   for (const [rel, body] of writes) writeFileAtomic(path.join(clientDir, rel), body);
   for (const rel of removed) {
     removeFile(clientDir, rel);
@@ -206,7 +207,9 @@ export async function buildSiteIncremental(
     inputs_site: siteInputs(site),
     inputs: keys.record(),
   };
+  const tManifest = performance.now();
   writeSiteManifest(config.distDir, manifest);
+  opts.log?.(`rebuild-site: ${writes.size} files written and ${removed.length} removed in ${((tManifest - tWrites) / 1000).toFixed(1)} s, the manifest in ${secs(tManifest)} s`);
   const meta: IncrementalResult = {
     ...buildMetaOf(config.baseUrl, snapshot, site, started, files),
     mode: 'incremental',
