@@ -99,7 +99,7 @@ export function* prerenderedResources(snap: Snapshot, site: SiteContext): Genera
     if (site.videoThumbnails !== 'proxy') yield lazy(group, videoThumbnailPath(v.video_id), 'svg', () => videoThumbnail(snap, v.video_id, site.siteName)!);
   }
   yield json('/api/channels', listChannels(snap, origin));
-  for (const c of snap.channels) yield json(`/api/channels/${c.channel_id}`, getChannel(snap, c.channel_id, CHANNEL_DEFAULTS, origin));
+  for (const c of snap.channels) yield lazy(`channel:${c.channel_id}`, `/api/channels/${c.channel_id}`, 'json', () => toJson(getChannel(snap, c.channel_id, CHANNEL_DEFAULTS, origin)));
   yield json('/api/essays', listEssays(snap, origin));
   for (const e of snap.essays) {
     const group = `essay:${e.slug}`;

@@ -135,6 +135,41 @@ describe('the incremental build keeps what did not change, and only that', () =>
     expect(inc.removed).toEqual(expect.arrayContaining([`knowledge/${c.slug}/index.html`]));
   });
 
+  it('a video that moves to another channel moves both channels’ documents and keeps the others’', async () => {
+    const s = snap();
+    const [from, to, other] = s.channels.filter((c) => (s.videosByChannel.get(c.channel_id)?.length ?? 0) > 1);
+    expect(other).toBeDefined();
+    const v = s.videosByChannel.get(from.channel_id)![0];
+    setFront(`videos/${v.video_id}.md`, 'channel', to.channel_id);
+    // A kept document is not recomputed: a wrong hash recorded for it stays unnoticed (and one recomputed
+    // would be written, its bytes differing from what the manifest says).
+    const manifestFile = path.join(dirs().DIST_DIR, 'site-manifest.json');
+    const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+    const untouched = `api/channels/${other.channel_id}/index.json`;
+    expect(manifest.files[untouched]).toBeDefined();
+    manifest.files[untouched] = 'not-its-hash';
+    fs.writeFileSync(manifestFile, JSON.stringify(manifest));
+    const inc = await incrementalEqualsFull();
+    for (const c of [from, to]) expect(inc.written).toEqual(expect.arrayContaining([`api/channels/${c.channel_id}/index.json`, `channels/${c.channel_id}/index.html`]));
+    expect(inc.written).not.toContain(untouched);
+  });
+
+  it('a channel that grows past a page gets its second page, and loses it when it shrinks back', async () => {
+    const s = snap();
+    const channel = s.channels[0];
+    const model = s.videosByChannel.get(channel.channel_id)![0];
+    const text = fs.readFileSync(content(`videos/${model.video_id}.md`), 'utf8');
+    const have = s.videosByChannel.get(channel.channel_id)!.length;
+    const added = Array.from({ length: 61 - have + 1 }, (_, i) => `grow${String(i).padStart(7, '0')}`);
+    for (const id of added) fs.writeFileSync(content(`videos/${id}.md`), text.replace(/^video_id: .*$/m, `video_id: "${id}"`));
+    expect(snap().videosByChannel.get(channel.channel_id)!.length).toBeGreaterThan(60);
+    const grown = await incrementalEqualsFull();
+    expect(grown.written).toEqual(expect.arrayContaining([`channels/${channel.channel_id}/page/2/index.html`]));
+    for (const id of added) fs.rmSync(content(`videos/${id}.md`));
+    const shrunk = await incrementalEqualsFull();
+    expect(shrunk.removed).toEqual(expect.arrayContaining([`channels/${channel.channel_id}/page/2/index.html`]));
+  });
+
   it('a digest added and one deleted move their neighbours’ links', async () => {
     const s = snap();
     const newest = s.digests[0];

@@ -235,9 +235,10 @@ export function* pageMarkdownPaths(snap: Snapshot): Generator<{ path: string; gr
   for (const c of snap.concepts) if (!c.draft) yield { path: `${pagePath('knowledge', c.slug)}.md`, group: `concept:${c.slug}` };
   for (const p of snap.personas) yield list(`${pagePath('personas', p.persona_id)}.md`);
   for (const c of snap.channels) {
-    yield list(`${pagePath('channels', c.channel_id)}.md`);
+    const group = `channel:${c.channel_id}`;
+    yield { path: `${pagePath('channels', c.channel_id)}.md`, group };
     const pages = Math.ceil((snap.videosByChannel.get(c.channel_id)?.length ?? 0) / CHANNEL_PAGE_SIZE);
-    for (let n = 2; n <= pages; n++) yield list(`${pagePath('channels', c.channel_id)}/page/${n}.md`);
+    for (let n = 2; n <= pages; n++) yield { path: `${pagePath('channels', c.channel_id)}/page/${n}.md`, group };
   }
   for (const t of listTags(snap).items) yield list(`/tags/${encodeURIComponent(t.tag)}.md`);
 }

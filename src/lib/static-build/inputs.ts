@@ -95,6 +95,20 @@ function digestPageKey(snap: Snapshot, date: string): string | null {
 }
 
 /**
+ * A channel's documents and pages (getChannel, channelModel, the Markdown twins of every page of it): the
+ * channel's file and each of its videos' (id and file, in the channel's order: a video's title, date,
+ * summary or tags are in the lists, and a video that moves in or out moves the count and the pages). A run
+ * that brings videos to a few channels keeps the other channels' documents (~500 at 100k videos).
+ */
+function channelKey(snap: Snapshot, id: string): string | null {
+  if (!snap.channelsById.has(id)) return null;
+  const videos = hashesOf(snap).video;
+  const parts = [hashOf(snap, 'channel', id)];
+  for (const v of snap.videosByChannel.get(id) ?? []) parts.push(`${v.video_id}:${videos.get(v.video_id) ?? '-'}`);
+  return key(parts);
+}
+
+/**
  * The graph's documents (graphData, graphHtml: /api/graph/data and /api/graph): every concept's file (a
  * published one's title, sources, related concepts and tags are its nodes and edges; a draft's flag keeps
  * it out) and the files of the videos, essays and digests published concepts cite (their titles are
@@ -113,9 +127,9 @@ function graphKey(snap: Snapshot): string {
 
 /**
  * The input key of a group of documents, or null when the group has none (its documents are always
- * recomputed). Groups: `video:<id>`, `concept:<slug>`, `essay:<slug>`, `digest:<date>` (documents and,
- * but for digests, the pages of the same item), `digest-page:<date>` and `graph:data` (the graph's two
- * documents).
+ * recomputed). Groups: `video:<id>`, `concept:<slug>`, `essay:<slug>`, `digest:<date>`, `channel:<id>`
+ * (documents and, but for digests, the pages of the same item), `digest-page:<date>` and `graph:data` (the
+ * graph's two documents).
  */
 export function inputKey(snap: Snapshot, group: string): string | null {
   const at = group.indexOf(':');
@@ -132,6 +146,8 @@ export function inputKey(snap: Snapshot, group: string): string | null {
       return digestKey(snap, id);
     case 'digest-page':
       return digestPageKey(snap, id);
+    case 'channel':
+      return channelKey(snap, id);
     case 'graph':
       return graphKey(snap);
     default:
@@ -145,6 +161,9 @@ export function pageGroup(pageKey: string): string | null {
   // essay-translation:<lang>/<slug> (pageKey orders params by name)
   if (pageKey.startsWith('essay-translation:')) return `essay:${pageKey.slice(pageKey.indexOf('/') + 1)}`;
   if (pageKey.startsWith('digest:')) return `digest-page:${pageKey.slice('digest:'.length)}`;
+  if (pageKey.startsWith('channel:')) return pageKey;
+  // channel-page:<id>/<n>
+  if (pageKey.startsWith('channel-page:')) return `channel:${pageKey.slice('channel-page:'.length, pageKey.lastIndexOf('/'))}`;
   return null;
 }
 
