@@ -179,7 +179,7 @@ describe('/llms-full.txt in pieces', () => {
     const whole = Buffer.from(llmsFullTxt(snap, site), 'utf8');
     expect(whole.length).toBeGreaterThan(65536 * 2); // the sample spans several chunks
     expect(encodeParts(llmsFullParts(snap, site)).equals(whole)).toBe(true);
-    const tricky = ['a'.repeat(65535), 'č', '😀', 'ž'.repeat(40000), '', 'end'];
+    const tricky = ['a'.repeat(65535), 'č', '😀', 'ž'.repeat(40000), '', 'x'.repeat(5 << 20), 'š'.repeat(1_500_000), 'end'];
     expect(encodeParts(tricky).equals(Buffer.from(tricky.join(''), 'utf8'))).toBe(true);
     expect(encodeParts([]).length).toBe(0);
   });
