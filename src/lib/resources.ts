@@ -100,19 +100,19 @@ export function* prerenderedResources(snap: Snapshot, site: SiteContext): Genera
   }
   yield json('/api/channels', listChannels(snap, origin));
   for (const c of snap.channels) yield lazy(`channel:${c.channel_id}`, `/api/channels/${c.channel_id}`, 'json', () => toJson(getChannel(snap, c.channel_id, CHANNEL_DEFAULTS, origin)));
-  yield json('/api/essays', listEssays(snap, origin));
+  yield lazy('list:essays', '/api/essays', 'json', () => toJson(listEssays(snap, origin)));
   for (const e of snap.essays) {
     const group = `essay:${e.slug}`;
     yield lazy(group, `/api/essays/${e.slug}`, 'json', () => toJson(getEssay(snap, e.slug, noAgent)));
     yield lazy(group, `/api/essays/${e.slug}/thumbnail`, 'svg', () => essayThumbnail(snap, e.slug, site.siteName)!);
   }
-  yield json('/api/digests', listDigests(snap, {}, origin));
+  yield lazy('list:digests', '/api/digests', 'json', () => toJson(listDigests(snap, {}, origin)));
   for (const d of snap.digests) {
     const group = `digest:${d.date}`;
     yield lazy(group, `/api/digests/${d.date}`, 'json', () => toJson(getDigest(snap, d.date, noAgent)));
     yield lazy(group, `/api/digests/${d.date}/thumbnail`, 'svg', () => digestThumbnail(snap, d.date, site.siteName)!);
   }
-  yield json('/api/knowledge', listKnowledge(snap, { draft: false }, origin));
+  yield lazy('list:knowledge', '/api/knowledge', 'json', () => toJson(listKnowledge(snap, { draft: false }, origin)));
   for (const c of snap.concepts) yield lazy(`concept:${c.slug}`, `/api/knowledge/${c.slug}`, 'json', () => toJson(getConcept(snap, c.slug, noAgent)));
   yield json('/api/personas', listPersonas(snap, origin));
   for (const p of snap.personas) {

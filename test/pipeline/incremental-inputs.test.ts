@@ -116,6 +116,29 @@ describe('the incremental build keeps what did not change, and only that', () =>
     expect(inc.written).toEqual(expect.arrayContaining([`essays/${essay.slug}/index.html`, `essays/${essay.slug}/${other}/index.html`, `api/essays/${essay.slug}/index.json`]));
   });
 
+  it('a video’s new address reaches the list of essays, whose items name it; a new video leaves the lists of essays, digests and concepts', async () => {
+    const s = snap();
+    const essay = s.essays.find((e) => e.translations[e.primary]!.video)!;
+    const v = essay.translations[essay.primary]!.video!;
+    setFront(`videos/${v}.md`, 'url', `"https://www.youtube.com/watch?v=${v}&moved=1"`);
+    const inc = await incrementalEqualsFull();
+    expect(inc.written).toContain('api/essays/index.json');
+    // A video no essay, digest or concept names: the three lists are kept (not even recomputed, so a wrong
+    // hash recorded for one stays unnoticed).
+    const lone = s.videos.find((x) => !s.digestsByVideo.get(x.video_id)?.length && !s.conceptsByVideo.get(x.video_id)?.length && !s.essays.some((e) => e.languages.some((l) => e.translations[l]!.video === x.video_id)))!;
+    setFront(`videos/${lone.video_id}.md`, 'title', '"A video nothing names, retitled"');
+    const manifestFile = path.join(dirs().DIST_DIR, 'site-manifest.json');
+    const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+    const lists = ['api/essays/index.json', 'api/digests/index.json', 'api/knowledge/index.json', 'essays.md', 'digests.md', 'knowledge.md'];
+    for (const rel of lists) {
+      expect(manifest.files[rel], rel).toBeDefined();
+      manifest.files[rel] = 'not-its-hash';
+    }
+    fs.writeFileSync(manifestFile, JSON.stringify(manifest));
+    const kept = await incrementalEqualsFull();
+    expect(kept.written.filter((f) => lists.includes(f))).toEqual([]);
+  });
+
   it('a related concept’s new title reaches the concepts relating to it', async () => {
     const s = snap();
     const from = published(s).find((x) => x.related.length > 0 && x.slug !== published(s)[2].slug)!;

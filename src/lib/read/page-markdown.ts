@@ -224,7 +224,9 @@ export function pageMarkdown(snap: Snapshot, site: SiteContext, path: string): s
 export function* pageMarkdownPaths(snap: Snapshot): Generator<{ path: string; group: string | null }> {
   const list = (path: string) => ({ path, group: null });
   yield list('/index.html.md');
-  for (const k of ['videos', 'essays', 'digests', 'knowledge', 'personas', 'channels', 'tags']) yield list(`/${k}.md`);
+  for (const k of ['videos', 'essays', 'digests', 'knowledge', 'personas', 'channels', 'tags']) {
+    yield k === 'essays' || k === 'digests' || k === 'knowledge' ? { path: `/${k}.md`, group: `list:${k}` } : list(`/${k}.md`);
+  }
   for (const v of snap.videos) yield { path: `${pagePath('videos', v.video_id)}.md`, group: `video:${v.video_id}` };
   for (const e of snap.essays) {
     const group = `essay:${e.slug}`;

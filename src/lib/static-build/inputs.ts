@@ -109,6 +109,28 @@ function channelKey(snap: Snapshot, id: string): string | null {
 }
 
 /**
+ * A list of every item of one kind (`list:essays`, `list:digests`, `list:knowledge`: the list's JSON and its
+ * Markdown twin): every file of that kind, by id, and for essays the videos their translations name (an
+ * essay's item shows the video's url). A run of new videos keeps them (at 100k, ~50 MB of JSON and Markdown).
+ */
+function listKey(snap: Snapshot, kind: string): string | null {
+  const h = hashesOf(snap);
+  const parts = [kind];
+  if (kind === 'essays') {
+    for (const e of snap.essays) {
+      parts.push(`${e.slug}:${h.essay.get(e.slug) ?? '-'}`);
+      for (const l of e.languages) {
+        const v = e.translations[l]?.video;
+        if (v) parts.push(`v:${v}:${h.video.get(v) ?? '-'}`);
+      }
+    }
+  } else if (kind === 'digests') for (const d of snap.digests) parts.push(`${d.date}:${h.digest.get(d.date) ?? '-'}`);
+  else if (kind === 'knowledge') for (const c of snap.concepts) parts.push(`${c.slug}:${h.concept.get(c.slug) ?? '-'}`);
+  else return null;
+  return key(parts);
+}
+
+/**
  * The graph's documents (graphData, graphHtml: /api/graph/data and /api/graph): every concept's file (a
  * published one's title, sources, related concepts and tags are its nodes and edges; a draft's flag keeps
  * it out) and the files of the videos, essays and digests published concepts cite (their titles are
@@ -128,8 +150,8 @@ function graphKey(snap: Snapshot): string {
 /**
  * The input key of a group of documents, or null when the group has none (its documents are always
  * recomputed). Groups: `video:<id>`, `concept:<slug>`, `essay:<slug>`, `digest:<date>`, `channel:<id>`
- * (documents and, but for digests, the pages of the same item), `digest-page:<date>` and `graph:data` (the
- * graph's two documents).
+ * (documents and, but for digests, the pages of the same item), `digest-page:<date>`, `graph:data` (the
+ * graph's two documents) and `list:<kind>` (a list's JSON and twin; its page is rendered with every run).
  */
 export function inputKey(snap: Snapshot, group: string): string | null {
   const at = group.indexOf(':');
@@ -148,6 +170,8 @@ export function inputKey(snap: Snapshot, group: string): string | null {
       return digestPageKey(snap, id);
     case 'channel':
       return channelKey(snap, id);
+    case 'list':
+      return listKey(snap, id);
     case 'graph':
       return graphKey(snap);
     default:
