@@ -33,6 +33,9 @@ export default defineConfig({
     hookTimeout: 180_000,
     pool: 'forks',
     reporters: ['default'],
+    // Every incremental build in the tests (in process or in the pipeline's processes) also computes each
+    // input key it takes as unmoved, and throws if one moved (src/lib/static-build/moved-keys.ts).
+    env: { KB_CHECK_INPUT_KEYS: '1' },
     projects: [
       { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'] } },
       ...(withPostgres

@@ -178,6 +178,7 @@ export async function buildSite(env: Record<string, string | undefined> = proces
       files,
       inputs_site: siteInputs(site),
       inputs: keys.record(),
+      key_record: keys.keyRecord(),
     });
     const meta: BuildMeta = { ...buildMetaOf(config.baseUrl, snapshot, site, started, files), mode: 'full' };
     fs.writeFileSync(path.join(staging, 'build-meta.json'), JSON.stringify(meta, null, 2) + '\n');

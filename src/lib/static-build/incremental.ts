@@ -38,11 +38,13 @@ export interface IncrementalResult extends BuildMeta {
   /** Documents and page models kept from the previous build because their inputs did not change. */
   documents_kept: number;
   models_kept: number;
+  /** Input keys computed; the others were taken as recorded, none of their inputs having changed. */
+  keys_computed: number;
 }
 
 function fullBecause(reason: string, env: Record<string, string | undefined>, opts: BuildOptions, log?: (m: string) => void): Promise<IncrementalResult> {
   log?.(`rebuild-site: full build (${reason})`);
-  return buildSite(env, { ...opts, log }).then((meta) => ({ ...meta, fallback: reason, pages_rendered: -1, documents_kept: 0, models_kept: 0 }));
+  return buildSite(env, { ...opts, log }).then((meta) => ({ ...meta, fallback: reason, pages_rendered: -1, documents_kept: 0, models_kept: 0, keys_computed: -1 }));
 }
 
 /** Removes a file and the folders it leaves empty, up to (not including) root. */
@@ -79,7 +81,8 @@ export async function buildSiteIncremental(
   if (prev.chrome !== chromeKey(site.siteName, site.baseUrl)) return fullBecause('the site name changed', env, opts, opts.log);
 
   // Each item's input key against the previous build's (none reusable under other site settings).
-  const keys = new InputKeys(snapshot, prev.inputs_site === siteInputs(site) ? prev.inputs : undefined);
+  const sameSite = prev.inputs_site === siteInputs(site);
+  const keys = new InputKeys(snapshot, sameSite ? prev.inputs : undefined, sameSite ? prev.key_record : undefined);
 
   // Pages: which models changed, which pages are gone. A page whose inputs did not change keeps its record.
   const tPrints = performance.now();
@@ -107,7 +110,7 @@ export async function buildSiteIncremental(
       if (++modelCount > MODELS_HANDOFF_MAX + singles.length) models = null;
     },
   );
-  opts.log?.(`rebuild-site: ${prints.size} page models fingerprinted in ${secs(tPrints)} s (${modelsKept} kept: inputs unchanged)`);
+  opts.log?.(`rebuild-site: ${prints.size} page models fingerprinted in ${secs(tPrints)} s (${modelsKept} kept: inputs unchanged; ${keys.computed} input keys computed)`);
   const selected = [...prints].filter(([k, p]) => prev.pages[k]?.fp !== p.fp || prev.pages[k]?.file !== p.file).map(([k]) => k);
   if (selected.length > prints.size * FULL_BUILD_SHARE && prints.size > 20) {
     return fullBecause(`${selected.length} of ${prints.size} pages changed`, env, opts, opts.log);
@@ -206,6 +209,7 @@ export async function buildSiteIncremental(
     files,
     inputs_site: siteInputs(site),
     inputs: keys.record(),
+    key_record: keys.keyRecord(),
   };
   const tManifest = performance.now();
   writeSiteManifest(config.distDir, manifest);
@@ -219,8 +223,9 @@ export async function buildSiteIncremental(
     pages_rendered: selected.length,
     documents_kept: documentsKept,
     models_kept: modelsKept,
+    keys_computed: keys.computed,
   };
-  const { pages_rendered: _, documents_kept: _d, models_kept: _m, ...written } = meta;
+  const { pages_rendered: _, documents_kept: _d, models_kept: _m, keys_computed: _k, ...written } = meta;
   // Last: the server reloads when this file changes.
   writeFileAtomic(path.join(config.distDir, 'build-meta.json'), JSON.stringify(written, null, 2) + '\n');
   return meta;

@@ -14,6 +14,7 @@ import { createHash, hash } from 'node:crypto';
 import type { Snapshot } from '../content/model.ts';
 import type { SiteContext } from '../site.ts';
 import { digestPosition } from '../pages/models.ts';
+import { keyRecord, movedGroups, PER_ITEM_KINDS, type KeyRecord, type MovedGroups } from './moved-keys.ts';
 
 /** The site settings an item's documents read (the origin and site name are checked on their own too). */
 export function siteInputs(site: SiteContext): string {
@@ -193,24 +194,52 @@ export function pageGroup(pageKey: string): string | null {
 
 /**
  * The keys of a build, computed once per group and recorded in the site manifest; `unchanged(group)` says
- * whether the previous build recorded the same key (for the same site settings).
+ * whether the previous build recorded the same key (for the same site settings). Given the previous build's
+ * key record, a per-item group none of whose inputs changed keeps its recorded key without computing it
+ * (moved-keys.ts).
  */
 export class InputKeys {
   readonly keys = new Map<string, string | null>();
   private readonly snap: Snapshot;
   private readonly previous: Record<string, string>;
-  constructor(snap: Snapshot, previous: Record<string, string> = {}) {
+  private readonly before: KeyRecord | undefined;
+  private now: KeyRecord | undefined;
+  private moved: MovedGroups | undefined;
+  constructor(snap: Snapshot, previous: Record<string, string> = {}, before?: KeyRecord) {
     this.snap = snap;
     this.previous = previous;
+    this.before = before;
   }
+  /** Keys computed (not taken as recorded). */
+  computed = 0;
   of(group: string): string | null {
     let k = this.keys.get(group);
-    if (k === undefined) this.keys.set(group, (k = inputKey(this.snap, group)));
+    if (k === undefined) {
+      this.keys.set(group, (k = inputKey(this.snap, group)));
+      this.computed++;
+    }
     return k;
   }
   unchanged(group: string): boolean {
+    const was = this.previous[group];
+    if (was !== undefined && !this.keys.has(group) && !this.mayHaveMoved(group)) {
+      if (process.env.KB_CHECK_INPUT_KEYS === '1' && inputKey(this.snap, group) !== was) throw new Error(`the input key of ${group} moved, but no input of it changed`);
+      this.keys.set(group, was);
+      return true;
+    }
     const k = this.of(group);
-    return k !== null && this.previous[group] === k;
+    return k !== null && was === k;
+  }
+  /** What this build records for the next one (moved-keys.ts). */
+  keyRecord(): KeyRecord {
+    return (this.now ??= keyRecord(this.snap));
+  }
+  private mayHaveMoved(group: string): boolean {
+    if (!this.before) return true;
+    const kind = group.slice(0, group.indexOf(':'));
+    if (!PER_ITEM_KINDS.has(kind)) return true;
+    this.moved ??= movedGroups(this.snap, this.keyRecord(), this.before);
+    return this.moved.all.has(kind) || this.moved.groups.has(group);
   }
   /** What the manifest records: every group asked for that has a key. */
   record(): Record<string, string> {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../fs-atomic.ts';
+import type { KeyRecord } from './moved-keys.ts';
 
 export const SITE_MANIFEST = 'site-manifest.json';
 export const SITE_MANIFEST_FORMAT = 1;
@@ -27,6 +28,8 @@ export interface SiteManifest {
   inputs_site?: string;
   /** Each item's input key (src/lib/static-build/inputs.ts), by group: `video:<id>`, `digest-page:<date>` … */
   inputs?: Record<string, string>;
+  /** What the next build needs to tell which of those keys may have moved (moved-keys.ts). */
+  key_record?: KeyRecord;
 }
 
 export function fileHash(body: string | Uint8Array): string {
