@@ -14,7 +14,7 @@ import { createHash, hash } from 'node:crypto';
 import type { Snapshot } from '../content/model.ts';
 import type { SiteContext } from '../site.ts';
 import { digestPosition } from '../pages/models.ts';
-import { keyRecord, movedGroups, PER_ITEM_KINDS, type KeyRecord, type MovedGroups } from './moved-keys.ts';
+import { COVERED_KINDS, keyRecord, movedGroups, type KeyRecord, type MovedGroups } from './moved-keys.ts';
 
 /** The site settings an item's documents read (the origin and site name are checked on their own too). */
 export function siteInputs(site: SiteContext): string {
@@ -195,7 +195,7 @@ export function pageGroup(pageKey: string): string | null {
 /**
  * The keys of a build, computed once per group and recorded in the site manifest; `unchanged(group)` says
  * whether the previous build recorded the same key (for the same site settings). Given the previous build's
- * key record, a per-item group none of whose inputs changed keeps its recorded key without computing it
+ * key record, a group none of whose inputs changed keeps its recorded key without computing it
  * (moved-keys.ts).
  */
 export class InputKeys {
@@ -205,6 +205,8 @@ export class InputKeys {
   private readonly before: KeyRecord | undefined;
   private now: KeyRecord | undefined;
   private moved: MovedGroups | undefined;
+  /** KB_CHECK_INPUT_KEYS=1 (read once: process.env is slow to read ~235k times). */
+  private readonly check = process.env.KB_CHECK_INPUT_KEYS === '1';
   constructor(snap: Snapshot, previous: Record<string, string> = {}, before?: KeyRecord) {
     this.snap = snap;
     this.previous = previous;
@@ -223,7 +225,7 @@ export class InputKeys {
   unchanged(group: string): boolean {
     const was = this.previous[group];
     if (was !== undefined && !this.keys.has(group) && !this.mayHaveMoved(group)) {
-      if (process.env.KB_CHECK_INPUT_KEYS === '1' && inputKey(this.snap, group) !== was) throw new Error(`the input key of ${group} moved, but no input of it changed`);
+      if (this.check && inputKey(this.snap, group) !== was) throw new Error(`the input key of ${group} moved, but no input of it changed`);
       this.keys.set(group, was);
       return true;
     }
@@ -237,7 +239,7 @@ export class InputKeys {
   private mayHaveMoved(group: string): boolean {
     if (!this.before) return true;
     const kind = group.slice(0, group.indexOf(':'));
-    if (!PER_ITEM_KINDS.has(kind)) return true;
+    if (!COVERED_KINDS.has(kind)) return true;
     this.moved ??= movedGroups(this.snap, this.keyRecord(), this.before);
     return this.moved.all.has(kind) || this.moved.groups.has(group);
   }

@@ -2,14 +2,16 @@
 // instead of by computing all of them: at 100k videos a run computed ~235k keys to find the ~300 that
 // moved (~4 s). A build records, beside the keys, each item's file hash and which videos each digest and
 // published concept cites (`key_record` in dist/site-manifest.json); the next build compares the item
-// hashes and walks the relations backwards. Relations an item's own file defines (a concept's sources,
-// an essay's videos, a video's channel) need only the current snapshot: when they changed, so did that file
-// and with it the item's own key. Relations other files define (the digests and concepts citing a video)
-// need the previous build's too: a digest that stopped citing a video moves that video's key.
+// hashes and walks the relations backwards. A relation matters in the direction a key reads it: a
+// concept's key reads its sources, which its own file names, so when they change so does that file and with
+// it the concept's key (the current snapshot is enough). A video's key reads the digests and concepts that
+// cite it, and a channel's the videos naming it: those relations are in other files, so the previous
+// build's are needed too (a digest that stopped citing a video moves that video's key; a video that moved
+// to another channel moves the one it left).
 //
-// Only the per-item kinds are covered (video, concept, essay, digest, digest-page): the few keys of other
-// groups (channels, lists, the graph) are always computed. With KB_CHECK_INPUT_KEYS=1 every key taken as
-// unmoved is computed anyway and a difference throws (the incremental tests run with it).
+// Every kind of group is covered (video, concept, essay, digest, digest-page, channel, list, graph). With
+// KB_CHECK_INPUT_KEYS=1 every key taken as unmoved is computed anyway and a difference throws (the tests
+// run with it).
 import { hash } from 'node:crypto';
 import type { Snapshot } from '../content/model.ts';
 
@@ -17,15 +19,18 @@ import type { Snapshot } from '../content/model.ts';
 export interface KeyRecord {
   /** Each item's file hash (`video:<id>` …), shortened: what tells whether the item changed. */
   items: Record<string, string>;
-  /** The videos each digest (`digest:<date>`) and each published concept (`concept:<slug>`) cites. */
+  /**
+   * Relations other files define: the videos each digest (`digest:<date>`) and each published concept
+   * (`concept:<slug>`) cites, and the videos of each channel (`channel:<id>`: a video names its channel).
+   */
   cites: Record<string, string[]>;
 }
 
 /** The kinds of group movedGroups answers for. */
-export const PER_ITEM_KINDS = new Set(['video', 'concept', 'essay', 'digest', 'digest-page']);
+export const COVERED_KINDS = new Set(['video', 'concept', 'essay', 'digest', 'digest-page', 'channel', 'list', 'graph']);
 
-// 96 bits of the item's SHA-256(s): a change that keeps them is not a concern for telling builds apart.
-const short = (sha: string) => hash('sha1', sha, 'base64url').slice(0, 16);
+// 64 bits of the item's SHA-256 (a hash of them for an essay's several files): enough to tell builds apart.
+const short = (sha: string) => (sha.length === 64 ? sha.slice(0, 16) : hash('sha1', sha, 'base64url').slice(0, 16));
 
 export function keyRecord(snap: Snapshot): KeyRecord {
   const items: Record<string, string> = {};
@@ -33,11 +38,12 @@ export function keyRecord(snap: Snapshot): KeyRecord {
   const cites: Record<string, string[]> = {};
   for (const [video, digests] of snap.digestsByVideo) for (const d of digests) (cites[`digest:${d.date}`] ??= []).push(video);
   for (const [video, concepts] of snap.conceptsByVideo) for (const c of concepts) (cites[`concept:${c.slug}`] ??= []).push(video);
+  for (const [channel, videos] of snap.videosByChannel) cites[`channel:${channel}`] = videos.map((v) => v.video_id);
   return { items, cites };
 }
 
 export interface MovedGroups {
-  /** Per-item groups whose key may differ from the previous build's. */
+  /** Groups whose key may differ from the previous build's. */
   groups: Set<string>;
   /** Kinds whose every group may have moved (digest pages when a digest came or went: neighbours shift). */
   all: Set<string>;
@@ -52,26 +58,39 @@ export function movedGroups(snap: Snapshot, now: KeyRecord, before: KeyRecord): 
     changed[kind]?.add(item.slice(at + 1));
     if (kind === 'digest' && cameOrWent) digestsCameOrWent = true;
   };
-  for (const item in now.items) if (before.items[item] !== now.items[item]) note(item, !(item in before.items));
-  for (const item in before.items) if (!(item in now.items)) note(item, true);
+  for (const [item, sha] of snap.itemHashes) {
+    const was = before.items[item];
+    if (was !== short(sha)) note(item, was === undefined);
+  }
+  for (const item in before.items) if (!snap.itemHashes.has(item)) note(item, true);
 
   const groups = new Set<string>();
+  const citedBy = (rel: string) => [...(now.cites[rel] ?? []), ...(before.cites[rel] ?? [])];
   // A video: its file, its channel's, the digests and published concepts citing it (now or before).
   for (const v of changed.video) groups.add(`video:${v}`);
   for (const ch of changed.channel) for (const v of snap.videosByChannel.get(ch) ?? []) groups.add(`video:${v.video_id}`);
-  for (const kind of ['digest', 'concept']) {
-    for (const id of changed[kind]) for (const record of [now, before]) for (const v of record.cites[`${kind}:${id}`] ?? []) groups.add(`video:${v}`);
+  for (const kind of ['digest', 'concept']) for (const id of changed[kind]) for (const v of citedBy(`${kind}:${id}`)) groups.add(`video:${v}`);
+  // A channel: its file and its videos' (those it has now and had before).
+  for (const c of snap.channels) {
+    const rel = `channel:${c.channel_id}`;
+    if (changed.channel.has(c.channel_id) || citedBy(rel).some((v) => changed.video.has(v))) groups.add(rel);
   }
   // A concept: its file, its sources' and its related concepts'.
   const sourceChanged = (s: { type: string; id?: string }) => s.id !== undefined && (s.type === 'video' || s.type === 'essay' || s.type === 'digest') && changed[s.type].has(s.id);
   for (const c of snap.concepts) {
     if (changed.concept.has(c.slug) || c.sources.some(sourceChanged) || c.related.some((r) => changed.concept.has(r))) groups.add(`concept:${c.slug}`);
   }
-  // An essay: its translations' files and the videos they name.
+  // An essay: its translations' files and the videos they name; the list of essays, every essay's.
   for (const e of snap.essays) {
-    if (changed.essay.has(e.slug) || e.languages.some((l) => changed.video.has(e.translations[l]?.video ?? ''))) groups.add(`essay:${e.slug}`);
+    if (changed.essay.has(e.slug) || e.languages.some((l) => changed.video.has(e.translations[l]?.video ?? ''))) groups.add(`essay:${e.slug}`).add('list:essays');
   }
-  // A digest: its file; its page also its neighbours' dates.
-  for (const d of changed.digest) groups.add(`digest:${d}`).add(`digest-page:${d}`);
+  if (changed.essay.size) groups.add('list:essays');
+  // A digest: its file; its page also its neighbours' dates; the list, every digest's.
+  for (const d of changed.digest) groups.add(`digest:${d}`).add(`digest-page:${d}`).add('list:digests');
+  if (changed.concept.size) groups.add('list:knowledge');
+  // The graph: every concept's file and those of what published concepts cite (a concept that stopped
+  // citing something changed itself).
+  const citedByPublished = () => snap.concepts.some((c) => !c.draft && c.sources.some(sourceChanged));
+  if (changed.concept.size || [...changed.video].some((v) => snap.conceptsByVideo.get(v)?.length) || ((changed.essay.size || changed.digest.size) && citedByPublished())) groups.add('graph:data');
   return { groups, all: new Set(digestsCameOrWent ? ['digest-page'] : []) };
 }
