@@ -12,6 +12,7 @@ import { buildSiteIncremental, type IncrementalResult } from '../../src/lib/stat
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import type { Snapshot } from '../../src/lib/content/model.ts';
 import { walk } from '../helpers/server.ts';
+import { CHANNEL_PAGE_SIZE } from '../../src/web/paging.ts';
 
 let root: string;
 const dirs = (dist = 'dist') => ({ CONTENT_DIR: path.join(root, 'content'), DATA_DIR: path.join(root, 'var'), DIST_DIR: path.join(root, dist), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' });
@@ -32,6 +33,20 @@ function addSource(slug: string, type: string, id: string): void {
   const rel = `knowledge/${slug}.md`;
   const text = fs.readFileSync(content(rel), 'utf8');
   fs.writeFileSync(content(rel), text.replace(/^sources:\n/m, `sources:\n  - type: ${type}\n    id: "${id}"\n`));
+}
+
+/**
+ * Records a wrong hash for these files in the site manifest: a build that keeps their documents (inputs
+ * unchanged) does not notice, one that recomputes them writes them (their bytes differ from the record).
+ */
+function recordWrongHashes(rels: string[]): void {
+  const file = path.join(dirs().DIST_DIR, 'site-manifest.json');
+  const manifest = JSON.parse(fs.readFileSync(file, 'utf8'));
+  for (const rel of rels) {
+    expect(manifest.files[rel], rel).toBeDefined();
+    manifest.files[rel] = 'not-its-hash';
+  }
+  fs.writeFileSync(file, JSON.stringify(manifest));
 }
 
 /** The incremental build, then a full build of the same content elsewhere: the two dist/client trees are equal. */
@@ -118,25 +133,18 @@ describe('the incremental build keeps what did not change, and only that', () =>
     expect(inc.written).toEqual(expect.arrayContaining([`essays/${essay.slug}/index.html`, `essays/${essay.slug}/${other}/index.html`, `api/essays/${essay.slug}/index.json`]));
   });
 
-  it('a video’s new address reaches the list of essays, whose items name it; a new video leaves the lists of essays, digests and concepts', async () => {
+  it('a video’s new address reaches the list of essays, whose items name it; a video nothing names leaves the lists of essays, digests and concepts', async () => {
     const s = snap();
     const essay = s.essays.find((e) => e.translations[e.primary]!.video)!;
     const v = essay.translations[essay.primary]!.video!;
     setFront(`videos/${v}.md`, 'url', `"https://www.youtube.com/watch?v=${v}&moved=1"`);
     const inc = await incrementalEqualsFull();
     expect(inc.written).toContain('api/essays/index.json');
-    // A video no essay, digest or concept names: the three lists are kept (not even recomputed, so a wrong
-    // hash recorded for one stays unnoticed).
+    // A video no essay, digest or concept names: the three lists are kept, not even recomputed.
     const lone = s.videos.find((x) => !s.digestsByVideo.get(x.video_id)?.length && !s.conceptsByVideo.get(x.video_id)?.length && !s.essays.some((e) => e.languages.some((l) => e.translations[l]!.video === x.video_id)))!;
     setFront(`videos/${lone.video_id}.md`, 'title', '"A video nothing names, retitled"');
-    const manifestFile = path.join(dirs().DIST_DIR, 'site-manifest.json');
-    const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
     const lists = ['api/essays/index.json', 'api/digests/index.json', 'api/knowledge/index.json', 'essays.md', 'digests.md', 'knowledge.md'];
-    for (const rel of lists) {
-      expect(manifest.files[rel], rel).toBeDefined();
-      manifest.files[rel] = 'not-its-hash';
-    }
-    fs.writeFileSync(manifestFile, JSON.stringify(manifest));
+    recordWrongHashes(lists);
     const kept = await incrementalEqualsFull();
     expect((kept.written ?? []).filter((f) => lists.includes(f))).toEqual([]);
   });
@@ -166,14 +174,9 @@ describe('the incremental build keeps what did not change, and only that', () =>
     expect(other).toBeDefined();
     const v = s.videosByChannel.get(from.channel_id)![0];
     setFront(`videos/${v.video_id}.md`, 'channel', to.channel_id);
-    // A kept document is not recomputed: a wrong hash recorded for it stays unnoticed (and one recomputed
-    // would be written, its bytes differing from what the manifest says).
-    const manifestFile = path.join(dirs().DIST_DIR, 'site-manifest.json');
-    const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+    // A kept document is not recomputed: a wrong hash recorded for it stays unnoticed.
     const untouched = `api/channels/${other.channel_id}/index.json`;
-    expect(manifest.files[untouched]).toBeDefined();
-    manifest.files[untouched] = 'not-its-hash';
-    fs.writeFileSync(manifestFile, JSON.stringify(manifest));
+    recordWrongHashes([untouched]);
     const inc = await incrementalEqualsFull();
     for (const c of [from, to]) expect(inc.written).toEqual(expect.arrayContaining([`api/channels/${c.channel_id}/index.json`, `channels/${c.channel_id}/index.html`]));
     expect(inc.written).not.toContain(untouched);
@@ -185,9 +188,9 @@ describe('the incremental build keeps what did not change, and only that', () =>
     const model = s.videosByChannel.get(channel.channel_id)![0];
     const text = fs.readFileSync(content(`videos/${model.video_id}.md`), 'utf8');
     const have = s.videosByChannel.get(channel.channel_id)!.length;
-    const added = Array.from({ length: 61 - have + 1 }, (_, i) => `grow${String(i).padStart(7, '0')}`);
+    const added = Array.from({ length: CHANNEL_PAGE_SIZE + 1 - have }, (_, i) => `grow${String(i).padStart(7, '0')}`);
     for (const id of added) fs.writeFileSync(content(`videos/${id}.md`), text.replace(/^video_id: .*$/m, `video_id: "${id}"`));
-    expect(snap().videosByChannel.get(channel.channel_id)!.length).toBeGreaterThan(60);
+    expect(snap().videosByChannel.get(channel.channel_id)!.length).toBeGreaterThan(CHANNEL_PAGE_SIZE);
     const grown = await incrementalEqualsFull();
     expect(grown.written).toEqual(expect.arrayContaining([`channels/${channel.channel_id}/page/2/index.html`]));
     for (const id of added) fs.rmSync(content(`videos/${id}.md`));
