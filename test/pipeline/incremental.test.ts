@@ -112,6 +112,7 @@ describe('the incremental pipeline', () => {
     const inc = await buildSiteIncremental(env(), {});
     expect(inc.mode).toBe('incremental');
     const total = walk(path.join(dirs().DIST_DIR, 'client')).length;
+    expect(inc.files).toBe(total); // the count the build keeps as it writes and removes
     expect(inc.written!.length).toBeGreaterThan(3);
     expect(inc.written!.length).toBeLessThan(total / 3);
     expect(inc.written).toEqual(expect.arrayContaining(['videos/incr0000001/index.html', 'api/videos/incr0000001/index.json', `videos/${edited}/index.html`, 'api/latest/index.json']));
@@ -165,6 +166,38 @@ describe('the incremental pipeline', () => {
     expect(latest.latest_videos.map((v: { video_id: string }) => v.video_id)).toContain('incr0000001');
     const search = await srv.get('/api/search?q=fresh+talk+operations').then((r) => r.json());
     expect(search.hits.map((h: { id: string }) => h.id)).toContain('incr0000002');
+  }, 180_000);
+
+  it('stops the render process it started early when nothing is to be rendered, or too much for one process', async () => {
+    const gone = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    const staging = (pid: number) => path.join('node_modules', '.cache', `kb-build-${pid}-1`);
+    // Nothing changed since the last build: no page to render.
+    const idle = await buildSiteIncremental(env(), {});
+    expect(idle).toMatchObject({ mode: 'incremental', pages_rendered: 0 });
+    expect(idle.written!.filter((f) => f.endsWith('.html'))).toEqual([]); // the briefing's time moved, no page
+    const pid = renderStats.lastPid;
+    expect(pid).toBeGreaterThan(0);
+    expect(gone(pid)).toBe(true);
+    expect(fs.existsSync(staging(pid))).toBe(false);
+
+    // A change whose pages go to more than one process: the early one is stopped, the shards render them.
+    fs.writeFileSync(videoFile(edited), fs.readFileSync(videoFile(edited), 'utf8').replace(/^title: .*$/m, 'title: "A headline edited twice"'));
+    const sharded = await buildSiteIncremental({ ...env(), KB_PAGES_PER_SHARD: '1' }, {});
+    expect(sharded.mode).toBe('incremental');
+    expect(sharded.pages_rendered).toBeGreaterThan(1);
+    expect(renderStats.shards).toBeGreaterThan(1);
+    expect(sharded.written).toContain(`videos/${edited}/index.html`);
+    expect(fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'videos', edited, 'index.html'), 'utf8')).toContain('A headline edited twice');
+    expect(renderStats.lastPid).not.toBe(pid);
+    expect(gone(renderStats.lastPid)).toBe(true);
+    expect(fs.existsSync(staging(renderStats.lastPid))).toBe(false);
   }, 180_000);
 
   it('renders the same pages sharded across processes as in one process', async () => {

@@ -62,9 +62,9 @@ export function pageKey(route: RouteName, params: Params): string {
   return values.length ? `${route}:${values.join('/')}` : route;
 }
 
-/** The hash of what a page renders from, as the incremental build compares it. */
-export function modelFingerprint(props: unknown): string {
-  return createHash('sha256').update(JSON.stringify(props) ?? '').digest('base64url');
+/** The hash of what a page renders from (its model as JSON), as the incremental build compares it. */
+export function modelFingerprint(json: string): string {
+  return createHash('sha256').update(json).digest('base64url');
 }
 
 /** The file in dist/client a page is written to (Astro's directory format). */
@@ -91,7 +91,8 @@ export function pageFingerprints(
   snap: Snapshot,
   site: SiteContext,
   known?: (key: string, route: RouteName) => PagePrint | undefined,
-  built?: (key: string, params: Params, props: unknown, print: PagePrint) => void,
+  /** Told of each model built, with its JSON (what the fingerprint hashes; the incremental build hands it on as it is). */
+  built?: (key: string, params: Params, json: string, print: PagePrint) => void,
 ): Map<string, PagePrint> {
   const out = new Map<string, PagePrint>();
   for (const [route, spec] of Object.entries(PAGE_ROUTES) as [RouteName, RouteSpec][]) {
@@ -103,9 +104,10 @@ export function pageFingerprints(
         continue;
       }
       const props = spec.props(snap, site, params);
-      const made = { route, fp: modelFingerprint(props), file: pageFile(route, props) };
+      const json = JSON.stringify(props) ?? 'null';
+      const made = { route, fp: modelFingerprint(json), file: pageFile(route, props) };
       out.set(key, made);
-      built?.(key, params, props, made);
+      built?.(key, params, json, made);
     }
   }
   return out;

@@ -47,8 +47,12 @@ export interface BuildOptions {
  * model with default parameters, the same function the server calls for the dynamic twin. Astro renders
  * pages; these documents need no renderer, so the builds write them straight from the read model.
  */
-export function* resourceFiles(snapshot: Snapshot, site: SiteContext): Generator<{ rel: string; group?: string; readonly body: Buffer }> {
-  const seen = new Set<string>();
+export function* resourceFiles(
+  snapshot: Snapshot,
+  site: SiteContext,
+  /** Filled with each file's rel as it is yielded (a caller that records them passes its own set: one set of ~570k paths at 100k videos, not two). */
+  seen = new Set<string>(),
+): Generator<{ rel: string; group?: string; readonly body: Buffer }> {
   for (const r of prerenderedResources(snapshot, site)) {
     const rel = distFileFor(r.path, r.type);
     if (seen.has(rel)) continue;
@@ -87,14 +91,14 @@ export function encodeParts(parts: Iterable<string>): Buffer {
 }
 
 /** What every build-meta.json says, whichever build wrote it. */
-export function buildMetaOf(baseUrl: string, snapshot: Snapshot, site: SiteContext, started: number, files: Record<string, string>): Omit<BuildMeta, 'mode'> {
+export function buildMetaOf(baseUrl: string, snapshot: Snapshot, site: SiteContext, started: number, fileCount: number): Omit<BuildMeta, 'mode'> {
   return {
     generated_at: site.generatedAt,
     base_url: baseUrl,
     content_hash: snapshot.contentHash,
     pipeline: site.pipeline,
     built_in_ms: Math.round(performance.now() - started),
-    files: Object.keys(files).length,
+    files: fileCount,
   };
 }
 
@@ -166,6 +170,7 @@ export async function buildSite(env: Record<string, string | undefined> = proces
     opts.log?.(`build: ${prints.size} pages rendered (${renderStats.shards} shard${renderStats.shards > 1 ? 's' : ''}) by ${secs(t0)} s, moved in ${secs(t1)} s; models and fingerprints took ${((t0 - started) / 1000).toFixed(1)} s with the content`);
     const staging = folder;
     const pages = pageRecords(prints);
+    const fileCount = Object.keys(files).length;
     writeSiteManifest(staging, {
       format: SITE_MANIFEST_FORMAT,
       renderer: rendererHash(),
@@ -176,11 +181,12 @@ export async function buildSite(env: Record<string, string | undefined> = proces
       pages,
       resources,
       files,
+      file_count: fileCount,
       inputs_site: siteInputs(site),
       inputs: keys.record(),
       key_record: keys.keyRecord(),
     });
-    const meta: BuildMeta = { ...buildMetaOf(config.baseUrl, snapshot, site, started, files), mode: 'full' };
+    const meta: BuildMeta = { ...buildMetaOf(config.baseUrl, snapshot, site, started, fileCount), mode: 'full' };
     fs.writeFileSync(path.join(staging, 'build-meta.json'), JSON.stringify(meta, null, 2) + '\n');
     const incoming = `${config.distDir}.new-${process.pid}`;
     const old = `${config.distDir}.old-${process.pid}`;

@@ -3,7 +3,8 @@
 // Markdown twin) and page model are recomputed only when their input key moved (inputs.ts: the hashes of the files
 // they read); every other read-model document is recomputed and compared by hash with
 // dist/site-manifest.json; pages are re-rendered by Astro only when their model's fingerprint changed
-// (src/lib/pages), through the same page files as the full build. Every file is replaced atomically, then
+// (src/lib/pages), through the same page files as the full build, by a render process started first so that
+// Astro's start and bundling overlap the loading and comparing here. Every file is replaced atomically, then
 // the manifest, then build-meta.json, which a running server watches: it reloads exactly the files listed
 // there. Falls back to the full build (full.ts) when there is no usable manifest, the renderer code or the
 // origin changed, or the change is so large that a full build is as cheap.
@@ -17,7 +18,7 @@ import { writeFileAtomic } from '../fs-atomic.ts';
 import { pageFingerprints, singlePageRoutes } from '../pages/index.ts';
 import { siteContext } from '../site.ts';
 import { buildMetaOf, buildSite, pageRecords, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
-import { renderPages } from './render.ts';
+import { renderPages, renderStats, shardCount, startRender } from './render.ts';
 import { chromeKey, fileHash, readSiteManifest, rendererHash, writeSiteManifest, type SiteManifest } from './manifest.ts';
 import { InputKeys, pageGroup, siteInputs } from './inputs.ts';
 import { PAGE_MODELS_ENV, type PageModelsFile } from '../build-inputs.ts';
@@ -62,6 +63,30 @@ function removeFile(root: string, rel: string): void {
   }
 }
 
+/**
+ * The render process's PageModelsFile, written from the models' JSON as fingerprinting made it (serialising
+ * the models again cost ~0.9 s at 100k videos: the indexes of concepts and essays and the tag pages are MBs
+ * each), piece by piece.
+ */
+function writeModelsFile(file: string, site: PageModelsFile['site'], models: Record<string, { route: string; params: Record<string, string>; json: string }>, keys: string[]): void {
+  const fd = fs.openSync(file, 'w', 0o600);
+  try {
+    fs.writeSync(fd, `{"site":${JSON.stringify(site)},"pages":{`);
+    let first = true;
+    for (const k of keys) {
+      const m = models[k];
+      if (!m) continue;
+      fs.writeSync(fd, `${first ? '' : ','}${JSON.stringify(k)}:{"route":${JSON.stringify(m.route)},"params":${JSON.stringify(m.params)},"props":`);
+      fs.writeSync(fd, m.json);
+      fs.writeSync(fd, '}');
+      first = false;
+    }
+    fs.writeSync(fd, '}}');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 export async function buildSiteIncremental(
   env: Record<string, string | undefined> = process.env,
   opts: BuildOptions & { log?: (m: string) => void } = {},
@@ -74,159 +99,177 @@ export async function buildSiteIncremental(
   if (prev.renderer !== rendererHash()) return fullBecause('the page code changed', env, opts, opts.log);
   if (prev.base_url !== config.baseUrl) return fullBecause('BASE_URL changed', env, opts, opts.log);
 
-  const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) });
-  const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
-  opts.log?.(`rebuild-site: content loaded in ${secs(started)} s`);
   const site = siteContext(config, opts.generatedAt ? new Date(opts.generatedAt) : undefined);
-  if (prev.chrome !== chromeKey(site.siteName, site.baseUrl)) return fullBecause('the site name changed', env, opts, opts.log);
-
-  // Each item's input key against the previous build's (none reusable under other site settings).
-  const sameSite = prev.inputs_site === siteInputs(site);
-  const keys = new InputKeys(snapshot, sameSite ? prev.inputs : undefined, sameSite ? prev.key_record : undefined);
-
-  // Pages: which models changed, which pages are gone. A page whose inputs did not change keeps its record.
-  const tPrints = performance.now();
-  let modelsKept = 0;
-  // The models of pages that may be rendered: changed ones, and the pages without params (rendered always);
-  // none past the hand-off's limit (the render then builds its models, and memory stays flat).
-  const singles = singlePageRoutes();
-  let models: PageModelsFile['pages'] | null = {};
-  let modelCount = 0;
-  const prints = pageFingerprints(
-    snapshot,
-    site,
-    (key, route) => {
-      const group = pageGroup(key);
-      // Asked first, whatever else holds: every item's key is recorded for the next build.
-      const same = group !== null && keys.unchanged(group);
-      const was = prev.pages[key];
-      if (!same || !was) return undefined;
-      modelsKept++;
-      return { route, fp: was.fp, file: was.file };
-    },
-    (key, params, props, print) => {
-      if (!models || (Object.keys(params).length > 0 && prev.pages[key]?.fp === print.fp && prev.pages[key]?.file === print.file)) return;
-      models[key] = { route: print.route, params, props };
-      if (++modelCount > MODELS_HANDOFF_MAX + singles.length) models = null;
-    },
-  );
-  opts.log?.(`rebuild-site: ${prints.size} page models fingerprinted in ${secs(tPrints)} s (${modelsKept} kept: inputs unchanged; ${keys.computed} input keys computed)`);
-  const selected = [...prints].filter(([k, p]) => prev.pages[k]?.fp !== p.fp || prev.pages[k]?.file !== p.file).map(([k]) => k);
-  if (selected.length > prints.size * FULL_BUILD_SHARE && prints.size > 20) {
-    return fullBecause(`${selected.length} of ${prints.size} pages changed`, env, opts, opts.log);
-  }
-
-  // The previous manifest's record, updated in place (a copy of 770k entries at 100k videos costs ~1 s).
-  const files: Record<string, string> = prev.files;
-  const writes = new Map<string, Buffer>();
-  const consider = (rel: string, body: Buffer) => {
-    const h = fileHash(body);
-    if (files[rel] !== h) writes.set(rel, body);
-    files[rel] = h;
-  };
-
-  // Pages whose model changed, rendered by Astro from the same page files as the full build, in a child
-  // process, while this one recomputes the documents.
+  // The render process starts now: Astro bundles the site while this one loads the content and works out
+  // which pages changed (at 100k videos both take ~5–8 s), then renders those (startRender).
   let rendered = 0;
-  const total = selected.length + singles.filter((r) => !selected.includes(r)).length;
-  let modelsFile: string | undefined;
-  if (selected.length && models) {
-    const handed: PageModelsFile = { site, pages: {} };
-    for (const k of [...selected, ...singles]) if (models[k]) handed.pages[k] = models[k];
-    modelsFile = path.join(os.tmpdir(), `kb-models-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
-    fs.writeFileSync(modelsFile, JSON.stringify(handed));
-  }
-  const rendering = selected.length
-    ? renderPages(modelsFile ? { ...env, [PAGE_MODELS_ENV]: modelsFile } : env, site.generatedAt, selected, {
-        all: false,
-        inChild: true,
-        onPage: opts.onProgress && (() => opts.onProgress!(++rendered, total)),
-      })
-    : null;
-  // Whatever happens below, the render's folder and the models file are removed.
-  rendering?.catch(() => {});
-  const dropModels = () => modelsFile && fs.rmSync(modelsFile, { force: true });
-  rendering?.then(dropModels, dropModels);
-
-  // Documents of the read model: an item's own kept when its inputs did not change, the others recomputed;
-  // written where their bytes differ.
-  const resources = new Set<string>();
-  const tDocs = performance.now();
-  let documentsKept = 0;
+  let total = 0;
+  const onPage = opts.onProgress && (() => opts.onProgress!(++rendered, total));
+  const early = startRender(env, site.generatedAt, onPage);
   try {
-    for (const file of resourceFiles(snapshot, site)) {
-      resources.add(file.rel);
-      if (file.group && keys.unchanged(file.group) && files[file.rel] !== undefined) {
-        documentsKept++;
-        continue;
-      }
-      consider(file.rel, file.body);
-    }
-  } catch (err) {
-    if (rendering) await rendering.then((dir) => fs.rmSync(dir, { recursive: true, force: true }), () => {});
-    throw err;
-  }
+    const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) });
+    const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
+    opts.log?.(`rebuild-site: content loaded in ${secs(started)} s`);
+    if (prev.chrome !== chromeKey(site.siteName, site.baseUrl)) return fullBecause('the site name changed', env, opts, opts.log);
 
-  opts.log?.(`rebuild-site: ${resources.size - documentsKept} documents recomputed in ${secs(tDocs)} s (${documentsKept} kept: inputs unchanged), ${writes.size} differ`);
-  if (rendering) {
-    let staging: string | undefined;
+    // Each item's input key against the previous build's (none reusable under other site settings).
+    const sameSite = prev.inputs_site === siteInputs(site);
+    const keys = new InputKeys(snapshot, sameSite ? prev.inputs : undefined, sameSite ? prev.key_record : undefined);
+
+    // Pages: which models changed, which pages are gone. A page whose inputs did not change keeps its record.
+    const tPrints = performance.now();
+    let modelsKept = 0;
+    // The models of pages that may be rendered: changed ones, and the pages without params (rendered always);
+    // none past the hand-off's limit (the render then builds its models, and memory stays flat).
+    const singles = singlePageRoutes();
+    let models: Record<string, { route: string; params: Record<string, string>; json: string }> | null = {};
+    let modelCount = 0;
+    /** Pages whose fingerprint or file differ from the previous build's (a kept page's are the recorded ones). */
+    const selected: string[] = [];
+    const prints = pageFingerprints(
+      snapshot,
+      site,
+      (key, route) => {
+        const group = pageGroup(key);
+        // Asked first, whatever else holds: every item's key is recorded for the next build.
+        const same = group !== null && keys.unchanged(group);
+        const was = prev.pages[key];
+        if (!same || !was) return undefined;
+        modelsKept++;
+        return { route, fp: was.fp, file: was.file };
+      },
+      (key, params, json, print) => {
+        const was = prev.pages[key];
+        const changed = was?.fp !== print.fp || was?.file !== print.file;
+        if (changed) selected.push(key);
+        if (!models || (!changed && Object.keys(params).length > 0)) return;
+        models[key] = { route: print.route, params, json };
+        if (++modelCount > MODELS_HANDOFF_MAX + singles.length) models = null;
+      },
+    );
+    opts.log?.(`rebuild-site: ${prints.size} page models fingerprinted in ${secs(tPrints)} s (${modelsKept} kept: inputs unchanged; ${keys.computed} input keys computed)`);
+    if (selected.length > prints.size * FULL_BUILD_SHARE && prints.size > 20) {
+      return fullBecause(`${selected.length} of ${prints.size} pages changed`, env, opts, opts.log);
+    }
+
+    // The previous manifest's record, updated in place (a copy of 770k entries at 100k videos costs ~1 s).
+    const files: Record<string, string> = prev.files;
+    let fileCount = prev.file_count ?? Object.keys(files).length;
+    const writes = new Map<string, Buffer>();
+    const consider = (rel: string, body: Buffer) => {
+      const h = fileHash(body);
+      const was = files[rel];
+      if (was !== h) writes.set(rel, body);
+      if (was === undefined) fileCount++;
+      files[rel] = h;
+    };
+
+    // Pages whose model changed, rendered by Astro from the same page files as the full build, in a child
+    // process, while this one recomputes the documents.
+    total = selected.length + singles.filter((r) => !selected.includes(r)).length;
+    let modelsFile: string | undefined;
+    if (selected.length && models) {
+      modelsFile = path.join(os.tmpdir(), `kb-models-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+      writeModelsFile(modelsFile, site, models, [...new Set([...selected, ...singles])]);
+    }
+    // A selection too large for one render process goes to renderPages, which shards it.
+    const sharded = shardCount(selected.length, env) > 1;
+    if (sharded) await early.cancel();
+    const rendering = !selected.length
+      ? null
+      : sharded
+        ? renderPages(modelsFile ? { ...env, [PAGE_MODELS_ENV]: modelsFile } : env, site.generatedAt, selected, { all: false, inChild: true, onPage })
+        : early.go(selected, modelsFile);
+    // Whatever happens below, the render's folder and the models file are removed.
+    rendering?.catch(() => {});
+    const dropModels = () => modelsFile && fs.rmSync(modelsFile, { force: true });
+    rendering?.then(dropModels, dropModels);
+
+    // Documents of the read model: an item's own kept when its inputs did not change, the others recomputed;
+    // written where their bytes differ.
+    const resources = new Set<string>();
+    const tDocs = performance.now();
+    let documentsKept = 0;
     try {
-      staging = await rendering;
-      const out = path.join(staging, 'client');
-      const wanted = new Set(selected.map((k) => prints.get(k)!.file));
-      for (const e of fs.readdirSync(out, { recursive: true, withFileTypes: true })) {
-        if (!e.isFile()) continue;
-        const rel = path.relative(out, path.join(e.parentPath, e.name)).split(path.sep).join('/');
-        // The selected pages, and whatever else the build emits that dist/ lacks (a new hashed asset).
-        if (wanted.has(rel) || !(rel in files)) consider(rel, fs.readFileSync(path.join(out, rel)));
+      // A document of a group whose key the previous build recorded as it is now was written by that build
+      // (the same inputs under the same code and site settings yield the same documents), so it is in `files`.
+      for (const file of resourceFiles(snapshot, site, resources)) {
+        if (file.group && keys.unchanged(file.group)) {
+          documentsKept++;
+          continue;
+        }
+        consider(file.rel, file.body);
       }
-      for (const rel of wanted) if (!writes.has(rel) && files[rel] === undefined) throw new Error(`the incremental build did not render ${rel}`);
-      opts.log?.(`rebuild-site: ${selected.length} pages rendered by ${secs(tDocs)} s`);
-    } finally {
-      if (staging) fs.rmSync(staging, { recursive: true, force: true });
+    } catch (err) {
+      if (rendering) await rendering.then((dir) => fs.rmSync(dir, { recursive: true, force: true }), () => {});
+      throw err;
     }
+
+    opts.log?.(`rebuild-site: ${resources.size - documentsKept} documents recomputed in ${secs(tDocs)} s (${documentsKept} kept: inputs unchanged), ${writes.size} differ`);
+    if (rendering) {
+      let staging: string | undefined;
+      try {
+        staging = await rendering;
+        const out = path.join(staging, 'client');
+        const wanted = new Set(selected.map((k) => prints.get(k)!.file));
+        for (const e of fs.readdirSync(out, { recursive: true, withFileTypes: true })) {
+          if (!e.isFile()) continue;
+          const rel = path.relative(out, path.join(e.parentPath, e.name)).split(path.sep).join('/');
+          // The selected pages, and whatever else the build emits that dist/ lacks (a new hashed asset).
+          if (wanted.has(rel) || !(rel in files)) consider(rel, fs.readFileSync(path.join(out, rel)));
+        }
+        for (const rel of wanted) if (!writes.has(rel) && files[rel] === undefined) throw new Error(`the incremental build did not render ${rel}`);
+        opts.log?.(`rebuild-site: ${selected.length} pages rendered by ${secs(tDocs)} s (the render process took ${(renderStats.slowestShardMs / 1000).toFixed(1)} s: start, bundle, pages)`);
+      } finally {
+        if (staging) fs.rmSync(staging, { recursive: true, force: true });
+      }
+    }
+
+    // What is gone: pages no longer produced and documents the read model no longer yields.
+    const pageFiles = new Set([...prints.values()].map((p) => p.file));
+    const removed: string[] = [];
+    for (const [k, p] of Object.entries(prev.pages)) if (!prints.has(k) && !pageFiles.has(p.file) && !resources.has(p.file)) removed.push(p.file);
+    for (const rel of prev.resources) if (!resources.has(rel) && !pageFiles.has(rel)) removed.push(rel);
+
+    const tWrites = performance.now();
+    for (const [rel, body] of writes) writeFileAtomic(path.join(clientDir, rel), body);
+    for (const rel of removed) {
+      removeFile(clientDir, rel);
+      if (files[rel] !== undefined) fileCount--;
+      delete files[rel];
+    }
+
+    const manifest: SiteManifest = {
+      ...prev,
+      generated_at: site.generatedAt,
+      content_hash: snapshot.contentHash,
+      pages: pageRecords(prints),
+      resources: [...resources],
+      files,
+      file_count: fileCount,
+      inputs_site: siteInputs(site),
+      inputs: keys.record(),
+      key_record: keys.keyRecord(),
+    };
+    const tManifest = performance.now();
+    writeSiteManifest(config.distDir, manifest);
+    opts.log?.(`rebuild-site: ${writes.size} files written and ${removed.length} removed in ${((tManifest - tWrites) / 1000).toFixed(1)} s, the manifest in ${secs(tManifest)} s`);
+    const meta: IncrementalResult = {
+      ...buildMetaOf(config.baseUrl, snapshot, site, started, fileCount),
+      mode: 'incremental',
+      previous: prev.generated_at,
+      written: [...writes.keys()].sort(),
+      removed: removed.sort(),
+      pages_rendered: selected.length,
+      documents_kept: documentsKept,
+      models_kept: modelsKept,
+      keys_computed: keys.computed,
+    };
+    const { pages_rendered: _, documents_kept: _d, models_kept: _m, keys_computed: _k, ...written } = meta;
+    // Last: the server reloads when this file changes.
+    writeFileAtomic(path.join(config.distDir, 'build-meta.json'), JSON.stringify(written, null, 2) + '\n');
+    return meta;
+  } finally {
+    await early.cancel(); // unless it was given pages to render
   }
-
-  // What is gone: pages no longer produced and documents the read model no longer yields.
-  const pageFiles = new Set([...prints.values()].map((p) => p.file));
-  const removed: string[] = [];
-  for (const [k, p] of Object.entries(prev.pages)) if (!prints.has(k) && !pageFiles.has(p.file) && !resources.has(p.file)) removed.push(p.file);
-  for (const rel of prev.resources) if (!resources.has(rel) && !pageFiles.has(rel)) removed.push(rel);
-
-  const tWrites = performance.now();
-  for (const [rel, body] of writes) writeFileAtomic(path.join(clientDir, rel), body);
-  for (const rel of removed) {
-    removeFile(clientDir, rel);
-    delete files[rel];
-  }
-
-  const manifest: SiteManifest = {
-    ...prev,
-    generated_at: site.generatedAt,
-    content_hash: snapshot.contentHash,
-    pages: pageRecords(prints),
-    resources: [...resources],
-    files,
-    inputs_site: siteInputs(site),
-    inputs: keys.record(),
-    key_record: keys.keyRecord(),
-  };
-  const tManifest = performance.now();
-  writeSiteManifest(config.distDir, manifest);
-  opts.log?.(`rebuild-site: ${writes.size} files written and ${removed.length} removed in ${((tManifest - tWrites) / 1000).toFixed(1)} s, the manifest in ${secs(tManifest)} s`);
-  const meta: IncrementalResult = {
-    ...buildMetaOf(config.baseUrl, snapshot, site, started, files),
-    mode: 'incremental',
-    previous: prev.generated_at,
-    written: [...writes.keys()].sort(),
-    removed: removed.sort(),
-    pages_rendered: selected.length,
-    documents_kept: documentsKept,
-    models_kept: modelsKept,
-    keys_computed: keys.computed,
-  };
-  const { pages_rendered: _, documents_kept: _d, models_kept: _m, keys_computed: _k, ...written } = meta;
-  // Last: the server reloads when this file changes.
-  writeFileAtomic(path.join(config.distDir, 'build-meta.json'), JSON.stringify(written, null, 2) + '\n');
-  return meta;
 }

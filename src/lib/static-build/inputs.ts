@@ -222,7 +222,14 @@ export class InputKeys {
     }
     return k;
   }
+  /** unchanged()'s answer by group: a video's group is asked for by its page, JSON, card and twin. */
+  private readonly verdicts = new Map<string, boolean>();
   unchanged(group: string): boolean {
+    let same = this.verdicts.get(group);
+    if (same === undefined) this.verdicts.set(group, (same = this.compare(group)));
+    return same;
+  }
+  private compare(group: string): boolean {
     const was = this.previous[group];
     if (was !== undefined && !this.keys.has(group) && !this.mayHaveMoved(group)) {
       if (this.check && inputKey(this.snap, group) !== was) throw new Error(`the input key of ${group} moved, but no input of it changed`);

@@ -1,20 +1,56 @@
 // A render shard (see render.ts): renders the pages named in a selection file with Astro, printing one "."
-// per page, then "STAGING <folder> <peak RSS in MB>". Run by renderPages, not by hand:
+// per page, then "STAGING <folder> <peak RSS in MB> <milliseconds from start to finish> <CPU milliseconds>". Run by
+// renderPages and startRender, not by hand:
 //   node src/lib/static-build/render-shard.ts <selection.json> <generated-at>
-import { renderWithAstro } from './render.ts';
+//   node src/lib/static-build/render-shard.ts - <generated-at>
+// With "-", Astro bundles the site first and then waits for one JSON line on stdin: the variables naming
+// the selection file (KB_PAGE_SELECTION) and, if any, the page models file (KB_PAGE_MODELS). Input that
+// ends without that line means nothing is to be rendered: the shard removes its folder and exits.
+import fs from 'node:fs';
+import { currentStaging, renderWithAstro } from './render.ts';
+import { PAGE_SELECTION_ENV } from '../pages/index.ts';
+import { PAGE_MODELS_ENV } from '../build-inputs.ts';
 
 const [selectionFile, generatedAt] = process.argv.slice(2);
 if (!selectionFile || !generatedAt) {
-  console.error('usage: node src/lib/static-build/render-shard.ts <selection.json> <generated-at>');
+  console.error('usage: node src/lib/static-build/render-shard.ts <selection.json | -> <generated-at>');
   process.exit(2);
 }
+const started = performance.now();
+
+/** The variables stdin gives (the "-" form), or an exit when it ends without them. */
+function fromStdin(): () => Promise<Record<string, string>> {
+  let input = '';
+  const line = new Promise<Record<string, string>>((resolve) => {
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (d: string) => (input += d));
+    process.stdin.on('end', () => {
+      const vars = input.trim() ? (JSON.parse(input) as Record<string, unknown>) : null;
+      const wanted = vars && typeof vars[PAGE_SELECTION_ENV] === 'string';
+      if (!wanted) {
+        // Cancelled (or the build that started this process is gone): whatever Astro has written goes.
+        if (currentStaging) fs.rmSync(currentStaging, { recursive: true, force: true });
+        process.exit(0);
+      }
+      const out: Record<string, string> = { [PAGE_SELECTION_ENV]: vars[PAGE_SELECTION_ENV] as string };
+      if (typeof vars[PAGE_MODELS_ENV] === 'string') out[PAGE_MODELS_ENV] = vars[PAGE_MODELS_ENV] as string;
+      resolve(out);
+    });
+  });
+  return () => line;
+}
+
 let dots = 0;
 const flush = () => {
   if (dots) process.stdout.write('.'.repeat(dots));
   dots = 0;
 };
 const timer = setInterval(flush, 200);
-const staging = await renderWithAstro(process.env, generatedAt, selectionFile, () => dots++);
+const staging =
+  selectionFile === '-'
+    ? await renderWithAstro(process.env, generatedAt, undefined, () => dots++, fromStdin())
+    : await renderWithAstro(process.env, generatedAt, selectionFile, () => dots++);
 clearInterval(timer);
 flush();
-process.stdout.write(`\nSTAGING ${staging} ${Math.round(process.resourceUsage().maxRSS / 1024)}\n`);
+const cpu = process.cpuUsage();
+process.stdout.write(`\nSTAGING ${staging} ${Math.round(process.resourceUsage().maxRSS / 1024)} ${Math.round(performance.now() - started)} ${Math.round((cpu.user + cpu.system) / 1000)}\n`);

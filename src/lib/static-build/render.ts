@@ -2,12 +2,13 @@
 // is split into shards by page key (KB_PAGE_SELECTION), each rendered by its own Astro build in a child
 // process (render-shard.ts), and the shards' folders merged. Small builds (the incremental ones) render in
 // this process. Either way the pages come from the same page files and the same renderer.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onPageRendered } from '../pages/index.ts';
+import { PAGE_MODELS_ENV } from '../build-inputs.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -19,7 +20,16 @@ const PAGES_PER_SHARD = 3000;
 const MAX_SHARDS = 4;
 
 /** What the last render cost: shards used and the largest shard process's peak memory. */
-export const renderStats = { shards: 1, peakShardRssMb: 0 };
+export const renderStats = {
+  shards: 1,
+  peakShardRssMb: 0,
+  /** The slowest shard process, from its start to its last page (as it measured itself). */
+  slowestShardMs: 0,
+  /** CPU time (user and system) of the shard processes, summed. */
+  shardCpuMs: 0,
+  /** The process id of the last render started early (startRender). */
+  lastPid: 0,
+};
 
 /**
  * Builds in one process count up: Astro imports its prerender bundle from the output folder, and Node
@@ -32,19 +42,42 @@ let buildCount = 0;
  * bundle from the output folder, so node_modules must resolve from there) and returns that folder.
  * With a selection file, only the pages it names (and the pages without params) are rendered.
  */
+/** The staging folder of a process's n-th render. */
+const stagingFolder = (pid: number, n: number) => path.join(ROOT, 'node_modules', '.cache', `kb-build-${pid}-${n}`);
+
+/** The staging folder of the render running in this process, if one is. */
+export let currentStaging: string | undefined;
+
+/**
+ * Where the bundled site waits before its pages are generated (astro.config.mjs, `kb:render-gate`): a
+ * function on the global object, because Astro runs the config's plugins from its own module graph.
+ */
+const GATE = Symbol.for('kb.renderGate');
+
+/**
+ * Runs Astro over the content into a new staging folder inside the project (Astro imports its prerender
+ * bundle from the output folder, so node_modules must resolve from there) and returns that folder.
+ * With a selection file, only the pages it names (and the pages without params) are rendered. With a
+ * `gate`, Astro bundles the site first and then waits for it: what it resolves with (the selection and
+ * models files' variables) is set in the environment before any page is generated.
+ */
 export async function renderWithAstro(
   env: Record<string, string | undefined>,
   generatedAt: string,
   selectionFile?: string,
   onPage?: () => void,
+  gate?: () => Promise<Record<string, string>>,
 ): Promise<string> {
-  const staging = path.join(ROOT, 'node_modules', '.cache', `kb-build-${process.pid}-${++buildCount}`);
+  const staging = stagingFolder(process.pid, ++buildCount);
   fs.rmSync(staging, { recursive: true, force: true });
+  currentStaging = staging;
   const saved = { ...process.env };
   Object.assign(process.env, env, { DIST_DIR: staging, KB_GENERATED_AT: generatedAt, ASTRO_TELEMETRY_DISABLED: '1' });
   if (selectionFile) process.env.KB_PAGE_SELECTION = selectionFile;
   else delete process.env.KB_PAGE_SELECTION;
   onPageRendered(onPage);
+  const global = globalThis as { [GATE]?: () => Promise<void> };
+  if (gate) global[GATE] = async () => void Object.assign(process.env, await gate());
   try {
     const { build } = await import('astro');
     await build({ root: ROOT, logLevel: 'warn' });
@@ -52,6 +85,8 @@ export async function renderWithAstro(
     fs.rmSync(staging, { recursive: true, force: true });
     throw err;
   } finally {
+    delete global[GATE];
+    currentStaging = undefined;
     onPageRendered(undefined);
     for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
     Object.assign(process.env, saved);
@@ -72,30 +107,85 @@ function writeSelection(keys: readonly string[]): string {
   return file;
 }
 
-/** One shard in a child process; resolves with its staging folder. */
-function renderShard(env: Record<string, string | undefined>, generatedAt: string, selectionFile: string, onPage?: () => void): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'src/lib/static-build/render-shard.ts'), selectionFile, generatedAt], {
-      env: { ...env, KB_NODE_QUIET: '1' } as NodeJS.ProcessEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+/** A render shard's process; `done` resolves with its staging folder. */
+function spawnShard(env: Record<string, string | undefined>, generatedAt: string, selection: string, onPage?: () => void): { child: ChildProcess; done: Promise<string> } {
+  const child = spawn(process.execPath, [path.join(ROOT, 'src/lib/static-build/render-shard.ts'), selection, generatedAt], {
+    env: { ...env, KB_NODE_QUIET: '1' } as NodeJS.ProcessEnv,
+    stdio: [selection === '-' ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+  });
+  const done = new Promise<string>((resolve, reject) => {
     let out = '';
     let err = '';
-    child.stdout.on('data', (d: Buffer) => {
+    child.stdout!.on('data', (d: Buffer) => {
       const s = d.toString();
       // One "." per page rendered; the last line names the folder and the shard's peak memory.
       if (onPage) for (const c of s) if (c === '.') onPage();
       out += s;
     });
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
     child.on('exit', (code) => {
-      const m = /STAGING (\S+) (\d+)\s*$/.exec(out);
+      const m = /STAGING (\S+) (\d+) (\d+) (\d+)\s*$/.exec(out);
       if (code !== 0 || !m) return reject(new Error(`a render shard failed (exit ${code}): ${err.trim().split('\n').slice(-5).join('\n')}`));
       renderStats.peakShardRssMb = Math.max(renderStats.peakShardRssMb, Number(m[2]));
+      renderStats.slowestShardMs = Math.max(renderStats.slowestShardMs, Number(m[3]));
+      renderStats.shardCpuMs += Number(m[4]);
       resolve(m[1]);
     });
   });
+  return { child, done };
+}
+
+/** One shard in a child process; resolves with its staging folder. */
+function renderShard(env: Record<string, string | undefined>, generatedAt: string, selectionFile: string, onPage?: () => void): Promise<string> {
+  return spawnShard(env, generatedAt, selectionFile, onPage).done;
+}
+
+export interface EarlyRender {
+  /** Renders these pages (page keys), with these page models if given; resolves with the staging folder. */
+  go(keys: readonly string[], modelsFile?: string): Promise<string>;
+  /** Nothing to render after all: the process ends and leaves no folder behind (resolves once it has). */
+  cancel(): Promise<void>;
+}
+
+/**
+ * A render process started before the pages to render are known (the incremental build): Astro starts and
+ * bundles the site (~5 s, as long as a 100k-video build takes to load and fingerprint) while the caller
+ * works out what changed, then renders the pages `go` names. One shard: for a selection too large for one,
+ * cancel it and call renderPages.
+ */
+export function startRender(env: Record<string, string | undefined>, generatedAt: string, onPage?: () => void): EarlyRender {
+  const { child, done } = spawnShard(env, generatedAt, '-', onPage);
+  renderStats.lastPid = child.pid ?? 0;
+  done.catch(() => {}); // a cancelled render fails; go() hands on a real failure
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+  let used = false;
+  return {
+    go(keys, modelsFile) {
+      if (used) throw new Error('startRender: go or cancel was called already');
+      used = true;
+      renderStats.shards = 1;
+      renderStats.peakShardRssMb = 0;
+      renderStats.slowestShardMs = 0;
+      renderStats.shardCpuMs = 0;
+      const selection = writeSelection(keys);
+      child.stdin!.end(JSON.stringify({ KB_PAGE_SELECTION: selection, ...(modelsFile ? { [PAGE_MODELS_ENV]: modelsFile } : {}) }) + '\n');
+      const drop = () => fs.rmSync(selection, { force: true });
+      return done.finally(drop);
+    },
+    async cancel() {
+      if (used) return;
+      used = true;
+      // The process reads the end of its input as "nothing to render": it removes its folder and exits.
+      // Its folder is removed here too, in case it died before it could.
+      child.stdin!.end();
+      await exited;
+      fs.rmSync(stagingFolder(child.pid!, 1), { recursive: true, force: true });
+    },
+  };
 }
 
 /**
@@ -134,6 +224,8 @@ export async function renderPages(
   const shards = shardCount(keys.length, env);
   renderStats.shards = shards;
   renderStats.peakShardRssMb = 0;
+  renderStats.slowestShardMs = 0;
+  renderStats.shardCpuMs = 0;
   if (shards === 1 && !opts.inChild) {
     const selection = opts.all ? undefined : writeSelection(keys);
     try {
