@@ -43,6 +43,12 @@ interface JobRow {
   /** Render shards the job started (rebuild-site), and the largest one's peak RSS. */
   shards: number;
   shard_rss_mb: number;
+  /**
+   * CPU time (user and system, every thread) of the job's process and of its render shards: on a machine
+   * shared with others, wall time varies by tens of percent from run to run, CPU time much less.
+   */
+  cpu_ms: number;
+  shard_cpu_ms: number;
 }
 
 /**
@@ -89,10 +95,23 @@ async function runAll(env: Record<string, string | undefined>, date: string, ord
       continue;
     }
     const t = performance.now();
+    const cpu = process.cpuUsage();
     renderStats.shards = 0;
     renderStats.peakShardRssMb = 0;
+    renderStats.shardCpuMs = 0;
     const r = await runJob(job, { ...jobContext(jobDate ? { date: jobDate } : {}, env), log: () => {} }, JOBS[job].run);
-    rows.push({ job, ms: Math.round(performance.now() - t), counts: r.counts, ok: r.ok, rss_mb: Math.round(process.resourceUsage().maxRSS / 1024), shards: renderStats.shards, shard_rss_mb: renderStats.peakShardRssMb });
+    const used = process.cpuUsage(cpu);
+    rows.push({
+      job,
+      ms: Math.round(performance.now() - t),
+      counts: r.counts,
+      ok: r.ok,
+      rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+      shards: renderStats.shards,
+      shard_rss_mb: renderStats.peakShardRssMb,
+      cpu_ms: Math.round((used.user + used.system) / 1000),
+      shard_cpu_ms: renderStats.shardCpuMs,
+    });
     if (!r.ok) console.error(`bench pipeline: ${job} failed: ${r.error}`);
   }
   return rows;
@@ -170,12 +189,15 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
             job: r.job,
             seconds: (r.ms / 1000).toFixed(2),
             share: `${Math.round((r.ms / total) * 100)}%`,
+            'CPU s': `${(r.cpu_ms / 1000).toFixed(2)}${r.shard_cpu_ms ? ` + ${(r.shard_cpu_ms / 1000).toFixed(2)} (shards)` : ''}`,
             [inProcess ? 'bench peak RSS' : 'peak RSS']: `${r.rss_mb} MB${r.shards ? ` (${r.shards} shard${r.shards > 1 ? 's' : ''} ≤ ${r.shard_rss_mb} MB)` : ''}`,
             result: r.ok ? JSON.stringify(r.counts) : 'FAILED',
           })),
         ),
       );
-      return { total_ms: total, peak_rss_mb: peakOf(rows), jobs: rows };
+      const cpuMs = rows.reduce((a, r) => a + r.cpu_ms + r.shard_cpu_ms, 0);
+      console.log(`CPU time of the run, every process: ${(cpuMs / 1000).toFixed(1)} s`);
+      return { total_ms: total, cpu_ms: cpuMs, peak_rss_mb: peakOf(rows), jobs: rows };
     };
     const result = {
       videos,
