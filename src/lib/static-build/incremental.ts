@@ -175,11 +175,12 @@ export async function buildSiteIncremental(
     // A selection too large for one render process goes to renderPages, which shards it.
     const sharded = shardCount(selected.length, env) > 1;
     if (sharded) await early.cancel();
-    const rendering = !selected.length
-      ? null
-      : sharded
-        ? renderPages(modelsFile ? { ...env, [PAGE_MODELS_ENV]: modelsFile } : env, site.generatedAt, selected, { all: false, inChild: true, onPage })
-        : early.go(selected, modelsFile);
+    let rendering: Promise<string> | null = null;
+    if (selected.length && sharded) rendering = renderPages(modelsFile ? { ...env, [PAGE_MODELS_ENV]: modelsFile } : env, site.generatedAt, selected, { all: false, inChild: true, onPage });
+    else if (selected.length) {
+      await early.go(selected, modelsFile);
+      rendering = early.result;
+    }
     // Whatever happens below, the render's folder and the models file are removed.
     rendering?.catch(() => {});
     const dropModels = () => modelsFile && fs.rmSync(modelsFile, { force: true });

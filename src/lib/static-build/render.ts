@@ -142,8 +142,14 @@ function renderShard(env: Record<string, string | undefined>, generatedAt: strin
 }
 
 export interface EarlyRender {
-  /** Renders these pages (page keys), with these page models if given; resolves with the staging folder. */
-  go(keys: readonly string[], modelsFile?: string): Promise<string>;
+  /**
+   * Renders these pages (page keys), with these page models if given. Resolves once the process has been
+   * told (a caller that then works synchronously for seconds would otherwise hold the message back until
+   * it is done); `result` resolves with the staging folder.
+   */
+  go(keys: readonly string[], modelsFile?: string): Promise<void>;
+  /** The staging folder of the pages `go` asked for. */
+  readonly result: Promise<string>;
   /** Nothing to render after all: the process ends and leaves no folder behind (resolves once it has). */
   cancel(): Promise<void>;
 }
@@ -157,24 +163,29 @@ export interface EarlyRender {
 export function startRender(env: Record<string, string | undefined>, generatedAt: string, onPage?: () => void): EarlyRender {
   const { child, done } = spawnShard(env, generatedAt, '-', onPage);
   renderStats.lastPid = child.pid ?? 0;
+  child.stdin!.on('error', () => {}); // a process that died fails `result`; writing to it must not throw here
   done.catch(() => {}); // a cancelled render fails; go() hands on a real failure
   const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once('exit', () => resolve());
   });
   let used = false;
+  let selection: string | undefined;
+  const result = done.finally(() => selection && fs.rmSync(selection, { force: true }));
+  result.catch(() => {});
   return {
-    go(keys, modelsFile) {
+    result,
+    async go(keys, modelsFile) {
       if (used) throw new Error('startRender: go or cancel was called already');
       used = true;
       renderStats.shards = 1;
       renderStats.peakShardRssMb = 0;
       renderStats.slowestShardMs = 0;
       renderStats.shardCpuMs = 0;
-      const selection = writeSelection(keys);
-      child.stdin!.end(JSON.stringify({ KB_PAGE_SELECTION: selection, ...(modelsFile ? { [PAGE_MODELS_ENV]: modelsFile } : {}) }) + '\n');
-      const drop = () => fs.rmSync(selection, { force: true });
-      return done.finally(drop);
+      selection = writeSelection(keys);
+      const message = JSON.stringify({ KB_PAGE_SELECTION: selection, ...(modelsFile ? { [PAGE_MODELS_ENV]: modelsFile } : {}) }) + '\n';
+      // Flushed before the caller goes on; a process that died already fails `result` instead.
+      await new Promise<void>((resolve) => child.stdin!.end(message, () => resolve()));
     },
     async cancel() {
       if (used) return;
