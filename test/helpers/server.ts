@@ -34,6 +34,16 @@ export async function startTestServer(
   opts: { distDir?: string; contentDir?: string; env?: Record<string, string>; ownOrigin?: boolean } = {},
 ): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-test-data-'));
+  try {
+    return await startIn(dataDir, opts);
+  } catch (err) {
+    // A server that did not start (tests of refused configurations) leaves no folder behind.
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function startIn(dataDir: string, opts: { distDir?: string; contentDir?: string; env?: Record<string, string>; ownOrigin?: boolean }): Promise<TestServer> {
   const port = opts.ownOrigin ? await freePort() : 0;
   const config = loadConfig({
     CONTENT_DIR: opts.contentDir ?? path.resolve('content'),
@@ -76,8 +86,11 @@ export function asTestServer(running: RunningServer, dataDir: string, cleanup: s
     dataDir,
     get: (p, init) => fetch(running.url + p, init),
     stop: async () => {
-      await running.close();
-      fs.rmSync(cleanup, { recursive: true, force: true });
+      try {
+        await running.close();
+      } finally {
+        fs.rmSync(cleanup, { recursive: true, force: true });
+      }
     },
   };
 }
