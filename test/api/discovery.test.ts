@@ -86,14 +86,19 @@ describe('discovery documents', () => {
     expect(script).toContain('/api/oauth/device');
     const code = script.split('\n').filter((l) => !/^\s*#/.test(l)).join('\n');
     expect(code).not.toMatch(/\bjq\b|\[\[ |\bfunction\b|\blocal\b|\bwget\b/); // curl and POSIX sh only
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kb-sh-')), 'agent-login.sh');
-    fs.writeFileSync(file, script);
-    execFileSync('sh', ['-n', file]); // parses as POSIX sh
-    // The whole sign-in is run against a live server in test/api/device/agent-login.test.ts; here only
-    // the override and the failure path: an unreachable server is a clear message and exit status 1.
-    const run = spawnSync('sh', [file], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: os.tmpdir(), KB_SERVER: 'http://127.0.0.1:1' } });
-    expect(run.status).toBe(1);
-    expect(run.stderr).toContain('agent-login: cannot reach http://127.0.0.1:1');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-sh-'));
+    try {
+      const file = path.join(dir, 'agent-login.sh');
+      fs.writeFileSync(file, script);
+      execFileSync('sh', ['-n', file]); // parses as POSIX sh
+      // The whole sign-in is run against a live server in test/api/device/agent-login.test.ts; here only
+      // the override and the failure path: an unreachable server is a clear message and exit status 1.
+      const run = spawnSync('sh', [file], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: os.tmpdir(), KB_SERVER: 'http://127.0.0.1:1' } });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain('agent-login: cannot reach http://127.0.0.1:1');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('/api/latest and its alias /api/brief are the same briefing', async () => {
