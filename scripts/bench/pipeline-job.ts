@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { JOBS, followUps } from '../../pipeline/lib/jobs.ts';
 import { runChain } from '../../pipeline/lib/chain.ts';
 import { jobContext } from '../../pipeline/lib/context.ts';
-import { renderStats } from '../../src/lib/static-build/render.ts';
+import { renderStats, resetRenderStats } from '../../src/lib/static-build/render.ts';
 
 const { positionals, values } = parseArgs({ allowPositionals: true, options: { chain: { type: 'boolean' } } });
 const [job, date] = positionals;
@@ -19,9 +19,7 @@ if (!job || !JOBS[job]) {
 let t = performance.now();
 // The first job's CPU time counts from the process's start, as its wall time does (the bench measures that).
 let cpu: NodeJS.CpuUsage = { user: 0, system: 0 };
-renderStats.shards = 0;
-renderStats.peakShardRssMb = 0;
-renderStats.shardCpuMs = 0;
+resetRenderStats(0);
 // The job's log lines (what took how long) go to stderr, which the bench shows.
 await runChain(job, () => ({ ...jobContext(date ? { date } : {}), log: (m) => console.error(`  ${m}`) }), async (name, r) => {
   const ms = Math.round(performance.now() - t);
@@ -42,8 +40,6 @@ await runChain(job, () => ({ ...jobContext(date ? { date } : {}), log: (m) => co
   process.stdout.write(`\nJOB ${JSON.stringify(line)}\n`);
   t = performance.now();
   cpu = process.cpuUsage();
-  renderStats.shards = 0;
-  renderStats.peakShardRssMb = 0;
-  renderStats.shardCpuMs = 0;
+  resetRenderStats(0);
   return values.chain ? (followUps(name, r)[0] ?? null) : null;
 });

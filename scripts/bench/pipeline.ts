@@ -17,7 +17,7 @@ import { JOBS } from '../../pipeline/lib/jobs.ts';
 import { runJob } from '../../pipeline/lib/run-job.ts';
 import { jobContext } from '../../pipeline/lib/context.ts';
 import { table } from './util.ts';
-import { renderStats } from '../../src/lib/static-build/render.ts';
+import { renderStats, resetRenderStats } from '../../src/lib/static-build/render.ts';
 
 const NEW_VIDEOS = 50;
 
@@ -96,9 +96,7 @@ async function runAll(env: Record<string, string | undefined>, date: string, ord
     }
     const t = performance.now();
     const cpu = process.cpuUsage();
-    renderStats.shards = 0;
-    renderStats.peakShardRssMb = 0;
-    renderStats.shardCpuMs = 0;
+    resetRenderStats(0);
     const r = await runJob(job, { ...jobContext(jobDate ? { date: jobDate } : {}, env), log: () => {} }, JOBS[job].run);
     const used = process.cpuUsage(cpu);
     rows.push({

@@ -63,12 +63,15 @@ function removeFile(root: string, rel: string): void {
   }
 }
 
+/** A page model for the render process: its route, params and the model's JSON as fingerprinting made it. */
+type HandedModel = { route: string; params: Record<string, string>; json: string };
+
 /**
  * The render process's PageModelsFile, written from the models' JSON as fingerprinting made it (serialising
  * the models again cost ~0.9 s at 100k videos: the indexes of concepts and essays and the tag pages are MBs
  * each), piece by piece.
  */
-function writeModelsFile(file: string, site: PageModelsFile['site'], models: Record<string, { route: string; params: Record<string, string>; json: string }>, keys: string[]): void {
+function writeModelsFile(file: string, site: PageModelsFile['site'], models: Record<string, HandedModel>, keys: string[]): void {
   const fd = fs.openSync(file, 'w', 0o600);
   try {
     fs.writeSync(fd, `{"site":${JSON.stringify(site)},"pages":{`);
@@ -122,7 +125,7 @@ export async function buildSiteIncremental(
     // The models of pages that may be rendered: changed ones, and the pages without params (rendered always);
     // none past the hand-off's limit (the render then builds its models, and memory stays flat).
     const singles = singlePageRoutes();
-    let models: Record<string, { route: string; params: Record<string, string>; json: string }> | null = {};
+    let models: Record<string, HandedModel> | null = {};
     let modelCount = 0;
     /** Pages whose fingerprint or file differ from the previous build's (a kept page's are the recorded ones). */
     const selected: string[] = [];

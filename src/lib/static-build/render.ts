@@ -1,13 +1,14 @@
 // Rendering pages with Astro. One Astro build renders one page after another on one core; a large build
 // is split into shards by page key (KB_PAGE_SELECTION), each rendered by its own Astro build in a child
-// process (render-shard.ts), and the shards' folders merged. Small builds (the incremental ones) render in
-// this process. Either way the pages come from the same page files and the same renderer.
+// process (render-shard.ts), and the shards' folders merged. The incremental build starts one such process
+// before it knows which pages changed (startRender), so that Astro's start and bundling overlap its own work.
+// Either way the pages come from the same page files and the same renderer.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { onPageRendered } from '../pages/index.ts';
+import { onPageRendered, PAGE_SELECTION_ENV } from '../pages/index.ts';
 import { PAGE_MODELS_ENV } from '../build-inputs.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -31,19 +32,22 @@ export const renderStats = {
   lastPid: 0,
 };
 
+/** Starts renderStats over for a render (or a benchmarked job) of `shards` shards. */
+export function resetRenderStats(shards: number): void {
+  renderStats.shards = shards;
+  renderStats.peakShardRssMb = 0;
+  renderStats.slowestShardMs = 0;
+  renderStats.shardCpuMs = 0;
+}
+
 /**
  * Builds in one process count up: Astro imports its prerender bundle from the output folder, and Node
  * caches modules by path, so a second build into the same folder would render from the first bundle.
  */
 let buildCount = 0;
 
-/**
- * Runs Astro over the content into a new staging folder inside the project (Astro imports its prerender
- * bundle from the output folder, so node_modules must resolve from there) and returns that folder.
- * With a selection file, only the pages it names (and the pages without params) are rendered.
- */
 /** The staging folder of a process's n-th render. */
-const stagingFolder = (pid: number, n: number) => path.join(ROOT, 'node_modules', '.cache', `kb-build-${pid}-${n}`);
+export const stagingFolder = (pid: number, n: number) => path.join(ROOT, 'node_modules', '.cache', `kb-build-${pid}-${n}`);
 
 /** The staging folder of the render running in this process, if one is. */
 export let currentStaging: string | undefined;
@@ -73,8 +77,8 @@ export async function renderWithAstro(
   currentStaging = staging;
   const saved = { ...process.env };
   Object.assign(process.env, env, { DIST_DIR: staging, KB_GENERATED_AT: generatedAt, ASTRO_TELEMETRY_DISABLED: '1' });
-  if (selectionFile) process.env.KB_PAGE_SELECTION = selectionFile;
-  else delete process.env.KB_PAGE_SELECTION;
+  if (selectionFile) process.env[PAGE_SELECTION_ENV] = selectionFile;
+  else delete process.env[PAGE_SELECTION_ENV];
   onPageRendered(onPage);
   const global = globalThis as { [GATE]?: () => Promise<void> };
   if (gate) global[GATE] = async () => void Object.assign(process.env, await gate());
@@ -118,7 +122,7 @@ function spawnShard(env: Record<string, string | undefined>, generatedAt: string
     let err = '';
     child.stdout!.on('data', (d: Buffer) => {
       const s = d.toString();
-      // One "." per page rendered; the last line names the folder and the shard's peak memory.
+      // One "." per page rendered; the last line names the folder, the shard's peak memory, time and CPU time.
       if (onPage) for (const c of s) if (c === '.') onPage();
       out += s;
     });
@@ -178,12 +182,9 @@ export function startRender(env: Record<string, string | undefined>, generatedAt
     async go(keys, modelsFile) {
       if (used) throw new Error('startRender: go or cancel was called already');
       used = true;
-      renderStats.shards = 1;
-      renderStats.peakShardRssMb = 0;
-      renderStats.slowestShardMs = 0;
-      renderStats.shardCpuMs = 0;
+      resetRenderStats(1);
       selection = writeSelection(keys);
-      const message = JSON.stringify({ KB_PAGE_SELECTION: selection, ...(modelsFile ? { [PAGE_MODELS_ENV]: modelsFile } : {}) }) + '\n';
+      const message = JSON.stringify({ [PAGE_SELECTION_ENV]: selection, ...(modelsFile ? { [PAGE_MODELS_ENV]: modelsFile } : {}) }) + '\n';
       // Flushed before the caller goes on; a process that died already fails `result` instead.
       await new Promise<void>((resolve) => child.stdin!.end(message, () => resolve()));
     },
@@ -191,7 +192,7 @@ export function startRender(env: Record<string, string | undefined>, generatedAt
       if (used) return;
       used = true;
       // The process reads the end of its input as "nothing to render": it removes its folder and exits.
-      // Its folder is removed here too, in case it died before it could.
+      // Its folder (its first and only render's) is removed here too, in case it died before it could.
       child.stdin!.end();
       await exited;
       fs.rmSync(stagingFolder(child.pid!, 1), { recursive: true, force: true });
@@ -233,10 +234,7 @@ export async function renderPages(
   opts: { all: boolean; onPage?: () => void; /** Render even one shard in a child process, so this one can work meanwhile. */ inChild?: boolean },
 ): Promise<string> {
   const shards = shardCount(keys.length, env);
-  renderStats.shards = shards;
-  renderStats.peakShardRssMb = 0;
-  renderStats.slowestShardMs = 0;
-  renderStats.shardCpuMs = 0;
+  resetRenderStats(shards);
   if (shards === 1 && !opts.inChild) {
     const selection = opts.all ? undefined : writeSelection(keys);
     try {
