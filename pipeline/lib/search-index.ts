@@ -37,6 +37,7 @@ export async function buildIndex(ctx: JobContext): Promise<JobResult> {
 
 export async function updateIndex(ctx: JobContext): Promise<JobResult> {
   const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir) });
+  if (ctx.chain) ctx.chain.indexed = { contentDir: ctx.contentDir, snapshot: snap }; // for rebuild-site, next
   const embedder = await resolveEmbedderSetting(ctx.config.embedding, ctx.log);
   const bar = embeddingProgress('update-index (embedding)');
   const r = await updateSearchIndex(snap, { dataDir: ctx.dataDir, embedder, log: ctx.log, now: ctx.now, onProgress: bar.onProgress });

@@ -14,7 +14,10 @@ export async function rebuildSite(ctx: JobContext): Promise<JobResult> {
     BASE_URL: ctx.config.baseUrl,
   };
   let bar: Progress | undefined;
+  // In a chain after update-index: the snapshot it indexed (ChainState), not content/ walked again.
+  const indexed = ctx.chain?.indexed;
   const meta = await buildSiteIncremental(env, {
+    snapshot: indexed && indexed.contentDir === ctx.contentDir ? indexed.snapshot : undefined,
     log: ctx.log,
     onProgress: (done, total) => (bar ??= progress('rebuild-site (pages)', total)).tick(),
   });

@@ -1,5 +1,16 @@
 // What every job receives and returns.
 import type { Config } from '../../src/lib/config.ts';
+import type { Snapshot } from '../../src/lib/content/model.ts';
+
+/**
+ * What the jobs of one chain (pipeline/lib/chain.ts) hand on to the next. `indexed`: the content snapshot
+ * update-index loaded and indexed; rebuild-site, next in the chain, publishes that same snapshot instead of
+ * walking content/ again (~2.5 s at 100k videos), so the site shows exactly what search finds. An edit made
+ * between the two reaches both at the next run, as any edit made while no job runs does.
+ */
+export interface ChainState {
+  indexed?: { contentDir: string; snapshot: Snapshot };
+}
 
 export interface JobContext {
   config: Config;
@@ -11,6 +22,8 @@ export interface JobContext {
   options: Record<string, string>;
   log: (line: string) => void;
   now: () => Date;
+  /** Set when the job runs in a chain: what the chain's earlier jobs handed on. */
+  chain?: ChainState;
 }
 
 export interface JobResult {

@@ -8,8 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
-import { JOBS } from '../../pipeline/lib/jobs.ts';
+import { JOBS, followUps } from '../../pipeline/lib/jobs.ts';
 import { runJob } from '../../pipeline/lib/run-job.ts';
+import { runChain } from '../../pipeline/lib/chain.ts';
 import { jobContext } from '../../pipeline/lib/context.ts';
 import { readStatus } from '../../pipeline/lib/status.ts';
 import { buildSite } from '../../src/lib/static-build/full.ts';
@@ -166,6 +167,36 @@ describe('the incremental pipeline', () => {
     expect(latest.latest_videos.map((v: { video_id: string }) => v.video_id)).toContain('incr0000001');
     const search = await srv.get('/api/search?q=fresh+talk+operations').then((r) => r.json());
     expect(search.hits.map((h: { id: string }) => h.id)).toContain('incr0000002');
+  }, 180_000);
+
+  it('publishes in a chain the content update-index indexed; an edit made between the two reaches both in the next run', async () => {
+    const titleOnSite = (id: string) => JSON.parse(fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'api', 'videos', id, 'index.json'), 'utf8')).title;
+    const siteHash = () => JSON.parse(fs.readFileSync(path.join(dirs().DIST_DIR, 'build-meta.json'), 'utf8')).content_hash;
+    const indexHash = () => readManifest(path.join(dirs().DATA_DIR, 'index'))!.content_hash;
+    const before = titleOnSite(edited);
+    const ran: string[] = [];
+    let indexed = '';
+    const chain = (between?: () => void) =>
+      runChain('update-index', () => quiet(), async (name, r) => {
+        expect(r.ok, `${name}: ${r.error}`).toBe(true);
+        ran.push(name);
+        if (name === 'update-index') {
+          indexed = indexHash();
+          between?.();
+        }
+        return followUps(name, r)[0] ?? null;
+      });
+    await chain(() => fs.writeFileSync(videoFile(edited), fs.readFileSync(videoFile(edited), 'utf8').replace(/^title: .*$/m, 'title: "Zorbleflux: retitled while the chain ran"')));
+    expect(ran).toEqual(['update-index', 'rebuild-site']);
+    // The site shows the content search was updated with (the running server, seeing the edit when it
+    // reloads, may rebuild the index meanwhile: the index's hash is the one update-index left).
+    expect(titleOnSite(edited)).toBe(before);
+    expect(siteHash()).toBe(indexed);
+    // The next run brings the edit to both.
+    await chain();
+    expect(titleOnSite(edited)).toBe('Zorbleflux: retitled while the chain ran');
+    expect(siteHash()).toBe(indexed);
+    expect(await keywordIds(dirs().DATA_DIR, dirs().CONTENT_DIR, 'zorbleflux')).toContain(`video:${edited}`);
   }, 180_000);
 
   it('stops the render process it started early when nothing is to be rendered, or too much for one process', async () => {

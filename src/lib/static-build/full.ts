@@ -13,7 +13,7 @@ import { prerenderedResources } from '../resources.ts';
 import { distFileFor } from '../representation.ts';
 import { siteContext, type SiteContext } from '../site.ts';
 import type { Snapshot } from '../content/model.ts';
-import { chromeKey, fileHash, hashTree, rendererHash, SITE_MANIFEST_FORMAT, writeSiteManifest, type SiteManifest } from './manifest.ts';
+import { chromeKey, listTree, rendererHash, SITE_MANIFEST_FORMAT, writeSiteManifest, type SiteManifest } from './manifest.ts';
 import { InputKeys, pageGroup, siteInputs } from './inputs.ts';
 
 export interface BuildMeta {
@@ -138,7 +138,8 @@ export async function buildSite(env: Record<string, string | undefined> = proces
   const clientDir = path.join(folder, 'client');
   let rendered_: string | undefined;
   try {
-    const files: Record<string, string> = {};
+    /** Every file dist/client will hold (a page's file may also be a document's: counted once). */
+    const files = new Set<string>();
     const resources: string[] = [];
     const dirs = new Set<string>();
     // Each item's input key, recorded for the next incremental build (src/lib/static-build/inputs.ts).
@@ -157,20 +158,20 @@ export async function buildSite(env: Record<string, string | undefined> = proces
         dirs.add(dir);
       }
       fs.writeFileSync(abs, body);
-      files[rel] = fileHash(body);
+      files.add(rel);
       resources.push(rel);
     }
     opts.log?.(`build: ${resources.length} documents written in ${secs(t0)} s`);
     rendered_ = await rendering;
     const t1 = performance.now();
     const pagesDir = path.join(rendered_, 'client');
-    Object.assign(files, hashTree(pagesDir));
+    for (const rel of listTree(pagesDir)) files.add(rel);
     mergeInto(clientDir, pagesDir);
     fs.renameSync(path.join(rendered_, 'server'), path.join(folder, 'server'));
     opts.log?.(`build: ${prints.size} pages rendered (${renderStats.shards} shard${renderStats.shards > 1 ? 's' : ''}) by ${secs(t0)} s, moved in ${secs(t1)} s; models and fingerprints took ${((t0 - started) / 1000).toFixed(1)} s with the content`);
     const staging = folder;
     const pages = pageRecords(prints);
-    const fileCount = Object.keys(files).length;
+    const fileCount = files.size;
     writeSiteManifest(staging, {
       format: SITE_MANIFEST_FORMAT,
       renderer: rendererHash(),
@@ -180,7 +181,6 @@ export async function buildSite(env: Record<string, string | undefined> = proces
       content_hash: snapshot.contentHash,
       pages,
       resources,
-      files,
       file_count: fileCount,
       inputs_site: siteInputs(site),
       inputs: keys.record(),

@@ -13,13 +13,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../config.ts';
 import { loadSnapshot } from '../content/load.ts';
+import type { Snapshot } from '../content/model.ts';
 import { contentCacheDir } from '../content/parse-cache.ts';
 import { writeFileAtomic } from '../fs-atomic.ts';
 import { pageFingerprints, singlePageRoutes } from '../pages/index.ts';
 import { siteContext } from '../site.ts';
 import { buildMetaOf, buildSite, pageRecords, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
 import { renderPages, renderStats, shardCount, startRender } from './render.ts';
-import { chromeKey, fileHash, readSiteManifest, rendererHash, writeSiteManifest, type SiteManifest } from './manifest.ts';
+import { chromeKey, listTree, readSiteManifest, rendererHash, writeSiteManifest, type SiteManifest } from './manifest.ts';
 import { InputKeys, pageGroup, siteInputs } from './inputs.ts';
 import { PAGE_MODELS_ENV, type PageModelsFile } from '../build-inputs.ts';
 
@@ -48,9 +49,10 @@ function fullBecause(reason: string, env: Record<string, string | undefined>, op
   return buildSite(env, { ...opts, log }).then((meta) => ({ ...meta, fallback: reason, pages_rendered: -1, documents_kept: 0, models_kept: 0, keys_computed: -1 }));
 }
 
-/** Removes a file and the folders it leaves empty, up to (not including) root. */
-function removeFile(root: string, rel: string): void {
+/** Removes a file of dist/ and the folders it leaves empty, up to (not including) root. Returns whether it was there. */
+function removeFile(root: string, rel: string): boolean {
   const abs = path.join(root, rel);
+  const was = fs.existsSync(abs);
   fs.rmSync(abs, { force: true });
   let dir = path.dirname(abs);
   while (dir.startsWith(root + path.sep)) {
@@ -60,6 +62,31 @@ function removeFile(root: string, rel: string): void {
       break; // not empty
     }
     dir = path.dirname(dir);
+  }
+  return was;
+}
+
+/** How a file's bytes compare with `body`: absent, the same, or different (told by the size when it can). */
+function compareWithFile(file: string, body: Buffer): 'absent' | 'same' | 'differs' {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'absent';
+    throw err;
+  }
+  try {
+    if (fs.fstatSync(fd).size !== body.length) return 'differs';
+    const old = Buffer.allocUnsafe(body.length);
+    let at = 0;
+    while (at < old.length) {
+      const n = fs.readSync(fd, old, at, old.length - at, at);
+      if (n === 0) return 'differs';
+      at += n;
+    }
+    return old.equals(body) ? 'same' : 'differs';
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
@@ -92,7 +119,11 @@ function writeModelsFile(file: string, site: PageModelsFile['site'], models: Rec
 
 export async function buildSiteIncremental(
   env: Record<string, string | undefined> = process.env,
-  opts: BuildOptions & { log?: (m: string) => void } = {},
+  opts: BuildOptions & {
+    log?: (m: string) => void;
+    /** The content to build from, when the caller has loaded it (a pipeline chain: what update-index indexed); else content/ is loaded. */
+    snapshot?: Snapshot;
+  } = {},
 ): Promise<IncrementalResult> {
   const started = performance.now();
   const config = loadConfig(env);
@@ -110,9 +141,9 @@ export async function buildSiteIncremental(
   const onPage = opts.onProgress && (() => opts.onProgress!(++rendered, total));
   const early = startRender(env, site.generatedAt, onPage);
   try {
-    const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) });
+    const snapshot = opts.snapshot ?? loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) });
     const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
-    opts.log?.(`rebuild-site: content loaded in ${secs(started)} s`);
+    opts.log?.(`rebuild-site: ${opts.snapshot ? 'content handed on, the manifest read' : 'content loaded'} in ${secs(started)} s`);
     if (prev.chrome !== chromeKey(site.siteName, site.baseUrl)) return fullBecause('the site name changed', env, opts, opts.log);
 
     // Each item's input key against the previous build's (none reusable under other site settings).
@@ -155,16 +186,20 @@ export async function buildSiteIncremental(
       return fullBecause(`${selected.length} of ${prints.size} pages changed`, env, opts, opts.log);
     }
 
-    // The previous manifest's record, updated in place (a copy of 770k entries at 100k videos costs ~1 s).
-    const files: Record<string, string> = prev.files;
-    let fileCount = prev.file_count ?? Object.keys(files).length;
+    // A recomputed file is written when its bytes differ from dist/'s (read back: ~850 small reads at 100k
+    // videos, where a record of every file's hash cost ~3 s a run to read and write).
+    let fileCount = prev.file_count ?? listTree(clientDir).length;
     const writes = new Map<string, Buffer>();
+    /** Whether each file considered was in dist/ before this build. */
+    const existed = new Map<string, boolean>();
     const consider = (rel: string, body: Buffer) => {
-      const h = fileHash(body);
-      const was = files[rel];
-      if (was !== h) writes.set(rel, body);
-      if (was === undefined) fileCount++;
-      files[rel] = h;
+      const now = compareWithFile(path.join(clientDir, rel), body);
+      if (!existed.has(rel)) {
+        existed.set(rel, now !== 'absent');
+        if (now === 'absent') fileCount++;
+      }
+      if (now === 'same') writes.delete(rel);
+      else writes.set(rel, body);
     };
 
     // Pages whose model changed, rendered by Astro from the same page files as the full build, in a child
@@ -220,9 +255,9 @@ export async function buildSiteIncremental(
           if (!e.isFile()) continue;
           const rel = path.relative(out, path.join(e.parentPath, e.name)).split(path.sep).join('/');
           // The selected pages, and whatever else the build emits that dist/ lacks (a new hashed asset).
-          if (wanted.has(rel) || !(rel in files)) consider(rel, fs.readFileSync(path.join(out, rel)));
+          if (wanted.has(rel) || !fs.existsSync(path.join(clientDir, rel))) consider(rel, fs.readFileSync(path.join(out, rel)));
         }
-        for (const rel of wanted) if (!writes.has(rel) && files[rel] === undefined) throw new Error(`the incremental build did not render ${rel}`);
+        for (const rel of wanted) if (!existed.has(rel)) throw new Error(`the incremental build did not render ${rel}`);
         opts.log?.(`rebuild-site: ${selected.length} pages rendered by ${secs(tDocs)} s (the render process took ${(renderStats.slowestShardMs / 1000).toFixed(1)} s: start, bundle, pages)`);
       } finally {
         if (staging) fs.rmSync(staging, { recursive: true, force: true });
@@ -238,9 +273,7 @@ export async function buildSiteIncremental(
     const tWrites = performance.now();
     for (const [rel, body] of writes) writeFileAtomic(path.join(clientDir, rel), body);
     for (const rel of removed) {
-      removeFile(clientDir, rel);
-      if (files[rel] !== undefined) fileCount--;
-      delete files[rel];
+      if (removeFile(clientDir, rel)) fileCount--;
     }
 
     const manifest: SiteManifest = {
@@ -249,7 +282,6 @@ export async function buildSiteIncremental(
       content_hash: snapshot.contentHash,
       pages: pageRecords(prints),
       resources: [...resources],
-      files,
       file_count: fileCount,
       inputs_site: siteInputs(site),
       inputs: keys.record(),

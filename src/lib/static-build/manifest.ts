@@ -1,6 +1,7 @@
 // dist/site-manifest.json: what a dist/ folder holds and what it was rendered from, so the incremental build
-// can tell which files to rewrite. `files` is the hash of every file in dist/client; `pages` each page's
-// model fingerprint (src/lib/pages) and its file; `resources` the files written from the read model.
+// can tell which files to rewrite. `pages` is each page's model fingerprint (src/lib/pages) and its file;
+// `resources` the files written from the read model; `file_count` how many files dist/client holds. (Format
+// 1 also recorded every file's hash; the build now compares the few files it recomputes with dist/'s bytes.)
 // `renderer` hashes the code and assets that render pages: when it changes, only a full build is safe.
 // `inputs` keys each item's documents by the content files they read (inputs.ts).
 import fs from 'node:fs';
@@ -11,7 +12,9 @@ import { writeFileAtomic } from '../fs-atomic.ts';
 import type { KeyRecord } from './moved-keys.ts';
 
 export const SITE_MANIFEST = 'site-manifest.json';
-export const SITE_MANIFEST_FORMAT = 1;
+export const SITE_MANIFEST_FORMAT = 2;
+/** Formats this code reads: 1 has a `files` record it ignores (code that needs it reads format 1 only). */
+const READABLE_FORMATS = new Set([1, SITE_MANIFEST_FORMAT]);
 
 export interface SiteManifest {
   format: number;
@@ -23,8 +26,7 @@ export interface SiteManifest {
   content_hash: string;
   pages: Record<string, { fp: string; file: string }>;
   resources: string[];
-  files: Record<string, string>;
-  /** How many entries `files` has (counting the keys of 780k at 100k videos took ~0.4 s); absent in older manifests. */
+  /** How many files dist/client holds (absent in manifests before 2026-11-27: then counted). */
   file_count?: number;
   /** siteInputs() of the build: the input keys below hold only for the same site settings. */
   inputs_site?: string;
@@ -73,7 +75,9 @@ export function rendererHash(): string {
 export function readSiteManifest(distDir: string): SiteManifest | null {
   try {
     const m = JSON.parse(fs.readFileSync(path.join(distDir, SITE_MANIFEST), 'utf8')) as SiteManifest;
-    return m.format === SITE_MANIFEST_FORMAT ? m : null;
+    if (!READABLE_FORMATS.has(m.format)) return null;
+    delete (m as { files?: unknown }).files;
+    return m;
   } catch {
     return null;
   }
@@ -83,14 +87,11 @@ export function writeSiteManifest(distDir: string, m: SiteManifest): void {
   writeFileAtomic(path.join(distDir, SITE_MANIFEST), JSON.stringify(m));
 }
 
-/** Every file under dir (relative, with forward slashes) and its hash. */
-export function hashTree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!fs.existsSync(dir)) return out;
-  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!e.isFile()) continue;
-    const abs = path.join(e.parentPath, e.name);
-    out[path.relative(dir, abs).split(path.sep).join('/')] = fileHash(fs.readFileSync(abs));
-  }
-  return out;
+/** Every file under dir, relative, with forward slashes. */
+export function listTree(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
 }
