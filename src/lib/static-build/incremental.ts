@@ -1,8 +1,8 @@
 // The incremental static build: after a pipeline run changed a few items, rewrite only the files whose
 // bytes change. An item's own documents (a video's, concept's, essay's or digest's JSON, title card and
 // Markdown twin) and page model are recomputed only when their input key moved (inputs.ts: the hashes of the files
-// they read); every other read-model document is recomputed and compared by hash with
-// dist/site-manifest.json; pages are re-rendered by Astro only when their model's fingerprint changed
+// they read); every other read-model document is recomputed and compared with the file in dist/ (size,
+// then bytes); pages are re-rendered by Astro only when their model's fingerprint changed
 // (src/lib/pages), through the same page files as the full build, by a render process started first so that
 // Astro's start and bundling overlap the loading and comparing here. Every file is replaced atomically, then
 // the manifest, then build-meta.json, which a running server watches: it reloads exactly the files listed
