@@ -52,8 +52,12 @@ function fullBecause(reason: string, env: Record<string, string | undefined>, op
 /** Removes a file of dist/ and the folders it leaves empty, up to (not including) root. Returns whether it was there. */
 function removeFile(root: string, rel: string): boolean {
   const abs = path.join(root, rel);
-  const was = fs.existsSync(abs);
-  fs.rmSync(abs, { force: true });
+  try {
+    fs.unlinkSync(abs);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
   let dir = path.dirname(abs);
   while (dir.startsWith(root + path.sep)) {
     try {
@@ -63,31 +67,15 @@ function removeFile(root: string, rel: string): boolean {
     }
     dir = path.dirname(dir);
   }
-  return was;
+  return true;
 }
 
 /** How a file's bytes compare with `body`: absent, the same, or different (told by the size when it can). */
 function compareWithFile(file: string, body: Buffer): 'absent' | 'same' | 'differs' {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'absent';
-    throw err;
-  }
-  try {
-    if (fs.fstatSync(fd).size !== body.length) return 'differs';
-    const old = Buffer.allocUnsafe(body.length);
-    let at = 0;
-    while (at < old.length) {
-      const n = fs.readSync(fd, old, at, old.length - at, at);
-      if (n === 0) return 'differs';
-      at += n;
-    }
-    return old.equals(body) ? 'same' : 'differs';
-  } finally {
-    fs.closeSync(fd);
-  }
+  const st = fs.statSync(file, { throwIfNoEntry: false });
+  if (!st) return 'absent';
+  if (st.size !== body.length) return 'differs';
+  return fs.readFileSync(file).equals(body) ? 'same' : 'differs';
 }
 
 /** A page model for the render process: its route, params and the model's JSON as fingerprinting made it. */
@@ -190,14 +178,12 @@ export async function buildSiteIncremental(
     // videos, where a record of every file's hash cost ~3 s a run to read and write).
     let fileCount = prev.file_count ?? listTree(clientDir).length;
     const writes = new Map<string, Buffer>();
-    /** Whether each file considered was in dist/ before this build. */
-    const existed = new Map<string, boolean>();
+    /** Files compared so far (a file new to dist/ is counted once). */
+    const considered = new Set<string>();
     const consider = (rel: string, body: Buffer) => {
       const now = compareWithFile(path.join(clientDir, rel), body);
-      if (!existed.has(rel)) {
-        existed.set(rel, now !== 'absent');
-        if (now === 'absent') fileCount++;
-      }
+      if (now === 'absent' && !considered.has(rel)) fileCount++;
+      considered.add(rel);
       if (now === 'same') writes.delete(rel);
       else writes.set(rel, body);
     };
@@ -257,7 +243,7 @@ export async function buildSiteIncremental(
           // The selected pages, and whatever else the build emits that dist/ lacks (a new hashed asset).
           if (wanted.has(rel) || !fs.existsSync(path.join(clientDir, rel))) consider(rel, fs.readFileSync(path.join(out, rel)));
         }
-        for (const rel of wanted) if (!existed.has(rel)) throw new Error(`the incremental build did not render ${rel}`);
+        for (const rel of wanted) if (!considered.has(rel)) throw new Error(`the incremental build did not render ${rel}`);
         opts.log?.(`rebuild-site: ${selected.length} pages rendered by ${secs(tDocs)} s (the render process took ${(renderStats.slowestShardMs / 1000).toFixed(1)} s: start, bundle, pages)`);
       } finally {
         if (staging) fs.rmSync(staging, { recursive: true, force: true });

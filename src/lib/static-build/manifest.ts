@@ -56,14 +56,9 @@ export function rendererHash(): string {
   if (rendererCache) return rendererCache;
   const h = createHash('sha256');
   for (const dir of ['src', 'public']) {
-    const abs = path.join(ROOT, dir);
-    if (!fs.existsSync(abs)) continue;
-    const files = fs
-      .readdirSync(abs, { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile())
-      .map((e) => path.join(e.parentPath, e.name))
-      .sort();
-    for (const f of files) h.update(path.relative(ROOT, f)).update('\0').update(fs.readFileSync(f)).update('\0');
+    for (const rel of listTree(path.join(ROOT, dir)).sort()) {
+      h.update(`${dir}/${rel}`).update('\0').update(fs.readFileSync(path.join(ROOT, dir, rel))).update('\0');
+    }
   }
   for (const f of ['astro.config.mjs', 'node_modules/astro/package.json']) {
     const abs = path.join(ROOT, f);
