@@ -9,17 +9,28 @@ function tempNameFor(file: string): string {
 }
 
 export function writeFileAtomic(file: string, data: string | Buffer, opts: { mode?: number } = {}): void {
+  stageFile(file, (fd) => (typeof data === 'string' ? fs.writeSync(fd, data) : fs.writeSync(fd, data)), opts).commit();
+}
+
+/**
+ * A file written by `write` into a temporary file beside `file` and flushed, not yet in place: `commit()`
+ * renames it over `file`, `discard()` removes it (a build that writes a large file while it computes the
+ * rest, and puts it in place with the others).
+ */
+export function stageFile(file: string, write: (fd: number) => void, opts: { mode?: number } = {}): { commit(): void; discard(): void } {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = tempNameFor(file);
   const fd = fs.openSync(tmp, 'w', opts.mode ?? 0o644);
   try {
-    if (typeof data === 'string') fs.writeSync(fd, data);
-    else fs.writeSync(fd, data);
+    write(fd);
     fs.fsyncSync(fd);
-  } finally {
+  } catch (err) {
     fs.closeSync(fd);
+    fs.rmSync(tmp, { force: true });
+    throw err;
   }
-  fs.renameSync(tmp, file);
+  fs.closeSync(fd);
+  return { commit: () => fs.renameSync(tmp, file), discard: () => fs.rmSync(tmp, { force: true }) };
 }
 
 /** How many files writeFilesAtomic flushes at once (the disk coalesces concurrent flushes: ~2x at 16). */

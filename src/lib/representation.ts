@@ -66,3 +66,11 @@ export function urlPathForDistFile(rel: string): string {
   if (m) return '/' + m[1];
   return '/' + rel;
 }
+
+/**
+ * A piece of a document made of many items' parts (/llms-full.txt): text, or one item's text, made only
+ * when the static build cannot copy its bytes from the previous file (static-build/pieces.ts).
+ */
+export type Piece = string | { group: string; text: () => string };
+
+export const pieceText = (p: Piece): string => (typeof p === 'string' ? p : p.text());

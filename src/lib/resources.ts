@@ -2,7 +2,7 @@
 // into dist/ and the list the byte-equality test walks.
 import type { Snapshot } from './content/model.ts';
 import type { SiteContext } from './site.ts';
-import { toJson, type Representation } from './representation.ts';
+import { toJson, type Piece, type Representation } from './representation.ts';
 import { CHANNEL_DEFAULTS, getChannel, listChannels } from './read/channels.ts';
 import { getVideo, listVideos, VIDEO_LIST_DEFAULTS } from './read/videos.ts';
 import { getEssay, listEssays } from './read/essays.ts';
@@ -39,8 +39,11 @@ export interface Resource {
    * the incremental build (src/lib/static-build/inputs.ts); such a body is computed only when read.
    */
   group?: string;
-  /** The body in pieces, for a document of hundreds of MB: a build encodes them without the whole string. */
-  parts?: () => Iterable<string>;
+  /**
+   * The body in pieces, for a document of hundreds of MB: a build encodes them without the whole string,
+   * and copies an item's piece from the previous build's file when the item did not change.
+   */
+  pieces?: () => Iterable<Piece>;
 }
 
 const json = (path: string, value: unknown): Resource => ({ path, type: 'json', body: toJson(value) });
@@ -77,7 +80,7 @@ export function* prerenderedResources(snap: Snapshot, site: SiteContext): Genera
     get body() {
       return llmsFullTxt(snap, site);
     },
-    parts: () => llmsFullParts(snap, site),
+    pieces: () => llmsFullParts(snap, site),
   };
   yield json('/.well-known/agent.json', agentCard(snap, site));
   yield json('/.well-known/mcp.json', mcpCard(site));

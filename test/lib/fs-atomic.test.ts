@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeFilesAtomic } from '../../src/lib/fs-atomic.ts';
+import { stageFile, writeFilesAtomic } from '../../src/lib/fs-atomic.ts';
 
 let dir: string;
 beforeEach(() => {
@@ -48,5 +48,25 @@ describe('writeFilesAtomic', () => {
     expect(everyFile().filter((f) => f.startsWith('later'))).toEqual([]);
     expect(everyFile().filter((f) => f.endsWith('.tmp'))).toEqual([]);
     expect(everyFile().length).toBe(first.length + 2); // blocker and kept.txt
+  });
+});
+
+describe('stageFile', () => {
+  it('writes beside the target and replaces it only on commit; discard and a failed write leave the target and no temporary file', () => {
+    const target = path.join(dir, 'big.txt');
+    fs.writeFileSync(target, 'old');
+    const staged = stageFile(target, (fd) => fs.writeSync(fd, 'new'));
+    expect(fs.readFileSync(target, 'utf8')).toBe('old');
+    staged.commit();
+    expect(fs.readFileSync(target, 'utf8')).toBe('new');
+    stageFile(target, (fd) => fs.writeSync(fd, 'dropped')).discard();
+    expect(() =>
+      stageFile(target, (fd) => {
+        fs.writeSync(fd, 'half');
+        throw new Error('the writer failed');
+      }),
+    ).toThrow('the writer failed');
+    expect(fs.readFileSync(target, 'utf8')).toBe('new');
+    expect(everyFile()).toEqual(['big.txt']);
   });
 });

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
@@ -12,7 +14,8 @@ import { graphData } from '../../src/lib/read/graph.ts';
 import { briefing } from '../../src/lib/read/latest.ts';
 import { rewriteLinksForAgents } from '../../src/lib/content/markdown.ts';
 import { llmsFullParts, llmsFullTxt } from '../../src/lib/read/page-markdown.ts';
-import { encodeParts } from '../../src/lib/static-build/full.ts';
+import { writePieces } from '../../src/lib/static-build/pieces.ts';
+import type { Piece } from '../../src/lib/representation.ts';
 
 const snap = loadSnapshot(path.resolve('content'));
 const site = {
@@ -175,12 +178,27 @@ describe('briefing', () => {
 });
 
 describe('/llms-full.txt in pieces', () => {
-  it('encodes to the bytes of the whole text, across chunk boundaries and multi-byte letters', () => {
-    const whole = Buffer.from(llmsFullTxt(snap, site), 'utf8');
-    expect(whole.length).toBeGreaterThan(65536 * 2); // the sample spans several chunks
-    expect(encodeParts(llmsFullParts(snap, site)).equals(whole)).toBe(true);
-    const tricky = ['a'.repeat(65535), 'č', '😀', 'ž'.repeat(40000), '', 'x'.repeat(5 << 20), 'š'.repeat(1_500_000), 'end'];
-    expect(encodeParts(tricky).equals(Buffer.from(tricky.join(''), 'utf8'))).toBe(true);
-    expect(encodeParts([]).length).toBe(0);
+  it('is written as the bytes of the whole text, across the buffer and multi-byte letters', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-llms-full-'));
+    const written = (pieces: Iterable<Piece>) => {
+      const file = path.join(dir, 'out.txt');
+      const fd = fs.openSync(file, 'w');
+      try {
+        writePieces(fd, pieces);
+      } finally {
+        fs.closeSync(fd);
+      }
+      return fs.readFileSync(file);
+    };
+    try {
+      const whole = Buffer.from(llmsFullTxt(snap, site), 'utf8');
+      expect(whole.length).toBeGreaterThan(65536 * 2); // the sample spans several chunks
+      expect(written(llmsFullParts(snap, site)).equals(whole)).toBe(true);
+      const tricky = ['a'.repeat(65535), 'č', '😀', 'ž'.repeat(40000), '', 'x'.repeat(5 << 20), 'š'.repeat(1_500_000), 'end'];
+      expect(written(tricky).equals(Buffer.from(tricky.join(''), 'utf8'))).toBe(true);
+      expect(written([]).length).toBe(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

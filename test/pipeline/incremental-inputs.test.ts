@@ -64,6 +64,8 @@ async function incrementalEqualsFull(kept: string[] = []): Promise<IncrementalRe
   expect(inc.models_kept).toBeGreaterThan(s.videos.length / 2);
   // Most keys were taken as recorded, not computed: none of their inputs changed (moved-keys.ts).
   expect(inc.keys_computed).toBeLessThan((s.videos.length + s.concepts.length + s.essays.length + 2 * s.digests.length) / 2);
+  // /llms-full.txt was made with most items' pieces copied from the previous file (pieces.ts).
+  expect(inc.pieces_copied).toBeGreaterThan(s.videos.length / 2);
   return inc;
 }
 

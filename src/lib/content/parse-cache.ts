@@ -66,7 +66,8 @@ function writeAtomic(file: string, text: string): void {
  */
 const baseMemo = new Map<string, { key: string; id: string; entries: Map<string, Entry> }>();
 
-function fileKey(file: string): string | null {
+/** A file's stat key (size, mtime, ctime, inode), or null when it is not there: a write moves ctime, which no one can set back. */
+export function statKey(file: string): string | null {
   try {
     const st = fs.statSync(file, { bigint: true });
     return `${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.ino}`;
@@ -84,7 +85,7 @@ export function openParseCache(cacheDir: string, opts: { /** false: no stat key 
   let baseRels = new Set<string>();
   /** Files whose entry the delta holds. */
   let deltaRels = new Set<string>();
-  const key = fileKey(file);
+  const key = statKey(file);
   const known = baseMemo.get(file);
   if (key && known?.key === key) {
     entries = new Map(known.entries);

@@ -10,6 +10,7 @@ import { CHANNEL_PAGE_SIZE, TAG_PAGE_VIDEOS } from '../../web/paging.ts';
 import { pagePath, type ItemKind } from './links.ts';
 import { listTags, taggedItems } from './tags.ts';
 import { skillUrl } from './skills.ts';
+import { pieceText, type Piece } from '../representation.ts';
 
 /** How many items a list page's twin names (the rest: its JSON, which pages). */
 const LIST_ITEMS = 100;
@@ -252,16 +253,18 @@ export function* pageMarkdownPaths(snap: Snapshot): Generator<{ path: string; gr
  */
 export function llmsFullTxt(snap: Snapshot, site: SiteContext): string {
   let out = '';
-  for (const piece of llmsFullParts(snap, site)) out += piece;
+  for (const piece of llmsFullParts(snap, site)) out += pieceText(piece);
   return out;
 }
 
 /**
  * /llms-full.txt in pieces, in order (llmsFullTxt is their concatenation): the static build encodes them a
- * few at a time instead of flattening one string of hundreds of MB (188 MB at 100k videos, two bytes a
- * character once one Slovenian letter is in it).
+ * few at a time instead of flattening one string of hundreds of MB (188 MB at 100k videos), and copies an
+ * item's piece from the previous file when the item's input key did not move (static-build/pieces.ts).
+ * An item's piece reads only what its group's key covers (static-build/inputs.ts): a video's its file and
+ * its channel's name; an essay's, digest's or concept's its own file.
  */
-export function* llmsFullParts(snap: Snapshot, site: SiteContext): Generator<string> {
+export function* llmsFullParts(snap: Snapshot, site: SiteContext): Generator<Piece> {
   const b = site.baseUrl;
   const part = (title: string, path: string, body: string) => `\n\n## ${title}\n\nPage: ${b}${path}\n\n${absoluteLinks(withoutTitle(body).trim(), b)}`;
   yield `# ${site.siteName}: the whole corpus\n\n> ${site.description}\n\nGenerated ${site.generatedAt}. ${snap.essays.length} essays, ${snap.digests.length} digests, ` +
@@ -270,19 +273,30 @@ export function* llmsFullParts(snap: Snapshot, site: SiteContext): Generator<str
   yield '\n\n# Essays';
   for (const e of snap.essays) {
     for (const l of e.languages) {
-      const t = essayIn(e, l);
-      yield part(`${t.title} (${LANG_NAME[l] ?? l}, ${t.date})`, l === e.primary ? pagePath('essays', e.slug) : `${pagePath('essays', e.slug)}/${l}`, `> ${oneLine(t.description)}\n\n${t.body}`);
+      yield {
+        group: `essay:${e.slug}`,
+        text: () => {
+          const t = essayIn(e, l);
+          return part(`${t.title} (${LANG_NAME[l] ?? l}, ${t.date})`, l === e.primary ? pagePath('essays', e.slug) : `${pagePath('essays', e.slug)}/${l}`, `> ${oneLine(t.description)}\n\n${t.body}`);
+        },
+      };
     }
   }
   yield '\n\n# Daily digests';
-  for (const d of snap.digests) yield part(`${d.title} (${d.date})`, pagePath('digests', d.date), d.content);
+  for (const d of snap.digests) yield { group: `digest:${d.date}`, text: () => part(`${d.title} (${d.date})`, pagePath('digests', d.date), d.content) };
   yield '\n\n# Knowledge concepts';
-  for (const c of snap.concepts) if (!c.draft) yield part(c.title, pagePath('knowledge', c.slug), `> ${oneLine(c.summary)}\n\n${c.body}`);
+  for (const c of snap.concepts) {
+    if (!c.draft) yield { group: `concept:${c.slug}`, text: () => part(c.title, pagePath('knowledge', c.slug), `> ${oneLine(c.summary)}\n\n${c.body}`) };
+  }
   yield '\n\n# Personas';
   for (const p of snap.personas) yield part(p.name, pagePath('personas', p.persona_id), `> ${oneLine(p.description)}\n\n${p.body}`);
   yield '\n\n# Videos';
   for (const v of snap.videos) {
-    yield part(`${v.title} (${v.date})`, pagePath('videos', v.video_id), `Channel: ${snap.channelsById.get(v.channel)?.name ?? v.channel}. Tags: ${v.tags.join(', ') || 'none'}. Language: ${v.language}.\n\n${v.summary || 'Not summarised yet.'}`);
+    yield {
+      group: `video:${v.video_id}`,
+      text: () =>
+        part(`${v.title} (${v.date})`, pagePath('videos', v.video_id), `Channel: ${snap.channelsById.get(v.channel)?.name ?? v.channel}. Tags: ${v.tags.join(', ') || 'none'}. Language: ${v.language}.\n\n${v.summary || 'Not summarised yet.'}`),
+    };
   }
   yield '\n';
 }

@@ -15,6 +15,9 @@ import { siteContext, type SiteContext } from '../site.ts';
 import type { Snapshot } from '../content/model.ts';
 import { chromeKey, listTree, rendererHash, SITE_MANIFEST_FORMAT, writeSiteManifest, type SiteManifest } from './manifest.ts';
 import { InputKeys, pageGroup, siteInputs } from './inputs.ts';
+import { writePieces, type PieceSpans } from './pieces.ts';
+import { statKey } from '../content/parse-cache.ts';
+import type { Piece } from '../representation.ts';
 
 export interface BuildMeta {
   generated_at: string;
@@ -52,7 +55,7 @@ export function* resourceFiles(
   site: SiteContext,
   /** Filled with each file's rel as it is yielded (a caller that records them passes its own set: one set of ~570k paths at 100k videos, not two). */
   seen = new Set<string>(),
-): Generator<{ rel: string; group?: string; readonly body: Buffer }> {
+): Generator<{ rel: string; group?: string; readonly body: Buffer; pieces?: () => Iterable<Piece> }> {
   for (const r of prerenderedResources(snapshot, site)) {
     const rel = distFileFor(r.path, r.type);
     if (seen.has(rel)) continue;
@@ -62,32 +65,12 @@ export function* resourceFiles(
       rel,
       group: r.group,
       get body() {
-        return r.parts ? encodeParts(r.parts()) : Buffer.from(r.body, 'utf8');
+        return Buffer.from(r.body, 'utf8');
       },
+      // A document of hundreds of MB (/llms-full.txt): the builds write its pieces instead (pieces.ts).
+      pieces: r.pieces,
     };
   }
-}
-
-/**
- * Pieces of text as one UTF-8 buffer, each written into 4 MB blocks as it comes: never one flattened
- * string of the whole (188 MB at 100k videos, two bytes a character once one letter is past Latin-1).
- */
-export function encodeParts(parts: Iterable<string>): Buffer {
-  const BLOCK = 4 << 20;
-  const blocks: Buffer[] = [];
-  let block = Buffer.allocUnsafe(BLOCK);
-  let used = 0;
-  for (const p of parts) {
-    // A UTF-16 code unit is at most 3 bytes of UTF-8 (a surrogate pair, two units, is 4).
-    if (used + p.length * 3 > block.length) {
-      blocks.push(block.subarray(0, used));
-      block = Buffer.allocUnsafe(Math.max(BLOCK, p.length * 3));
-      used = 0;
-    }
-    used += block.write(p, used, 'utf8');
-  }
-  blocks.push(block.subarray(0, used));
-  return blocks.length === 1 ? blocks[0] : Buffer.concat(blocks);
 }
 
 /** What every build-meta.json says, whichever build wrote it. */
@@ -144,12 +127,14 @@ export async function buildSite(env: Record<string, string | undefined> = proces
     const dirs = new Set<string>();
     // Each item's input key, recorded for the next incremental build (src/lib/static-build/inputs.ts).
     const keys = new InputKeys(snapshot);
+    /** Where each item's piece lies in the documents made of pieces, for the next incremental build. */
+    const pieces: Record<string, PieceSpans> = {};
     for (const k of prints.keys()) {
       const g = pageGroup(k);
       if (g) keys.of(g);
     }
     for (const file of resourceFiles(snapshot, site)) {
-      const { rel, body } = file;
+      const { rel } = file;
       if (file.group) keys.of(file.group);
       const abs = path.join(clientDir, rel);
       const dir = path.dirname(abs);
@@ -157,7 +142,17 @@ export async function buildSite(env: Record<string, string | undefined> = proces
         fs.mkdirSync(dir, { recursive: true });
         dirs.add(dir);
       }
-      fs.writeFileSync(abs, body);
+      if (file.pieces) {
+        const fd = fs.openSync(abs, 'w', 0o644);
+        let made;
+        try {
+          made = writePieces(fd, file.pieces());
+        } finally {
+          fs.closeSync(fd);
+        }
+        // Moving the folder in keeps the file's inode and times, so its stat key holds in dist/ too.
+        pieces[rel] = { ...made.spans, stat: statKey(abs)! };
+      } else fs.writeFileSync(abs, file.body);
       files.add(rel);
       resources.push(rel);
     }
@@ -185,6 +180,7 @@ export async function buildSite(env: Record<string, string | undefined> = proces
       inputs_site: siteInputs(site),
       inputs: keys.record(),
       key_record: keys.keyRecord(),
+      pieces,
     });
     const meta: BuildMeta = { ...buildMetaOf(config.baseUrl, snapshot, site, started, fileCount), mode: 'full' };
     fs.writeFileSync(path.join(staging, 'build-meta.json'), JSON.stringify(meta, null, 2) + '\n');

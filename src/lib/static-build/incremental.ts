@@ -2,7 +2,8 @@
 // bytes change. An item's own documents (a video's, concept's, essay's or digest's JSON, title card and
 // Markdown twin) and page model are recomputed only when their input key moved (inputs.ts: the hashes of the files
 // they read); every other read-model document is recomputed and compared with the file in dist/ (size,
-// then bytes); pages are re-rendered by Astro only when their model's fingerprint changed
+// then bytes; /llms-full.txt copies its unchanged items' pieces from the previous file, pieces.ts); pages
+// are re-rendered by Astro only when their model's fingerprint changed
 // (src/lib/pages), through the same page files as the full build, by a render process started first so that
 // Astro's start and bundling overlap the loading and comparing here. Every file is replaced atomically, then
 // the manifest, then build-meta.json, which a running server watches: it reloads exactly the files listed
@@ -15,13 +16,16 @@ import { loadConfig } from '../config.ts';
 import { loadSnapshot } from '../content/load.ts';
 import type { Snapshot } from '../content/model.ts';
 import { contentCacheDir } from '../content/parse-cache.ts';
-import { writeFileAtomic, writeFilesAtomic } from '../fs-atomic.ts';
+import { stageFile, writeFileAtomic, writeFilesAtomic } from '../fs-atomic.ts';
 import { pageFingerprints, singlePageRoutes } from '../pages/index.ts';
 import { siteContext } from '../site.ts';
 import { buildMetaOf, buildSite, pageRecords, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
 import { renderPages, renderStats, shardCount, startRender } from './render.ts';
 import { chromeKey, listTree, readSiteManifest, rendererHash, writeSiteManifest, type SiteManifest } from './manifest.ts';
 import { InputKeys, pageGroup, siteInputs } from './inputs.ts';
+import { writePieces, type PieceSpans } from './pieces.ts';
+import { statKey } from '../content/parse-cache.ts';
+import type { Piece } from '../representation.ts';
 import { PAGE_MODELS_ENV, type PageModelsFile } from '../build-inputs.ts';
 
 /** Above this share of pages to re-render, one full build is cheaper than a selection build plus the copy. */
@@ -42,11 +46,13 @@ export interface IncrementalResult extends BuildMeta {
   models_kept: number;
   /** Input keys computed; the others were taken as recorded, none of their inputs having changed. */
   keys_computed: number;
+  /** Item pieces of /llms-full.txt copied from the previous file (their items unchanged) rather than made. */
+  pieces_copied: number;
 }
 
 function fullBecause(reason: string, env: Record<string, string | undefined>, opts: BuildOptions, log?: (m: string) => void): Promise<IncrementalResult> {
   log?.(`rebuild-site: full build (${reason})`);
-  return buildSite(env, { ...opts, log }).then((meta) => ({ ...meta, fallback: reason, pages_rendered: -1, documents_kept: 0, models_kept: 0, keys_computed: -1 }));
+  return buildSite(env, { ...opts, log }).then((meta) => ({ ...meta, fallback: reason, pages_rendered: -1, documents_kept: 0, models_kept: 0, keys_computed: -1, pieces_copied: 0 }));
 }
 
 /** Removes a file of dist/ and the folders it leaves empty, up to (not including) root. Returns whether it was there. */
@@ -128,6 +134,8 @@ export async function buildSiteIncremental(
   let total = 0;
   const onPage = opts.onProgress && (() => opts.onProgress!(++rendered, total));
   const early = startRender(env, site.generatedAt, onPage);
+  /** Documents made of pieces, written beside their targets, put in place with the other files. */
+  const staged: { rel: string; file: ReturnType<typeof stageFile>; spans: Omit<PieceSpans, 'stat'> }[] = [];
   try {
     const snapshot = opts.snapshot ?? loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) });
     const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
@@ -215,6 +223,19 @@ export async function buildSiteIncremental(
     const resources = new Set<string>();
     const tDocs = performance.now();
     let documentsKept = 0;
+    // A document made of items' pieces is written (not yet in place) as it comes, copying the pieces of
+    // unchanged items from its file in dist/ while that is the file the previous build wrote (pieces.ts).
+    let piecesCopied = 0;
+    const stagePieces = (rel: string, pieces: Iterable<Piece>) => {
+      const target = path.join(clientDir, rel);
+      const spans = sameSite ? prev.pieces?.[rel] : undefined;
+      let made: ReturnType<typeof writePieces> | undefined;
+      const file = stageFile(target, (fd) => {
+        made = writePieces(fd, pieces, spans && { file: target, spans, unchanged: (g) => keys.unchanged(g) });
+      });
+      staged.push({ rel, file, spans: made!.spans });
+      piecesCopied += made!.copied;
+    };
     try {
       // A document of a group whose key the previous build recorded as it is now was written by that build
       // (the same inputs under the same code and site settings yield the same documents), so it is in `files`.
@@ -223,14 +244,17 @@ export async function buildSiteIncremental(
           documentsKept++;
           continue;
         }
-        consider(file.rel, file.body);
+        if (file.pieces) stagePieces(file.rel, file.pieces());
+        else consider(file.rel, file.body);
       }
     } catch (err) {
       if (rendering) await rendering.then((dir) => fs.rmSync(dir, { recursive: true, force: true }), () => {});
       throw err;
     }
 
-    opts.log?.(`rebuild-site: ${resources.size - documentsKept} documents recomputed in ${secs(tDocs)} s (${documentsKept} kept: inputs unchanged), ${writes.size} differ`);
+    opts.log?.(
+      `rebuild-site: ${resources.size - documentsKept} documents recomputed in ${secs(tDocs)} s (${documentsKept} kept: inputs unchanged; ${piecesCopied} item pieces copied), ${writes.size + staged.length} differ`,
+    );
     if (rendering) {
       let staging: string | undefined;
       try {
@@ -258,6 +282,14 @@ export async function buildSiteIncremental(
 
     const tWrites = performance.now();
     await writeFilesAtomic([...writes].map(([rel, body]) => [path.join(clientDir, rel), body]));
+    const pieces: Record<string, PieceSpans> = {};
+    for (const { rel, file, spans } of staged) {
+      const target = path.join(clientDir, rel);
+      if (!fs.existsSync(target)) fileCount++;
+      file.commit();
+      pieces[rel] = { ...spans, stat: statKey(target)! };
+    }
+    const written = [...writes.keys(), ...staged.map((s) => s.rel)];
     for (const rel of removed) {
       if (removeFile(clientDir, rel)) fileCount--;
     }
@@ -272,26 +304,29 @@ export async function buildSiteIncremental(
       inputs_site: siteInputs(site),
       inputs: keys.record(),
       key_record: keys.keyRecord(),
+      pieces,
     };
     const tManifest = performance.now();
     writeSiteManifest(config.distDir, manifest);
-    opts.log?.(`rebuild-site: ${writes.size} files written and ${removed.length} removed in ${((tManifest - tWrites) / 1000).toFixed(1)} s, the manifest in ${secs(tManifest)} s`);
+    opts.log?.(`rebuild-site: ${written.length} files written and ${removed.length} removed in ${((tManifest - tWrites) / 1000).toFixed(1)} s, the manifest in ${secs(tManifest)} s`);
     const meta: IncrementalResult = {
       ...buildMetaOf(config.baseUrl, snapshot, site, started, fileCount),
       mode: 'incremental',
       previous: prev.generated_at,
-      written: [...writes.keys()].sort(),
+      written: written.sort(),
       removed: removed.sort(),
       pages_rendered: selected.length,
       documents_kept: documentsKept,
       models_kept: modelsKept,
       keys_computed: keys.computed,
+      pieces_copied: piecesCopied,
     };
-    const { pages_rendered: _, documents_kept: _d, models_kept: _m, keys_computed: _k, ...written } = meta;
+    const { pages_rendered: _, documents_kept: _d, models_kept: _m, keys_computed: _k, pieces_copied: _p, ...published } = meta;
     // Last: the server reloads when this file changes.
-    writeFileAtomic(path.join(config.distDir, 'build-meta.json'), JSON.stringify(written, null, 2) + '\n');
+    writeFileAtomic(path.join(config.distDir, 'build-meta.json'), JSON.stringify(published, null, 2) + '\n');
     return meta;
   } finally {
+    for (const s of staged) s.file.discard(); // none left once committed
     await early.cancel(); // unless it was given pages to render
   }
 }

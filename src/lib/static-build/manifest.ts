@@ -3,13 +3,15 @@
 // `resources` the files written from the read model; `file_count` how many files dist/client holds. (Format
 // 1 also recorded every file's hash; the build now compares the few files it recomputes with dist/'s bytes.)
 // `renderer` hashes the code and assets that render pages: when it changes, only a full build is safe.
-// `inputs` keys each item's documents by the content files they read (inputs.ts).
+// `inputs` keys each item's documents by the content files they read (inputs.ts); `pieces` says where each
+// item's piece lies in /llms-full.txt (pieces.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../fs-atomic.ts';
 import type { KeyRecord } from './moved-keys.ts';
+import type { PieceSpans } from './pieces.ts';
 
 export const SITE_MANIFEST = 'site-manifest.json';
 export const SITE_MANIFEST_FORMAT = 2;
@@ -34,6 +36,8 @@ export interface SiteManifest {
   inputs?: Record<string, string>;
   /** What the next build needs to tell which of those keys may have moved (moved-keys.ts). */
   key_record?: KeyRecord;
+  /** Where each item's piece lies in the documents made of pieces (/llms-full.txt), by file (pieces.ts). */
+  pieces?: Record<string, PieceSpans>;
 }
 
 export function fileHash(body: string | Uint8Array): string {
