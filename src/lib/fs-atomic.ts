@@ -9,7 +9,7 @@ function tempNameFor(file: string): string {
 }
 
 export function writeFileAtomic(file: string, data: string | Buffer, opts: { mode?: number } = {}): void {
-  stageFile(file, (fd) => (typeof data === 'string' ? fs.writeSync(fd, data) : fs.writeSync(fd, data)), opts).commit();
+  stageFile(file, (fd) => fs.writeFileSync(fd, data), opts).commit();
 }
 
 /**

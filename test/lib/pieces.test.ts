@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Piece } from '../../src/lib/representation.ts';
+import { pieceText, type Piece } from '../../src/lib/representation.ts';
+import { stageFile } from '../../src/lib/fs-atomic.ts';
 import { statKey } from '../../src/lib/content/parse-cache.ts';
 import { writePieces, type PieceReuse, type PieceSpans } from '../../src/lib/static-build/pieces.ts';
 
@@ -13,24 +14,19 @@ import { writePieces, type PieceReuse, type PieceSpans } from '../../src/lib/sta
 function doc(header: string, items: [group: string, text: string][], made: string[] = []): Piece[] {
   return [header, ...items.map(([group, text]) => ({ group, text: () => (made.push(group), text) })), '\n'];
 }
-const whole = (pieces: Piece[]) => Buffer.from(pieces.map((p) => (typeof p === 'string' ? p : p.text())).join(''), 'utf8');
+const whole = (pieces: Piece[]) => Buffer.from(pieces.map(pieceText).join(''), 'utf8');
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-pieces-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 const file = path.join(dir, 'llms-full.txt');
 
-/** Writes the pieces as the builds do: beside the file, then renamed over it; the spans with the file's stat key. */
+/** Writes the pieces as the incremental build does: staged beside the file, then renamed over it; the spans with the file's stat key. */
 function write(pieces: Piece[], reuse?: Omit<PieceReuse, 'file'>): { spans: PieceSpans; copied: number; size: number } {
-  const tmp = `${file}.new`;
-  const fd = fs.openSync(tmp, 'w');
-  let made;
-  try {
+  let made: ReturnType<typeof writePieces> | undefined;
+  stageFile(file, (fd) => {
     made = writePieces(fd, pieces, reuse && { ...reuse, file });
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, file);
-  return { ...made, spans: { ...made.spans, stat: statKey(file)! } };
+  }).commit();
+  return { ...made!, spans: { ...made!.spans, stat: statKey(file)! } };
 }
 
 describe('writePieces', () => {

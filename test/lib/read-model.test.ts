@@ -14,7 +14,7 @@ import { graphData } from '../../src/lib/read/graph.ts';
 import { briefing } from '../../src/lib/read/latest.ts';
 import { rewriteLinksForAgents } from '../../src/lib/content/markdown.ts';
 import { llmsFullParts, llmsFullTxt } from '../../src/lib/read/page-markdown.ts';
-import { writePieces } from '../../src/lib/static-build/pieces.ts';
+import { writePiecesFile } from '../../src/lib/static-build/pieces.ts';
 import type { Piece } from '../../src/lib/representation.ts';
 
 const snap = loadSnapshot(path.resolve('content'));
@@ -182,12 +182,7 @@ describe('/llms-full.txt in pieces', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-llms-full-'));
     const written = (pieces: Iterable<Piece>) => {
       const file = path.join(dir, 'out.txt');
-      const fd = fs.openSync(file, 'w');
-      try {
-        writePieces(fd, pieces);
-      } finally {
-        fs.closeSync(fd);
-      }
+      writePiecesFile(file, pieces);
       return fs.readFileSync(file);
     };
     try {

@@ -15,8 +15,7 @@ import { siteContext, type SiteContext } from '../site.ts';
 import type { Snapshot } from '../content/model.ts';
 import { chromeKey, listTree, rendererHash, SITE_MANIFEST_FORMAT, writeSiteManifest, type SiteManifest } from './manifest.ts';
 import { InputKeys, pageGroup, siteInputs } from './inputs.ts';
-import { writePieces, type PieceSpans } from './pieces.ts';
-import { statKey } from '../content/parse-cache.ts';
+import { writePiecesFile, type PieceSpans } from './pieces.ts';
 import type { Piece } from '../representation.ts';
 
 export interface BuildMeta {
@@ -142,17 +141,9 @@ export async function buildSite(env: Record<string, string | undefined> = proces
         fs.mkdirSync(dir, { recursive: true });
         dirs.add(dir);
       }
-      if (file.pieces) {
-        const fd = fs.openSync(abs, 'w', 0o644);
-        let made;
-        try {
-          made = writePieces(fd, file.pieces());
-        } finally {
-          fs.closeSync(fd);
-        }
-        // Moving the folder in keeps the file's inode and times, so its stat key holds in dist/ too.
-        pieces[rel] = { ...made.spans, stat: statKey(abs)! };
-      } else fs.writeFileSync(abs, file.body);
+      // Moving the folder in keeps a file's inode and times, so the stat key of a pieces file holds in dist/ too.
+      if (file.pieces) pieces[rel] = writePiecesFile(abs, file.pieces()).spans;
+      else fs.writeFileSync(abs, file.body);
       files.add(rel);
       resources.push(rel);
     }

@@ -148,3 +148,18 @@ export function writePieces(fd: number, pieces: Iterable<Piece>, reuse?: PieceRe
     if (from !== null) fs.closeSync(from);
   }
 }
+
+/**
+ * The pieces written to `file` in place (created or truncated; the full build's folder, which nothing
+ * serves yet), with the spans and the file's stat key for the next build.
+ */
+export function writePiecesFile(file: string, pieces: Iterable<Piece>): { spans: PieceSpans; size: number } {
+  const fd = fs.openSync(file, 'w', 0o644);
+  let made: ReturnType<typeof writePieces>;
+  try {
+    made = writePieces(fd, pieces);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return { spans: { ...made.spans, stat: statKey(file)! }, size: made.size };
+}
