@@ -28,6 +28,13 @@ export const JOBS: Record<string, JobSpec> = {
 };
 
 /**
+ * The jobs rebuild-site follows in a chain when they run as one (followUps): summarise only runs after
+ * ingest brought videos, and both index jobs always call for the site. A chain starts the site's render
+ * process before them (chain.ts).
+ */
+export const LEADS_TO_SITE: ReadonlySet<string> = new Set(['summarise', 'update-index', 'build-index']);
+
+/**
  * What runs when a job finishes: summarise after ingest brought videos; after anything that changed
  * content, the incremental search index update and then the site (the site last, so a reader never finds
  * what search cannot); after the nightly full index, the site too (its search-facing documents).

@@ -2,22 +2,39 @@
 // whose bytes change, atomically, and falls back to the full build (a fresh folder swapped in) when it must.
 // A running server notices the new build-meta.json and reloads exactly the files it lists.
 import { buildSiteIncremental } from '../../src/lib/static-build/incremental.ts';
+import { startRender } from '../../src/lib/static-build/render.ts';
 import { progress, type Progress } from './progress.ts';
-import type { JobContext, JobResult } from './types.ts';
+import type { ChainState, JobContext, JobResult } from './types.ts';
+
+/** The environment the site is built with, from the job's. */
+function buildEnv(ctx: JobContext): Record<string, string | undefined> {
+  return { ...ctx.env, CONTENT_DIR: ctx.contentDir, DATA_DIR: ctx.dataDir, DIST_DIR: ctx.config.distDir, BASE_URL: ctx.config.baseUrl };
+}
+
+/**
+ * Starts the site's render process for a rebuild-site later in this chain (runChain calls it before the
+ * jobs that lead there), so that Astro's start and bundling overlap those jobs.
+ */
+export function prepareRender(ctx: JobContext): NonNullable<ChainState['render']> {
+  const env = buildEnv(ctx);
+  return { env, render: startRender(env) };
+}
 
 export async function rebuildSite(ctx: JobContext): Promise<JobResult> {
-  const env: Record<string, string | undefined> = {
-    ...ctx.env,
-    CONTENT_DIR: ctx.contentDir,
-    DATA_DIR: ctx.dataDir,
-    DIST_DIR: ctx.config.distDir,
-    BASE_URL: ctx.config.baseUrl,
-  };
+  const env = buildEnv(ctx);
   let bar: Progress | undefined;
-  // In a chain after update-index: the snapshot it indexed (ChainState), not content/ walked again.
+  // In a chain after update-index: the snapshot it indexed (ChainState), not content/ walked again; and the
+  // render process the chain started, if it was started for this same build.
   const indexed = ctx.chain?.indexed;
+  const prepared = ctx.chain?.render;
+  if (ctx.chain) ctx.chain.render = undefined;
+  // Started with this build's environment: every variable it had is unchanged (libraries the jobs loaded
+  // may have added their own since, e.g. onnxruntime's ORT_DISABLE_TELEMETRY; rendering reads none of those).
+  const same = prepared && Object.entries(prepared.env).every(([k, v]) => env[k] === v);
+  if (prepared && !same) await prepared.render.cancel();
   const meta = await buildSiteIncremental(env, {
     snapshot: indexed && indexed.contentDir === ctx.contentDir ? indexed.snapshot : undefined,
+    render: same ? prepared.render : undefined,
     log: ctx.log,
     onProgress: (done, total) => (bar ??= progress('rebuild-site (pages)', total)).tick(),
   });

@@ -1,15 +1,19 @@
 // What every job receives and returns.
 import type { Config } from '../../src/lib/config.ts';
 import type { Snapshot } from '../../src/lib/content/model.ts';
+import type { EarlyRender } from '../../src/lib/static-build/render.ts';
 
 /**
  * What the jobs of one chain (pipeline/lib/chain.ts) hand on to the next. `indexed`: the content snapshot
  * update-index loaded and indexed; rebuild-site, next in the chain, publishes that same snapshot instead of
  * walking content/ again (~2.5 s at 100k videos), so the site shows exactly what search finds. An edit made
- * between the two reaches both at the next run, as any edit made while no job runs does.
+ * between the two reaches both at the next run, as any edit made while no job runs does. `render`: the
+ * site's render process, started by the chain before the jobs that lead to rebuild-site, so that Astro's
+ * start and bundling (~5 s) overlap them; `env` is the build environment it was started with.
  */
 export interface ChainState {
   indexed?: { contentDir: string; snapshot: Snapshot };
+  render?: { env: Record<string, string | undefined>; render: EarlyRender };
 }
 
 export interface JobContext {

@@ -199,6 +199,46 @@ describe('the incremental pipeline', () => {
     expect(await keywordIds(dirs().DATA_DIR, dirs().CONTENT_DIR, 'zorbleflux')).toContain(`video:${edited}`);
   }, 180_000);
 
+  it('starts the render process before the jobs that lead to rebuild-site, and stops it when the chain ends before', async () => {
+    const gone = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    const lines: string[] = [];
+    const chain = (stopAfter?: string) =>
+      runChain('update-index', () => ({ ...quiet(), log: (m: string) => lines.push(m) }), async (name, r) => {
+        expect(r.ok, `${name}: ${r.error}`).toBe(true);
+        return name === stopAfter ? null : (followUps(name, r)[0] ?? null);
+      });
+    // update-index, then rebuild-site, which renders the edited page with the process started before update-index.
+    fs.writeFileSync(videoFile(edited), fs.readFileSync(videoFile(edited), 'utf8').replace(/^title: .*$/m, 'title: "Rendered by the prepared process"'));
+    const before = renderStats.lastPid;
+    await chain();
+    const pid = renderStats.lastPid;
+    expect(pid).not.toBe(before);
+    expect(lines.find((l) => / pages rendered by /.test(l))).toMatch(/^rebuild-site: [1-9]\d* pages rendered by .*the render process, started before this job, bundled the site by/);
+    expect(lines.filter((l) => / pages rendered by /.test(l))).toHaveLength(1);
+    expect(fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'videos', edited, 'index.html'), 'utf8')).toContain('Rendered by the prepared process');
+    expect(gone(pid)).toBe(true);
+    expect(fs.existsSync(stagingFolder(pid, 1))).toBe(false);
+
+    // The chain ends after update-index: the process it started for rebuild-site is stopped, its folder gone.
+    lines.length = 0;
+    fs.writeFileSync(videoFile(edited), fs.readFileSync(videoFile(edited), 'utf8').replace(/^title: .*$/m, 'title: "Indexed, not yet published"'));
+    await chain('update-index');
+    expect(renderStats.lastPid).not.toBe(pid);
+    expect(lines.some((l) => l.startsWith('rebuild-site'))).toBe(false);
+    expect(gone(renderStats.lastPid)).toBe(true);
+    expect(fs.existsSync(stagingFolder(renderStats.lastPid, 1))).toBe(false);
+    // The next run publishes it, as any chain would.
+    await chain();
+    expect(fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'videos', edited, 'index.html'), 'utf8')).toContain('Indexed, not yet published');
+  }, 180_000);
+
   it('stops the render process it started early when nothing is to be rendered, or too much for one process', async () => {
     const gone = (pid: number) => {
       try {

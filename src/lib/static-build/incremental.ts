@@ -5,7 +5,8 @@
 // then bytes; /llms-full.txt copies its unchanged items' pieces from the previous file, pieces.ts); pages
 // are re-rendered by Astro only when their model's fingerprint changed
 // (src/lib/pages), through the same page files as the full build, by a render process started first so that
-// Astro's start and bundling overlap the loading and comparing here. Every file is replaced atomically, then
+// Astro's start and bundling overlap the loading and comparing here (or, in a pipeline chain, the jobs
+// before this one: `opts.render`). Every file is replaced atomically, then
 // the manifest, then build-meta.json, which a running server watches: it reloads exactly the files listed
 // there. Falls back to the full build (full.ts) when there is no usable manifest, the renderer code or the
 // origin changed, or the change is so large that a full build is as cheap.
@@ -20,7 +21,7 @@ import { stageFile, writeFileAtomic, writeFilesAtomic } from '../fs-atomic.ts';
 import { pageFingerprints, singlePageRoutes } from '../pages/index.ts';
 import { siteContext } from '../site.ts';
 import { buildMetaOf, buildSite, pageRecords, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
-import { renderPages, renderStats, shardCount, startRender } from './render.ts';
+import { renderPages, renderStats, shardCount, startRender, type EarlyRender } from './render.ts';
 import { chromeKey, listTree, readSiteManifest, rendererHash, writeSiteManifest, type SiteManifest } from './manifest.ts';
 import { InputKeys, pageGroup, siteInputs } from './inputs.ts';
 import { writePieces, type PieceSpans } from './pieces.ts';
@@ -48,11 +49,6 @@ export interface IncrementalResult extends BuildMeta {
   keys_computed: number;
   /** Item pieces of /llms-full.txt copied from the previous file (their items unchanged) rather than made. */
   pieces_copied: number;
-}
-
-function fullBecause(reason: string, env: Record<string, string | undefined>, opts: BuildOptions, log?: (m: string) => void): Promise<IncrementalResult> {
-  log?.(`rebuild-site: full build (${reason})`);
-  return buildSite(env, { ...opts, log }).then((meta) => ({ ...meta, fallback: reason, pages_rendered: -1, documents_kept: 0, models_kept: 0, keys_computed: -1, pieces_copied: 0 }));
 }
 
 /** Removes a file of dist/ and the folders it leaves empty, up to (not including) root. Returns whether it was there. */
@@ -117,30 +113,43 @@ export async function buildSiteIncremental(
     log?: (m: string) => void;
     /** The content to build from, when the caller has loaded it (a pipeline chain: what update-index indexed); else content/ is loaded. */
     snapshot?: Snapshot;
+    /**
+     * A render process started with this same `env` before this build (a pipeline chain starts one while
+     * the jobs before rebuild-site run); used or cancelled here. Without it, one starts now.
+     */
+    render?: EarlyRender;
   } = {},
 ): Promise<IncrementalResult> {
   const started = performance.now();
   const config = loadConfig(env);
   const clientDir = path.join(config.distDir, 'client');
   const prev = readSiteManifest(config.distDir);
-  if (!prev || !fs.existsSync(clientDir)) return fullBecause('no previous build to update', env, opts, opts.log);
-  if (prev.renderer !== rendererHash()) return fullBecause('the page code changed', env, opts, opts.log);
-  if (prev.base_url !== config.baseUrl) return fullBecause('BASE_URL changed', env, opts, opts.log);
+  /** A full build instead; the render process started early is stopped first, not to bundle beside it. */
+  const full = async (reason: string, early = opts.render) => {
+    await early?.cancel();
+    opts.log?.(`rebuild-site: full build (${reason})`);
+    const meta = await buildSite(env, opts);
+    return { ...meta, fallback: reason, pages_rendered: -1, documents_kept: 0, models_kept: 0, keys_computed: -1, pieces_copied: 0 };
+  };
+  if (!prev || !fs.existsSync(clientDir)) return full('no previous build to update');
+  if (prev.renderer !== rendererHash()) return full('the page code changed');
+  if (prev.base_url !== config.baseUrl) return full('BASE_URL changed');
 
   const site = siteContext(config, opts.generatedAt ? new Date(opts.generatedAt) : undefined);
-  // The render process starts now: Astro bundles the site while this one loads the content and works out
-  // which pages changed (at 100k videos both take ~5–8 s), then renders those (startRender).
+  // The render process starts now, unless the caller started it earlier: Astro bundles the site while this
+  // one loads the content and works out which pages changed (at 100k videos both take ~5–8 s), then
+  // renders those (startRender).
   let rendered = 0;
   let total = 0;
   const onPage = opts.onProgress && (() => opts.onProgress!(++rendered, total));
-  const early = startRender(env, site.generatedAt, onPage);
+  const early = opts.render ?? startRender(env);
   /** Documents made of pieces, written beside their targets, put in place with the other files. */
   const staged: { rel: string; file: ReturnType<typeof stageFile>; spans: Omit<PieceSpans, 'stat'> }[] = [];
   try {
     const snapshot = opts.snapshot ?? loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) });
     const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
     opts.log?.(`rebuild-site: ${opts.snapshot ? 'content handed on, the manifest read' : 'content loaded'} in ${secs(started)} s`);
-    if (prev.chrome !== chromeKey(site.siteName, site.baseUrl)) return fullBecause('the site name changed', env, opts, opts.log);
+    if (prev.chrome !== chromeKey(site.siteName, site.baseUrl)) return full('the site name changed', early);
 
     // Each item's input key against the previous build's (none reusable under other site settings).
     const sameSite = prev.inputs_site === siteInputs(site);
@@ -178,9 +187,7 @@ export async function buildSiteIncremental(
       },
     );
     opts.log?.(`rebuild-site: ${prints.size} page models fingerprinted in ${secs(tPrints)} s (${modelsKept} kept: inputs unchanged; ${keys.computed} input keys computed)`);
-    if (selected.length > prints.size * FULL_BUILD_SHARE && prints.size > 20) {
-      return fullBecause(`${selected.length} of ${prints.size} pages changed`, env, opts, opts.log);
-    }
+    if (selected.length > prints.size * FULL_BUILD_SHARE && prints.size > 20) return full(`${selected.length} of ${prints.size} pages changed`, early);
 
     // A recomputed file is written when its bytes differ from dist/'s (read back: ~850 small reads at 100k
     // videos, where a record of every file's hash cost ~3 s a run to read and write).
@@ -210,7 +217,7 @@ export async function buildSiteIncremental(
     let rendering: Promise<string> | null = null;
     if (selected.length && sharded) rendering = renderPages(modelsFile ? { ...env, [PAGE_MODELS_ENV]: modelsFile } : env, site.generatedAt, selected, { all: false, inChild: true, onPage });
     else if (selected.length) {
-      await early.go(selected, modelsFile);
+      await early.go(selected, { generatedAt: site.generatedAt, modelsFile, onPage });
       rendering = early.result;
     }
     // Whatever happens below, the render's folder and the models file are removed.
@@ -268,7 +275,11 @@ export async function buildSiteIncremental(
           if (wanted.has(rel) || !fs.existsSync(path.join(clientDir, rel))) consider(rel, fs.readFileSync(path.join(out, rel)));
         }
         for (const rel of wanted) if (!considered.has(rel)) throw new Error(`the incremental build did not render ${rel}`);
-        opts.log?.(`rebuild-site: ${selected.length} pages rendered by ${secs(tDocs)} s (the render process took ${(renderStats.slowestShardMs / 1000).toFixed(1)} s: start, bundle, pages)`);
+        const s = (ms: number) => (ms / 1000).toFixed(1);
+        const how = sharded
+          ? `${renderStats.shards} render processes, the slowest took ${s(renderStats.slowestShardMs)} s: start, bundle, pages`
+          : `the render process${opts.render ? ', started before this job,' : ''} bundled the site by ${s(renderStats.readyMs)} s, was asked at ${s(renderStats.askedMs)} s and done at ${s(renderStats.slowestShardMs)} s`;
+        opts.log?.(`rebuild-site: ${selected.length} pages rendered by ${secs(tDocs)} s (${how})`);
       } finally {
         if (staging) fs.rmSync(staging, { recursive: true, force: true });
       }

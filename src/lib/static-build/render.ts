@@ -30,6 +30,12 @@ export const renderStats = {
   shardCpuMs: 0,
   /** The process id of the last render started early (startRender). */
   lastPid: 0,
+  /**
+   * Of the last render started early: when it had bundled the site and when its pages were asked for,
+   * in ms from its start (asked before ready: the caller waited for the bundle).
+   */
+  readyMs: 0,
+  askedMs: 0,
 };
 
 /** Starts renderStats over for a render (or a benchmarked job) of `shards` shards. */
@@ -38,6 +44,8 @@ export function resetRenderStats(shards: number): void {
   renderStats.peakShardRssMb = 0;
   renderStats.slowestShardMs = 0;
   renderStats.shardCpuMs = 0;
+  renderStats.readyMs = 0;
+  renderStats.askedMs = 0;
 }
 
 /**
@@ -67,7 +75,8 @@ const GATE = Symbol.for('kb.renderGate');
  */
 export async function renderWithAstro(
   env: Record<string, string | undefined>,
-  generatedAt: string,
+  /** The build's time; undefined when `gate` gives it (KB_GENERATED_AT). */
+  generatedAt: string | undefined,
   selectionFile?: string,
   onPage?: () => void,
   gate?: () => Promise<Record<string, string>>,
@@ -76,7 +85,9 @@ export async function renderWithAstro(
   fs.rmSync(staging, { recursive: true, force: true });
   currentStaging = staging;
   const saved = { ...process.env };
-  Object.assign(process.env, env, { DIST_DIR: staging, KB_GENERATED_AT: generatedAt, ASTRO_TELEMETRY_DISABLED: '1' });
+  Object.assign(process.env, env, { DIST_DIR: staging, ASTRO_TELEMETRY_DISABLED: '1' });
+  if (generatedAt) process.env.KB_GENERATED_AT = generatedAt;
+  else delete process.env.KB_GENERATED_AT;
   if (selectionFile) process.env[PAGE_SELECTION_ENV] = selectionFile;
   else delete process.env[PAGE_SELECTION_ENV];
   onPageRendered(onPage);
@@ -111,9 +122,18 @@ function writeSelection(keys: readonly string[]): string {
   return file;
 }
 
-/** A render shard's process; `done` resolves with its staging folder. */
-function spawnShard(env: Record<string, string | undefined>, generatedAt: string, selection: string, onPage?: () => void): { child: ChildProcess; done: Promise<string> } {
-  const child = spawn(process.execPath, [path.join(ROOT, 'src/lib/static-build/render-shard.ts'), selection, generatedAt], {
+/**
+ * A render shard's process; `done` resolves with its staging folder. `pages.onPage` is called per page
+ * rendered (set later for a render started early). `generatedAt` undefined: the "-" form, which is told
+ * the time with its selection.
+ */
+function spawnShard(
+  env: Record<string, string | undefined>,
+  generatedAt: string | undefined,
+  selection: string,
+  pages: { onPage?: () => void },
+): { child: ChildProcess; done: Promise<string> } {
+  const child = spawn(process.execPath, [path.join(ROOT, 'src/lib/static-build/render-shard.ts'), selection, ...(generatedAt ? [generatedAt] : [])], {
     env: { ...env, KB_NODE_QUIET: '1' } as NodeJS.ProcessEnv,
     stdio: [selection === '-' ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
@@ -122,18 +142,20 @@ function spawnShard(env: Record<string, string | undefined>, generatedAt: string
     let err = '';
     child.stdout!.on('data', (d: Buffer) => {
       const s = d.toString();
-      // One "." per page rendered; the last line names the folder, the shard's peak memory, time and CPU time.
-      if (onPage) for (const c of s) if (c === '.') onPage();
+      // One "." per page rendered; the last line names the folder, the shard's peak memory, time and CPU
+      // time, and for the "-" form when it was ready and when it was asked (ms from its start).
+      if (pages.onPage) for (const c of s) if (c === '.') pages.onPage();
       out += s;
     });
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
     child.on('exit', (code) => {
-      const m = /STAGING (\S+) (\d+) (\d+) (\d+)\s*$/.exec(out);
+      const m = /STAGING (\S+) (\d+) (\d+) (\d+)(?: (\d+) (\d+))?\s*$/.exec(out);
       if (code !== 0 || !m) return reject(new Error(`a render shard failed (exit ${code}): ${err.trim().split('\n').slice(-5).join('\n')}`));
       renderStats.peakShardRssMb = Math.max(renderStats.peakShardRssMb, Number(m[2]));
       renderStats.slowestShardMs = Math.max(renderStats.slowestShardMs, Number(m[3]));
       renderStats.shardCpuMs += Number(m[4]);
+      if (m[5]) [renderStats.readyMs, renderStats.askedMs] = [Number(m[5]), Number(m[6])];
       resolve(m[1]);
     });
   });
@@ -142,16 +164,16 @@ function spawnShard(env: Record<string, string | undefined>, generatedAt: string
 
 /** One shard in a child process; resolves with its staging folder. */
 function renderShard(env: Record<string, string | undefined>, generatedAt: string, selectionFile: string, onPage?: () => void): Promise<string> {
-  return spawnShard(env, generatedAt, selectionFile, onPage).done;
+  return spawnShard(env, generatedAt, selectionFile, { onPage }).done;
 }
 
 export interface EarlyRender {
   /**
-   * Renders these pages (page keys), with these page models if given. Resolves once the process has been
-   * told (a caller that then works synchronously for seconds would otherwise hold the message back until
-   * it is done); `result` resolves with the staging folder.
+   * Renders these pages (page keys) as of `generatedAt`, with these page models if given, calling `onPage`
+   * per page. Resolves once the process has been told (a caller that then works synchronously for seconds
+   * would otherwise hold the message back until it is done); `result` resolves with the staging folder.
    */
-  go(keys: readonly string[], modelsFile?: string): Promise<void>;
+  go(keys: readonly string[], opts: { generatedAt: string; modelsFile?: string; onPage?: () => void }): Promise<void>;
   /** The staging folder of the pages `go` asked for. */
   readonly result: Promise<string>;
   /** Nothing to render after all: the process ends and leaves no folder behind (resolves once it has). */
@@ -159,13 +181,15 @@ export interface EarlyRender {
 }
 
 /**
- * A render process started before the pages to render are known (the incremental build): Astro starts and
- * bundles the site (~5 s, as long as a 100k-video build takes to load and fingerprint) while the caller
- * works out what changed, then renders the pages `go` names. One shard: for a selection too large for one,
- * cancel it and call renderPages.
+ * A render process started before the pages to render are known: Astro starts and bundles the site
+ * (a few seconds, whatever the content's size) while the caller works out what changed (the incremental build), or while the jobs
+ * before rebuild-site run (a pipeline chain), then renders the pages `go` names. The bundle depends on the
+ * page code only; content and the build's time are read after `go`. One shard: for a selection too large
+ * for one, cancel it and call renderPages.
  */
-export function startRender(env: Record<string, string | undefined>, generatedAt: string, onPage?: () => void): EarlyRender {
-  const { child, done } = spawnShard(env, generatedAt, '-', onPage);
+export function startRender(env: Record<string, string | undefined>): EarlyRender {
+  const pages: { onPage?: () => void } = {};
+  const { child, done } = spawnShard(env, undefined, '-', pages);
   renderStats.lastPid = child.pid ?? 0;
   child.stdin!.on('error', () => {}); // a process that died fails `result`; writing to it must not throw here
   done.catch(() => {}); // a cancelled render fails; go() hands on a real failure
@@ -179,14 +203,15 @@ export function startRender(env: Record<string, string | undefined>, generatedAt
   result.catch(() => {});
   return {
     result,
-    async go(keys, modelsFile) {
+    async go(keys, opts) {
       if (used) throw new Error('startRender: go or cancel was called already');
       used = true;
       resetRenderStats(1);
+      pages.onPage = opts.onPage;
       selection = writeSelection(keys);
-      const message = JSON.stringify({ [PAGE_SELECTION_ENV]: selection, ...(modelsFile ? { [PAGE_MODELS_ENV]: modelsFile } : {}) }) + '\n';
+      const vars = { [PAGE_SELECTION_ENV]: selection, KB_GENERATED_AT: opts.generatedAt, ...(opts.modelsFile ? { [PAGE_MODELS_ENV]: opts.modelsFile } : {}) };
       // Flushed before the caller goes on; a process that died already fails `result` instead.
-      await new Promise<void>((resolve) => child.stdin!.end(message, () => resolve()));
+      await new Promise<void>((resolve) => child.stdin!.end(JSON.stringify(vars) + '\n', () => resolve()));
     },
     async cancel() {
       if (used) return;
