@@ -61,6 +61,16 @@ async function keywordIds(dataDir: string, contentDir: string, q: string): Promi
   return r.hits.map((h) => `${h.type}:${h.id}`).sort();
 }
 
+/** Whether no process with this id is running (a render process that ended). */
+const gone = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch {
+    return true;
+  }
+};
+
 let edited: string;
 let deleted: string;
 let srv: TestServer;
@@ -200,14 +210,6 @@ describe('the incremental pipeline', () => {
   }, 180_000);
 
   it('starts the render process before the jobs that lead to rebuild-site, and stops it when the chain ends before', async () => {
-    const gone = (pid: number) => {
-      try {
-        process.kill(pid, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    };
     const lines: string[] = [];
     const chain = (stopAfter?: string) =>
       runChain('update-index', () => ({ ...quiet(), log: (m: string) => lines.push(m) }), async (name, r) => {
@@ -240,14 +242,6 @@ describe('the incremental pipeline', () => {
   }, 180_000);
 
   it('stops the render process it started early when nothing is to be rendered, or too much for one process', async () => {
-    const gone = (pid: number) => {
-      try {
-        process.kill(pid, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    };
     const staging = (pid: number) => stagingFolder(pid, 1);
     // Nothing changed since the last build: no page to render.
     const idle = await buildSiteIncremental(env(), {});
