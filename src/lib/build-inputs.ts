@@ -15,6 +15,9 @@ import { siteContext, type SiteContext } from './site.ts';
  */
 export const PAGE_MODELS_ENV = 'KB_PAGE_MODELS';
 
+/** The environment variable fixing a build's generation time (ISO 8601); now when unset. */
+export const GENERATED_AT_ENV = 'KB_GENERATED_AT';
+
 export interface PageModelsFile {
   /** The site context of the build that computed the models. */
   site: SiteContext;
@@ -40,7 +43,7 @@ let cached: { snapshot: Snapshot; site: SiteContext } | undefined;
 export function buildInputs(): { snapshot: Snapshot; site: SiteContext } {
   if (!cached) {
     const config = loadConfig();
-    const at = process.env.KB_GENERATED_AT ? new Date(process.env.KB_GENERATED_AT) : new Date();
+    const at = process.env[GENERATED_AT_ENV] ? new Date(process.env[GENERATED_AT_ENV]) : new Date();
     let snapshot: Snapshot | undefined;
     cached = {
       get snapshot() {

@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import { currentStaging, renderWithAstro } from './render.ts';
 import { PAGE_SELECTION_ENV } from '../pages/index.ts';
-import { PAGE_MODELS_ENV } from '../build-inputs.ts';
+import { GENERATED_AT_ENV, PAGE_MODELS_ENV } from '../build-inputs.ts';
 
 const [selectionFile, generatedAt] = process.argv.slice(2);
 if (!selectionFile || (selectionFile !== '-' && !generatedAt)) {
@@ -30,15 +30,14 @@ function fromStdin(): () => Promise<Record<string, string>> {
     process.stdin.on('data', (d: string) => (input += d));
     process.stdin.on('end', () => {
       askedMs = performance.now() - started;
-      const vars = input.trim() ? (JSON.parse(input) as Record<string, unknown>) : null;
-      const wanted = vars && typeof vars[PAGE_SELECTION_ENV] === 'string' && typeof vars.KB_GENERATED_AT === 'string';
-      if (!wanted) {
+      const vars = input.trim() ? (JSON.parse(input) as Record<string, unknown>) : {};
+      const out: Record<string, string> = {};
+      for (const k of [PAGE_SELECTION_ENV, GENERATED_AT_ENV, PAGE_MODELS_ENV]) if (typeof vars[k] === 'string') out[k] = vars[k];
+      if (!out[PAGE_SELECTION_ENV] || !out[GENERATED_AT_ENV]) {
         // Cancelled (or the build that started this process is gone): whatever Astro has written goes.
         if (currentStaging) fs.rmSync(currentStaging, { recursive: true, force: true });
         process.exit(0);
       }
-      const out: Record<string, string> = { [PAGE_SELECTION_ENV]: vars[PAGE_SELECTION_ENV] as string, KB_GENERATED_AT: vars.KB_GENERATED_AT as string };
-      if (typeof vars[PAGE_MODELS_ENV] === 'string') out[PAGE_MODELS_ENV] = vars[PAGE_MODELS_ENV] as string;
       resolve(out);
     });
   });

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onPageRendered, PAGE_SELECTION_ENV } from '../pages/index.ts';
-import { PAGE_MODELS_ENV } from '../build-inputs.ts';
+import { GENERATED_AT_ENV, PAGE_MODELS_ENV } from '../build-inputs.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -86,8 +86,8 @@ export async function renderWithAstro(
   currentStaging = staging;
   const saved = { ...process.env };
   Object.assign(process.env, env, { DIST_DIR: staging, ASTRO_TELEMETRY_DISABLED: '1' });
-  if (generatedAt) process.env.KB_GENERATED_AT = generatedAt;
-  else delete process.env.KB_GENERATED_AT;
+  if (generatedAt) process.env[GENERATED_AT_ENV] = generatedAt;
+  else delete process.env[GENERATED_AT_ENV];
   if (selectionFile) process.env[PAGE_SELECTION_ENV] = selectionFile;
   else delete process.env[PAGE_SELECTION_ENV];
   onPageRendered(onPage);
@@ -209,7 +209,7 @@ export function startRender(env: Record<string, string | undefined>): EarlyRende
       resetRenderStats(1);
       pages.onPage = opts.onPage;
       selection = writeSelection(keys);
-      const vars = { [PAGE_SELECTION_ENV]: selection, KB_GENERATED_AT: opts.generatedAt, ...(opts.modelsFile ? { [PAGE_MODELS_ENV]: opts.modelsFile } : {}) };
+      const vars = { [PAGE_SELECTION_ENV]: selection, [GENERATED_AT_ENV]: opts.generatedAt, ...(opts.modelsFile ? { [PAGE_MODELS_ENV]: opts.modelsFile } : {}) };
       // Flushed before the caller goes on; a process that died already fails `result` instead.
       await new Promise<void>((resolve) => child.stdin!.end(JSON.stringify(vars) + '\n', () => resolve()));
     },
