@@ -111,7 +111,9 @@ export function registerChatRoutes(app: OpenAPIHono, deps: AppDeps) {
       persona(body.persona_id, body.mode, body.lang);
       const p = principal(c);
       const ttl = config.chat.tokenTtlSeconds;
-      const exp = Math.floor(Date.now() / 1000) + ttl;
+      // Whole seconds, rounded up: the token lasts at least the `expires_in` it is sold with (rounded down,
+      // a 1-second token issued late in a second had expired before its first use).
+      const exp = Math.ceil(Date.now() / 1000) + ttl;
       const token = issueChatToken(key, { sub: p?.user.id ?? null, persona: body.persona_id, lang: body.lang, mode: body.mode, exp, ...(p ? {} : { anon: clientAddress(c) }) });
       return c.json(
         { token, token_type: 'Bearer' as const, expires_in: ttl, expires_at: new Date(exp * 1000).toISOString(), persona_id: body.persona_id, lang: body.lang, mode: body.mode, anonymous: !p },

@@ -15,11 +15,13 @@ const other = snap.personas[1];
 const exists = (s: { type: string; id: string }) =>
   ({ video: snap.videosById, knowledge: snap.conceptsBySlug, essay: snap.essaysBySlug, digest: snap.digestsByDate })[s.type as 'video']?.has(s.id) ?? false;
 
-async function chatToken(send: Send, as: TestSession | undefined, body: Record<string, unknown> = {}) {
+/** POST /api/chat/auth: the token and when it expires. */
+async function chatGrant(send: Send, as: TestSession | undefined, body: Record<string, unknown> = {}): Promise<{ token: string; expires_in: number; expires_at: string }> {
   const res = await send('/api/chat/auth', { method: 'POST', as, json: { persona_id: persona.persona_id, lang: 'en', mode: 'chat', ...body } });
   expect(res.status, await res.clone().text()).toBe(200);
-  return (await res.json()).token as string;
+  return res.json();
 }
+const chatToken = async (send: Send, as: TestSession | undefined, body: Record<string, unknown> = {}) => (await chatGrant(send, as, body)).token;
 const ask = (send: Send, token: string, content: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
   send('/api/chat/completions', { method: 'POST', headers: { Authorization: `Bearer ${token}`, ...headers }, json: { messages: [{ role: 'user', content }], ...extra } });
 
@@ -68,7 +70,11 @@ describe('extractive chat (no language model configured)', () => {
   });
 
   it('binds the token to its persona, language, user and lifetime', async () => {
-    const token = await chatToken(send, ana);
+    const asked = Date.now();
+    const { token, expires_in, expires_at } = await chatGrant(send, ana);
+    // It lasts at least the lifetime it is given with (1 s here), whenever in a second it was issued.
+    expect(expires_in).toBe(1);
+    expect(Date.parse(expires_at)).toBeGreaterThanOrEqual(asked + 1000);
     expect((await ask(send, token, 'agents?', { persona_id: other.persona_id })).status).toBe(403);
     expect((await ask(send, token, 'agents?', { lang: 'sl' })).status).toBe(403);
     const bor = sessionFor(srv, 'bor@example.org');
@@ -77,7 +83,7 @@ describe('extractive chat (no language model configured)', () => {
     expect((await stolen.json()).detail).toMatch(/someone else/);
     expect((await ask(send, token, 'agents?', {}, { Cookie: ana.cookie })).status).toBe(200);
     expect((await ask(send, `${token.slice(0, -3)}abc`, 'agents?')).status).toBe(401);
-    await new Promise((r) => setTimeout(r, 1100));
+    await new Promise((r) => setTimeout(r, Date.parse(expires_at) - Date.now() + 100));
     const expired = await ask(send, token, 'agents?');
     expect(expired.status).toBe(401);
     expect((await expired.json()).detail).toMatch(/expired/);
