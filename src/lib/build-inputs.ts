@@ -1,12 +1,12 @@
 // What a static build renders from: the configuration, the content snapshot and the site context, loaded
 // once per build process. scripts/build.ts fixes the generation time through KB_GENERATED_AT so the
 // server, reading dist/build-meta.json, answers dynamic twins with the same bytes.
-import fs from 'node:fs';
 import { loadConfig } from './config.ts';
 import { loadSnapshot } from './content/load.ts';
 import { contentCacheDir } from './content/parse-cache.ts';
 import type { Snapshot } from './content/model.ts';
 import { siteContext, type SiteContext } from './site.ts';
+import { readJsonFile } from './json-file.ts';
 
 /**
  * The environment variable naming a JSON file of page models (PageModelsFile): the incremental build
@@ -31,7 +31,7 @@ let given: PageModelsFile | null | undefined;
 export function givenPageModels(): PageModelsFile | null {
   if (given === undefined) {
     const file = process.env[PAGE_MODELS_ENV];
-    given = file ? (JSON.parse(fs.readFileSync(file, 'utf8')) as PageModelsFile) : null;
+    given = file ? (readJsonFile(file) as PageModelsFile) : null;
   }
   return given;
 }

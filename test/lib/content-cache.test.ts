@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isAscii } from 'node:buffer';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
 import { ContentError, forgetLastSnapshot, loadSnapshot, loadVideos } from '../../src/lib/content/load.ts';
@@ -175,6 +176,26 @@ describe('loadSnapshot with a parse cache', () => {
     } finally {
       reads.mockRestore();
     }
+  });
+
+  it('is written in ASCII (it reads back faster), and a cache written in UTF-8 is still used as it is', () => {
+    const id = uncached().videos[3].video_id;
+    const file = videoFile(id);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^title: "/m, 'title: "Čas za 🚀 '));
+    fs.rmSync(cacheFile(), { force: true }); // the next save writes a new base, not a delta
+    expect(cached()).toEqual(uncached());
+    const base = fs.readFileSync(cacheFile());
+    expect(isAscii(base)).toBe(true);
+    expect(base.toString('latin1').includes('\\u010cas za \\ud83d\\ude80')).toBe(true); // Čas za 🚀, escaped
+    // The same cache in UTF-8 (as caches were written before): read as it is, nothing parsed again, so
+    // nothing rewritten.
+    fs.writeFileSync(cacheFile(), JSON.stringify(JSON.parse(base.toString('latin1'))));
+    const before = fs.readFileSync(cacheFile());
+    expect(isAscii(before)).toBe(false);
+    const warm = cached();
+    expect(warm).toEqual(uncached());
+    expect(warm.videosById.get(id)!.title).toMatch(/^Čas za 🚀 /);
+    expect(fs.readFileSync(cacheFile()).equals(before)).toBe(true);
   });
 
   it('ignores a corrupt cache and replaces it', () => {

@@ -8,9 +8,13 @@
 // uncached one.
 import fs from 'node:fs';
 import path from 'node:path';
+import { readJsonFile, writeJsonPieces } from '../json-file.ts';
 
 /** Bumped when what is cached, or how it is computed, changes: an old cache is then ignored. */
 const CACHE_VERSION = 2;
+
+/** A cache file's JSON: the head's fields, then each entry (by file) under `entries`. */
+type CacheFile = { version: number; id?: string; base?: string; removed?: string[]; entries: Record<string, Entry> };
 
 interface Entry {
   sha: string;
@@ -51,9 +55,32 @@ export function parseCacheDeltaFile(cacheDir: string): string {
 const DELTA_SHARE = 0.1;
 const DELTA_MIN = 1000;
 
-function writeAtomic(file: string, text: string): void {
+/**
+ * Writes a cache file through a temporary file and a rename, entry by entry and in ASCII (json-file.ts:
+ * it reads back ~2x faster). Not flushed to disk: a cache lost in a crash is rebuilt by the next load.
+ */
+function writeCacheFile(file: string, head: Omit<CacheFile, 'entries'>, entries: Iterable<[string, Entry]>): void {
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  fs.writeFileSync(tmp, text);
+  const fd = fs.openSync(tmp, 'w', 0o644);
+  try {
+    writeJsonPieces(
+      fd,
+      (function* () {
+        yield `${JSON.stringify(head).slice(0, -1)},"entries":{`;
+        let first = true;
+        for (const [rel, entry] of entries) {
+          yield `${first ? '' : ','}${JSON.stringify(rel)}:${JSON.stringify(entry)}`;
+          first = false;
+        }
+        yield '}}';
+      })(),
+    );
+  } catch (err) {
+    fs.closeSync(fd);
+    fs.rmSync(tmp, { force: true });
+    throw err;
+  }
+  fs.closeSync(fd);
   fs.renameSync(tmp, file);
 }
 
@@ -94,7 +121,7 @@ export function openParseCache(cacheDir: string, opts: { /** false: no stat key 
   } else {
     baseMemo.delete(file);
     try {
-      const raw = JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: number; id?: string; entries?: Record<string, Entry> };
+      const raw = readJsonFile(file) as Partial<CacheFile>;
       if (raw.version === CACHE_VERSION && typeof raw.id === 'string' && raw.entries && typeof raw.entries === 'object') {
         entries = new Map(Object.entries(raw.entries));
         baseId = raw.id;
@@ -108,7 +135,7 @@ export function openParseCache(cacheDir: string, opts: { /** false: no stat key 
   }
   if (baseId) {
     try {
-      const raw = JSON.parse(fs.readFileSync(deltaFile, 'utf8')) as { version?: number; base?: string; entries?: Record<string, Entry>; removed?: string[] };
+      const raw = readJsonFile(deltaFile) as Partial<CacheFile>;
       if (raw.version === CACHE_VERSION && raw.base === baseId && raw.entries && Array.isArray(raw.removed)) {
         for (const rel of raw.removed) entries.delete(rel);
         for (const [rel, entry] of Object.entries(raw.entries)) {
@@ -178,14 +205,14 @@ export function openParseCache(cacheDir: string, opts: { /** false: no stat key 
       const removed = [...baseRels].filter((rel) => !seen.has(rel));
       if (!baseId || inDelta.length + removed.length > Math.max(DELTA_MIN, seen.size * DELTA_SHARE)) {
         baseId = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
-        writeAtomic(file, JSON.stringify({ version: CACHE_VERSION, id: baseId, entries: Object.fromEntries(seen) }));
+        writeCacheFile(file, { version: CACHE_VERSION, id: baseId }, seen);
         fs.rmSync(deltaFile, { force: true });
         // Not remembered here: another process may replace the file between this rename and any stat of
         // it, so the next open reads what is really there (a new base is written rarely).
         baseRels = new Set(seen.keys());
         deltaRels = new Set();
       } else {
-        writeAtomic(deltaFile, JSON.stringify({ version: CACHE_VERSION, base: baseId, entries: Object.fromEntries(inDelta.map((rel) => [rel, seen.get(rel)!])), removed }));
+        writeCacheFile(deltaFile, { version: CACHE_VERSION, base: baseId, removed }, inDelta.map((rel) => [rel, seen.get(rel)!]));
         deltaRels = new Set(inDelta);
       }
       entries = new Map(seen);

@@ -9,6 +9,7 @@ import type { Snapshot } from '../content/model.ts';
 import { ANALYSER_VERSION } from './analyse.ts';
 import { documentsFromSnapshot, languageVersions, type SearchDocument } from './documents.ts';
 import { searchInputs } from './inputs.ts';
+import { stringifyAscii } from '../json-file.ts';
 import { BuiltinEmbedder } from './embedders/builtin.ts';
 import type { Embedder, EmbedderSetting } from './embedders/embedder.ts';
 import { createTransformersEmbedder } from './embedders/transformers.ts';
@@ -84,11 +85,11 @@ export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): 
   try {
     fs.writeFileSync(path.join(tmp, INDEX_FILES.keyword), JSON.stringify(index));
     fs.writeFileSync(path.join(tmp, INDEX_FILES.vectors), new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength));
-    fs.writeFileSync(path.join(tmp, INDEX_FILES.ids), JSON.stringify(ids));
+    fs.writeFileSync(path.join(tmp, INDEX_FILES.ids), stringifyAscii(ids));
     // What each indexed document was, so later runs can add only what changed (delta.ts).
     const hashes = documentHashes(docs);
-    fs.writeFileSync(path.join(tmp, DELTA_FILES.hashes), JSON.stringify(hashes));
-    fs.writeFileSync(path.join(tmp, DELTA_FILES.inputs), JSON.stringify(docInputsOf(searchInputs(snapshot).keys, (k) => hashes[k])));
+    fs.writeFileSync(path.join(tmp, DELTA_FILES.hashes), stringifyAscii(hashes));
+    fs.writeFileSync(path.join(tmp, DELTA_FILES.inputs), stringifyAscii(docInputsOf(searchInputs(snapshot).keys, (k) => hashes[k])));
     // The query translation lexicon (translate.ts) is learnt from the same documents.
     const lexicon = trainLexicon(docs);
     saveLexicon(tmp, lexicon);

@@ -6,10 +6,10 @@
 // current content and counts; the server serves base minus tombstones plus the delta (the delta through
 // the live index). The delta is always relative to the base, so a run never stacks on a broken one, and
 // a full rebuild (nightly, or when the delta outgrows MAX_DELTA_SHARE) folds it back in.
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Snapshot } from '../content/model.ts';
 import { writeFileAtomic } from '../fs-atomic.ts';
+import { readJsonFile, stringifyAscii } from '../json-file.ts';
 import { ANALYSER_VERSION } from './analyse.ts';
 import { buildSearchIndex, embedRows } from './build.ts';
 import { docKey, documentsFromSnapshot, languageVersions, type SearchDocument } from './documents.ts';
@@ -56,7 +56,7 @@ function fromBase64(s: string, dimension: number): Float32Array {
 
 function readJson<T>(file: string): T | null {
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
+    return readJsonFile(file) as T;
   } catch {
     return null;
   }
@@ -183,8 +183,8 @@ export async function updateSearchIndex(
   // The delta first, then the manifest that names it: a reader that sees the new manifest finds its delta.
   // The input keys before both: a crash between leaves keys that describe the documents as they are now,
   // which the next update's delta is computed from anyway.
-  writeFileAtomic(path.join(dir, DELTA_FILES.inputs), JSON.stringify(docInputsOf(inputs.keys, (k) => hashes.get(k))));
-  writeFileAtomic(path.join(dir, DELTA_FILES.delta), JSON.stringify(delta));
+  writeFileAtomic(path.join(dir, DELTA_FILES.inputs), stringifyAscii(docInputsOf(inputs.keys, (k) => hashes.get(k))));
+  writeFileAtomic(path.join(dir, DELTA_FILES.delta), stringifyAscii(delta));
   writeFileAtomic(path.join(dir, INDEX_FILES.manifest), JSON.stringify(next, null, 2) + '\n');
   const ms = Math.round(performance.now() - started);
   opts.log?.(`search: index updated in ${ms} ms: ${changed.length} new or changed items (${toEmbed.length} embedded), ${removed.length} removed since the full build of ${manifest.built_at}; ${built.size} of ${hashes.size} documents built (the others' inputs unchanged)`);

@@ -1,12 +1,12 @@
 // Loads a built index from disk into memory: the lunr index, the vector matrix, the id table and the
 // embedder that queries it.
-import fs from 'node:fs';
 import path from 'node:path';
 import lunr from 'lunr';
 import type { Embedder, EmbedderSetting } from './embedders/embedder.ts';
 import { readFloat32 } from './embedders/builtin.ts';
 import { embedderForIndex } from './embedders/select.ts';
 import { INDEX_FILES, readManifest, type IndexManifest, type ItemRef } from './manifest.ts';
+import { readJsonFile } from '../json-file.ts';
 import { takePostings, type KeywordScorer } from './postings.ts';
 import { loadDelta, type LoadedDelta } from './delta.ts';
 import { loadLexicon, type Lexicon } from './translate.ts';
@@ -37,8 +37,8 @@ export async function loadSearchIndex(dir: string, setting: EmbedderSetting, reu
   if (reuse && reuse.dir === dir && reuse.manifest.built_at === manifest.built_at && reuse.manifest.rows === manifest.rows) {
     return { ...reuse, manifest, delta: loadDelta(dir, manifest) };
   }
-  const keyword = lunr.Index.load(JSON.parse(fs.readFileSync(path.join(dir, INDEX_FILES.keyword), 'utf8')));
-  const ids = JSON.parse(fs.readFileSync(path.join(dir, INDEX_FILES.ids), 'utf8')) as ItemRef[];
+  const keyword = lunr.Index.load(readJsonFile(path.join(dir, INDEX_FILES.keyword)) as object);
+  const ids = readJsonFile(path.join(dir, INDEX_FILES.ids)) as ItemRef[];
   const vectors = readFloat32(path.join(dir, INDEX_FILES.vectors));
   if (ids.length !== manifest.rows || vectors.length !== manifest.rows * manifest.embedder.dimension) {
     throw new Error(`search index in ${dir} is inconsistent: ${ids.length} ids, ${vectors.length} vector values, manifest says ${manifest.rows} × ${manifest.embedder.dimension}`);

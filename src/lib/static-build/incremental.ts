@@ -28,6 +28,7 @@ import { writePieces, type PieceSpans } from './pieces.ts';
 import { statKey } from '../content/parse-cache.ts';
 import type { Piece } from '../representation.ts';
 import { PAGE_MODELS_ENV, type PageModelsFile } from '../build-inputs.ts';
+import { writeJsonPieces } from '../json-file.ts';
 
 /** Above this share of pages to re-render, one full build is cheaper than a selection build plus the copy. */
 const FULL_BUILD_SHARE = 0.5;
@@ -86,22 +87,27 @@ type HandedModel = { route: string; params: Record<string, string>; json: string
 /**
  * The render process's PageModelsFile, written from the models' JSON as fingerprinting made it (serialising
  * the models again cost ~0.9 s at 100k videos: the indexes of concepts and essays and the tag pages are MBs
- * each), piece by piece.
+ * each), piece by piece, in ASCII (json-file.ts: the render process parses it faster).
  */
 function writeModelsFile(file: string, site: PageModelsFile['site'], models: Record<string, HandedModel>, keys: string[]): void {
   const fd = fs.openSync(file, 'w', 0o600);
   try {
-    fs.writeSync(fd, `{"site":${JSON.stringify(site)},"pages":{`);
-    let first = true;
-    for (const k of keys) {
-      const m = models[k];
-      if (!m) continue;
-      fs.writeSync(fd, `${first ? '' : ','}${JSON.stringify(k)}:{"route":${JSON.stringify(m.route)},"params":${JSON.stringify(m.params)},"props":`);
-      fs.writeSync(fd, m.json);
-      fs.writeSync(fd, '}');
-      first = false;
-    }
-    fs.writeSync(fd, '}}');
+    writeJsonPieces(
+      fd,
+      (function* () {
+        yield `{"site":${JSON.stringify(site)},"pages":{`;
+        let first = true;
+        for (const k of keys) {
+          const m = models[k];
+          if (!m) continue;
+          yield `${first ? '' : ','}${JSON.stringify(k)}:{"route":${JSON.stringify(m.route)},"params":${JSON.stringify(m.params)},"props":`;
+          yield m.json;
+          yield '}';
+          first = false;
+        }
+        yield '}}';
+      })(),
+    );
   } finally {
     fs.closeSync(fd);
   }

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../fs-atomic.ts';
+import { readJsonFile, stringifyAscii } from '../json-file.ts';
 import type { KeyRecord } from './moved-keys.ts';
 import type { PieceSpans } from './pieces.ts';
 
@@ -73,7 +74,7 @@ export function rendererHash(): string {
 
 export function readSiteManifest(distDir: string): SiteManifest | null {
   try {
-    const m = JSON.parse(fs.readFileSync(path.join(distDir, SITE_MANIFEST), 'utf8')) as SiteManifest;
+    const m = readJsonFile(path.join(distDir, SITE_MANIFEST)) as SiteManifest;
     if (!READABLE_FORMATS.has(m.format)) return null;
     delete (m as { files?: unknown }).files;
     return m;
@@ -83,7 +84,7 @@ export function readSiteManifest(distDir: string): SiteManifest | null {
 }
 
 export function writeSiteManifest(distDir: string, m: SiteManifest): void {
-  writeFileAtomic(path.join(distDir, SITE_MANIFEST), JSON.stringify(m));
+  writeFileAtomic(path.join(distDir, SITE_MANIFEST), stringifyAscii(m));
 }
 
 /** Every file under dir, relative, with forward slashes. */
