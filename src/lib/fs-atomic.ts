@@ -15,15 +15,16 @@ export function writeFileAtomic(file: string, data: string | Buffer, opts: { mod
 /**
  * A file written by `write` into a temporary file beside `file` and flushed, not yet in place: `commit()`
  * renames it over `file`, `discard()` removes it (a build that writes a large file while it computes the
- * rest, and puts it in place with the others).
+ * rest, and puts it in place with the others). `flush: false` for a cache, which a crash may lose (the
+ * rename still makes a reader see the old file or the new one whole while the machine runs).
  */
-export function stageFile(file: string, write: (fd: number) => void, opts: { mode?: number } = {}): { commit(): void; discard(): void } {
+export function stageFile(file: string, write: (fd: number) => void, opts: { mode?: number; flush?: boolean } = {}): { commit(): void; discard(): void } {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = tempNameFor(file);
   const fd = fs.openSync(tmp, 'w', opts.mode ?? 0o644);
   try {
     write(fd);
-    fs.fsyncSync(fd);
+    if (opts.flush !== false) fs.fsyncSync(fd);
   } catch (err) {
     fs.closeSync(fd);
     fs.rmSync(tmp, { force: true });

@@ -32,6 +32,21 @@ export function readJsonFile(file: string): unknown {
   return JSON.parse(isAscii(buf) ? buf.toString('latin1') : buf.toString('utf8'));
 }
 
+/**
+ * The pieces of a JSON object whose members' values are JSON texts already, or pieces of one (an object of
+ * objectPieces, say), for writeJsonPieces: a value of MBs is not copied into a larger string.
+ */
+export function* objectPieces(members: Iterable<[key: string, json: string | Iterable<string>]>): Generator<string> {
+  let sep = '{';
+  for (const [key, json] of members) {
+    yield `${sep}${JSON.stringify(key)}:`;
+    if (typeof json === 'string') yield json;
+    else yield* json;
+    sep = ',';
+  }
+  yield sep === '{' ? '{}' : '}';
+}
+
 /** Writes ~1 MB strings at a time: one write per small piece costs a system call each. */
 const WRITE_BATCH = 1 << 20;
 

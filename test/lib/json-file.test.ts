@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isAscii } from 'node:buffer';
 import { afterAll, describe, expect, it } from 'vitest';
-import { asciiJson, readJsonFile, stringifyAscii, writeJsonPieces } from '../../src/lib/json-file.ts';
+import { asciiJson, objectPieces, readJsonFile, stringifyAscii, writeJsonPieces } from '../../src/lib/json-file.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-json-file-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -57,5 +57,11 @@ describe('ASCII JSON', () => {
     expect(bytes.length).toBeGreaterThan(3_000_000);
     expect(isAscii(bytes)).toBe(true);
     expect(readJsonFile(file)).toEqual({ items });
+  });
+
+  it('joins an object from its members’ JSON, nested and empty objects too', () => {
+    const join = (members: Parameters<typeof objectPieces>[0]) => JSON.parse([...objectPieces(members)].join(''));
+    expect(join([])).toEqual({});
+    expect(join([['a', '1'], ['ž', JSON.stringify('č')], ['inner', objectPieces([['x', '[1,2]'], ['y', objectPieces([])]])]])).toEqual({ a: 1, ž: 'č', inner: { x: [1, 2], y: {} } });
   });
 });

@@ -8,7 +8,8 @@
 // uncached one.
 import fs from 'node:fs';
 import path from 'node:path';
-import { readJsonFile, writeJsonPieces } from '../json-file.ts';
+import { stageFile } from '../fs-atomic.ts';
+import { objectPieces, readJsonFile, writeJsonPieces } from '../json-file.ts';
 
 /** Bumped when what is cached, or how it is computed, changes: an old cache is then ignored. */
 const CACHE_VERSION = 2;
@@ -60,28 +61,11 @@ const DELTA_MIN = 1000;
  * it reads back ~2x faster). Not flushed to disk: a cache lost in a crash is rebuilt by the next load.
  */
 function writeCacheFile(file: string, head: Omit<CacheFile, 'entries'>, entries: Iterable<[string, Entry]>): void {
-  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  const fd = fs.openSync(tmp, 'w', 0o644);
-  try {
-    writeJsonPieces(
-      fd,
-      (function* () {
-        yield `${JSON.stringify(head).slice(0, -1)},"entries":{`;
-        let first = true;
-        for (const [rel, entry] of entries) {
-          yield `${first ? '' : ','}${JSON.stringify(rel)}:${JSON.stringify(entry)}`;
-          first = false;
-        }
-        yield '}}';
-      })(),
-    );
-  } catch (err) {
-    fs.closeSync(fd);
-    fs.rmSync(tmp, { force: true });
-    throw err;
-  }
-  fs.closeSync(fd);
-  fs.renameSync(tmp, file);
+  const each = function* (): Generator<[string, string]> {
+    for (const [rel, entry] of entries) yield [rel, JSON.stringify(entry)];
+  };
+  const members: [string, string | Iterable<string>][] = [...Object.entries(head).map(([k, v]): [string, string] => [k, JSON.stringify(v)]), ['entries', objectPieces(each())]];
+  stageFile(file, (fd) => writeJsonPieces(fd, objectPieces(members)), { flush: false }).commit();
 }
 
 /**

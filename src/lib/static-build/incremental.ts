@@ -28,7 +28,7 @@ import { writePieces, type PieceSpans } from './pieces.ts';
 import { statKey } from '../content/parse-cache.ts';
 import type { Piece } from '../representation.ts';
 import { PAGE_MODELS_ENV, type PageModelsFile } from '../build-inputs.ts';
-import { writeJsonPieces } from '../json-file.ts';
+import { objectPieces, writeJsonPieces } from '../json-file.ts';
 
 /** Above this share of pages to re-render, one full build is cheaper than a selection build plus the copy. */
 const FULL_BUILD_SHARE = 0.5;
@@ -92,22 +92,13 @@ type HandedModel = { route: string; params: Record<string, string>; json: string
 function writeModelsFile(file: string, site: PageModelsFile['site'], models: Record<string, HandedModel>, keys: string[]): void {
   const fd = fs.openSync(file, 'w', 0o600);
   try {
-    writeJsonPieces(
-      fd,
-      (function* () {
-        yield `{"site":${JSON.stringify(site)},"pages":{`;
-        let first = true;
-        for (const k of keys) {
-          const m = models[k];
-          if (!m) continue;
-          yield `${first ? '' : ','}${JSON.stringify(k)}:{"route":${JSON.stringify(m.route)},"params":${JSON.stringify(m.params)},"props":`;
-          yield m.json;
-          yield '}';
-          first = false;
-        }
-        yield '}}';
-      })(),
-    );
+    const pages = function* (): Generator<[string, Iterable<string>]> {
+      for (const k of keys) {
+        const m = models[k];
+        if (m) yield [k, objectPieces([['route', JSON.stringify(m.route)], ['params', JSON.stringify(m.params)], ['props', m.json]])];
+      }
+    };
+    writeJsonPieces(fd, objectPieces([['site', JSON.stringify(site)], ['pages', objectPieces(pages())]]));
   } finally {
     fs.closeSync(fd);
   }
