@@ -25,7 +25,7 @@ export default async function setup(project: TestProject) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-test-build-'));
   const distDir = path.join(root, 'dist');
   const dataDir = path.join(root, 'var');
-  await buildSite({ ...process.env, CONTENT_DIR: path.resolve('content'), DIST_DIR: distDir, DATA_DIR: dataDir, BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true', PORT: '0' });
+  await buildSite({ ...process.env, CONTENT_DIR: path.resolve('content'), DIST_DIR: distDir, DATA_DIR: dataDir, BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true', PORT: '0' }, { renderInProcess: true });
   project.provide('sampleDist', distDir);
   return () => {
     fs.rmSync(root, { recursive: true, force: true });

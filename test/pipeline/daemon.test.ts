@@ -28,7 +28,7 @@ beforeAll(async () => {
     host.feeds.set(`/feeds/${id}.xml`, atomFeed(id, id, []));
   }
   host.feeds.set('/feeds/channel-1.xml', atomFeed('channel-1', 'One', [{ id: 'daem0000001', title: 'Fresh from the feed', published: '2026-11-21T06:00:00+00:00', description: 'The team started from the work, not the model. Adoption stalled until managers changed targets. Costs per task fell by a third.' }]));
-  await buildSite({ ...process.env, ...dirs() });
+  await buildSite({ ...process.env, ...dirs() }, { renderInProcess: true });
   srv = await startTestServer({ contentDir: dirs().CONTENT_DIR, distDir: dirs().DIST_DIR, env: { DATA_DIR: dirs().DATA_DIR } });
 });
 afterAll(async () => {

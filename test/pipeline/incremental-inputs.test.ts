@@ -53,7 +53,7 @@ async function incrementalEqualsFull(kept: string[] = []): Promise<IncrementalRe
     expect(fs.readFileSync(path.join(client, rel)).equals(stale(rel)), `${rel} was recomputed`).toBe(true);
     fs.writeFileSync(path.join(client, rel), original.get(rel)!);
   }
-  await buildSite(env('dist-full'), { generatedAt: inc.generated_at });
+  await buildSite(env('dist-full'), { generatedAt: inc.generated_at, renderInProcess: true });
   const a = client;
   const b = path.join(dirs('dist-full').DIST_DIR, 'client');
   expect(walk(a)).toEqual(walk(b));
@@ -74,7 +74,7 @@ const published = (s: Snapshot) => s.concepts.filter((c) => !c.draft);
 beforeAll(async () => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-inputs-'));
   generateCorpus({ dir: dirs().CONTENT_DIR, videos: 40, seed: 11 });
-  await buildSite(env());
+  await buildSite(env(), { renderInProcess: true });
 }, 60_000);
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 

@@ -128,7 +128,7 @@ describe('the incremental pipeline', () => {
     expect(inc.written!.length).toBeLessThan(total / 3);
     expect(inc.written).toEqual(expect.arrayContaining(['videos/incr0000001/index.html', 'api/videos/incr0000001/index.json', `videos/${edited}/index.html`, 'api/latest/index.json']));
     expect(inc.removed).toEqual(expect.arrayContaining([`videos/${deleted}/index.html`, `api/videos/${deleted}/index.json`]));
-    await buildSite(env('dist-full'), { generatedAt: inc.generated_at });
+    await buildSite(env('dist-full'), { generatedAt: inc.generated_at, renderInProcess: true });
 
     const a = path.join(dirs().DIST_DIR, 'client');
     const b = path.join(dirs('dist-full').DIST_DIR, 'client');
@@ -267,7 +267,7 @@ describe('the incremental pipeline', () => {
 
   it('renders the same pages sharded across processes as in one process', async () => {
     const at = '2026-11-24T08:00:00Z';
-    await buildSite(env('dist-one'), { generatedAt: at });
+    await buildSite(env('dist-one'), { generatedAt: at, renderInProcess: true });
     await buildSite({ ...env('dist-sharded'), KB_PAGES_PER_SHARD: '40' }, { generatedAt: at });
     expect(renderStats.shards).toBeGreaterThan(1);
     const a = path.join(dirs('dist-one').DIST_DIR, 'client');

@@ -12,14 +12,14 @@ describe('buildSite', () => {
     try {
       generateCorpus({ dir: path.join(dir, 'content'), videos: 12, seed: 1 });
       const env = { ...process.env, CONTENT_DIR: path.join(dir, 'content'), DIST_DIR: path.join(dir, 'dist'), DATA_DIR: path.join(dir, 'var'), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' };
-      const first = await buildSite(env);
+      const first = await buildSite(env, { renderInProcess: true });
       const removed = fs.readdirSync(path.join(dir, 'content', 'videos')).filter((f) => f.endsWith('.md'));
       const gone = removed.find((f) => !fs.readFileSync(path.join(dir, 'content', 'digests', fs.readdirSync(path.join(dir, 'content', 'digests'))[0]), 'utf8').includes(f.replace('.md', '')))!;
       fs.rmSync(path.join(dir, 'content', 'knowledge'), { recursive: true });
       fs.rmSync(path.join(dir, 'content', 'essays'), { recursive: true });
       fs.rmSync(path.join(dir, 'content', 'digests'), { recursive: true });
       fs.rmSync(path.join(dir, 'content', 'videos', gone));
-      const second = await buildSite(env);
+      const second = await buildSite(env, { renderInProcess: true });
       expect(second.files).toBeLessThan(first.files);
       expect(second.content_hash).not.toBe(first.content_hash);
       const videos = JSON.parse(fs.readFileSync(path.join(dir, 'dist', 'client', 'api', 'videos', 'index.json'), 'utf8'));

@@ -27,7 +27,7 @@ export async function startWebServer(env: Record<string, string> = {}): Promise<
     HOST: '127.0.0.1',
     ...env,
   };
-  await buildSite({ ...process.env, ...base, PIPELINE: 'off' });
+  await buildSite({ ...process.env, ...base, PIPELINE: 'off' }, { renderInProcess: true });
   const running = await startServer(loadConfig(base), { log: () => {} });
   return asTestServer(running, dataDir, root);
 }
