@@ -13,6 +13,7 @@ import { loadSnapshot } from '../../src/lib/content/load.ts';
 import type { Snapshot } from '../../src/lib/content/model.ts';
 import { walk } from '../helpers/server.ts';
 import { CHANNEL_PAGE_SIZE } from '../../src/web/paging.ts';
+import { SITE_MANIFEST_DELTA } from '../../src/lib/static-build/manifest.ts';
 
 let root: string;
 const dirs = (dist = 'dist') => ({ CONTENT_DIR: path.join(root, 'content'), DATA_DIR: path.join(root, 'var'), DIST_DIR: path.join(root, dist), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' });
@@ -48,6 +49,8 @@ async function incrementalEqualsFull(kept: string[] = []): Promise<IncrementalRe
   for (const rel of kept) fs.writeFileSync(path.join(client, rel), stale(rel));
   const inc = await buildSiteIncremental(env(), {});
   expect(inc.mode).toBe('incremental');
+  // The manifest the next build reads is the full build's base and this build's delta (manifest.ts).
+  expect(fs.existsSync(path.join(dirs().DIST_DIR, SITE_MANIFEST_DELTA))).toBe(true);
   for (const rel of kept) {
     expect(inc.written, rel).not.toContain(rel);
     expect(fs.readFileSync(path.join(client, rel)).equals(stale(rel)), `${rel} was recomputed`).toBe(true);

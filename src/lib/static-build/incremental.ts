@@ -315,7 +315,7 @@ export async function buildSiteIncremental(
       pieces,
     };
     const tManifest = performance.now();
-    writeSiteManifest(config.distDir, manifest);
+    writeSiteManifest(config.distDir, manifest, prev);
     opts.log?.(`rebuild-site: ${written.length} files written and ${removed.length} removed in ${((tManifest - tWrites) / 1000).toFixed(1)} s, the manifest in ${secs(tManifest)} s`);
     const meta: IncrementalResult = {
       ...buildMetaOf(config.baseUrl, snapshot, site, started, fileCount),
