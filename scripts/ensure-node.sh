@@ -40,10 +40,11 @@ unset -f kb_node_ok
 # Node's module compile cache: V8's compiled code of every module loaded (Astro, Vite, the server, the
 # TypeScript sources) is kept on disk and reused while the files are unchanged, so each process (the server,
 # a render process, a job's worker, a test's server) starts ~0.3 s of CPU sooner. Exported, so every child
-# process uses it too. Set NODE_COMPILE_CACHE to another folder to move it, NODE_DISABLE_COMPILE_CACHE=1
-# to turn it off.
-if [ "$kb_node_status" -eq 0 ] && [ -z "${NODE_COMPILE_CACHE:-}" ]; then
-  NODE_COMPILE_CACHE="${TMPDIR:-/tmp}/node-compile-cache"
+# process uses it too. In this user's cache folder, beside the Node installed above, not in a shared /tmp
+# where another user could put compiled code first. Set NODE_COMPILE_CACHE to another folder to move it,
+# NODE_DISABLE_COMPILE_CACHE=1 to turn it off.
+if [ "$kb_node_status" -eq 0 ] && [ -z "${NODE_COMPILE_CACHE:-}" ] && [ -n "${KB_NODE_CACHE:-}${XDG_CACHE_HOME:-}${HOME:-}" ]; then
+  NODE_COMPILE_CACHE="${KB_NODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kb-node}/compile-cache"
   export NODE_COMPILE_CACHE
 fi
 [ "$kb_node_status" -eq 0 ]

@@ -20,18 +20,19 @@ function cleanEnv(): Record<string, string> {
   const env = { ...process.env } as Record<string, string>;
   delete env.NODE_COMPILE_CACHE;
   delete env.NODE_DISABLE_COMPILE_CACHE;
+  delete env.KB_NODE_CACHE;
   return env;
 }
 
 describe('scripts/ensure-node.sh', () => {
-  it('turns on the module compile cache for the commands after it, in a folder under TMPDIR unless one is set', () => {
-    const env = { ...cleanEnv(), TMPDIR: tmp, KB_NODE_QUIET: '1', PATH: `${path.dirname(process.execPath)}:${process.env.PATH}` };
+  it("turns on the module compile cache for the commands after it, in the user's cache folder unless one is set", () => {
+    const env = { ...cleanEnv(), XDG_CACHE_HOME: tmp, KB_NODE_QUIET: '1', PATH: `${path.dirname(process.execPath)}:${process.env.PATH}` };
     // What a node started after it (and its children, which inherit the variable) uses.
     const probe = `node -e "console.log(process.env.NODE_COMPILE_CACHE, require('node:module').getCompileCacheDir())"`;
     const r = sh(`. scripts/ensure-node.sh && ${probe}`, env);
     expect(r.status, r.stderr).toBe(0);
     const [variable, used] = r.stdout.trim().split(' ');
-    expect(variable).toBe(path.join(tmp, 'node-compile-cache'));
+    expect(variable).toBe(path.join(tmp, 'kb-node', 'compile-cache'));
     expect(used.startsWith(variable)).toBe(true);
     // A folder given is kept.
     const own = path.join(tmp, 'own-cache');
