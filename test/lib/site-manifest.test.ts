@@ -143,6 +143,32 @@ describe('the site manifest written after an incremental build', () => {
     expect(readSiteManifest(dir)!.inputs!['video:v1']).toBe('key-v1');
   });
 
+  it('reads as no manifest (a full build) when the delta beside the base cannot be read or is not one', () => {
+    writeSiteManifest(dir, big(3000));
+    const prev = readSiteManifest(dir)!;
+    writeSiteManifest(dir, { ...structuredClone(prev), generated_at: '2026-11-27T12:00:00Z' }, prev);
+    const file = path.join(dir, SITE_MANIFEST_DELTA);
+    const good = fs.readFileSync(file, 'utf8');
+    expect(readSiteManifest(dir)!.generated_at).toBe('2026-11-27T12:00:00Z');
+    fs.writeFileSync(file, good.slice(0, good.length / 2)); // cut short
+    expect(readSiteManifest(dir)).toBeNull();
+    fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(good), resources: null })); // another shape
+    expect(readSiteManifest(dir)).toBeNull();
+    fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(good), format: 4 })); // a later format
+    expect(readSiteManifest(dir)).toBeNull();
+    fs.rmSync(file);
+    expect(readSiteManifest(dir)!.generated_at).toBe('2026-11-27T08:00:00Z'); // none: the base alone
+  });
+
+  it('writes a base when a field of the manifest it started from is gone', () => {
+    writeSiteManifest(dir, big(3000));
+    const prev = readSiteManifest(dir)!;
+    const { file_count: _gone, ...next } = structuredClone(prev);
+    writeSiteManifest(dir, next, prev);
+    expect(fs.existsSync(path.join(dir, SITE_MANIFEST_DELTA))).toBe(false);
+    expect(readSiteManifest(dir)).not.toHaveProperty('file_count');
+  });
+
   it('writes a base when the manifest it started from was written in format 2', () => {
     fs.writeFileSync(path.join(dir, SITE_MANIFEST), JSON.stringify({ ...big(3000), format: 2 }));
     const prev = readSiteManifest(dir)!;

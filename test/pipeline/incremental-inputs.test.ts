@@ -13,7 +13,7 @@ import { loadSnapshot } from '../../src/lib/content/load.ts';
 import type { Snapshot } from '../../src/lib/content/model.ts';
 import { walk } from '../helpers/server.ts';
 import { CHANNEL_PAGE_SIZE } from '../../src/web/paging.ts';
-import { SITE_MANIFEST_DELTA } from '../../src/lib/static-build/manifest.ts';
+import { readSiteManifest, SITE_MANIFEST_DELTA } from '../../src/lib/static-build/manifest.ts';
 
 let root: string;
 const dirs = (dist = 'dist') => ({ CONTENT_DIR: path.join(root, 'content'), DATA_DIR: path.join(root, 'var'), DIST_DIR: path.join(root, dist), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' });
@@ -61,6 +61,11 @@ async function incrementalEqualsFull(kept: string[] = []): Promise<IncrementalRe
   const b = path.join(dirs('dist-full').DIST_DIR, 'client');
   expect(walk(a)).toEqual(walk(b));
   expect(walk(a).filter((f) => !fs.readFileSync(path.join(a, f)).equals(fs.readFileSync(path.join(b, f))))).toEqual([]);
+  // What the next build reads (the full build's base with the deltas since) records what a full build does.
+  const [ma, mb] = [readSiteManifest(dirs().DIST_DIR)!, readSiteManifest(dirs('dist-full').DIST_DIR)!];
+  expect(ma.pages).toEqual(mb.pages);
+  expect(new Set(ma.resources)).toEqual(new Set(mb.resources));
+  expect(ma.key_record).toEqual(mb.key_record);
   // Most of the items' documents and models were kept, not recomputed.
   const s = snap();
   expect(inc.documents_kept).toBeGreaterThan(s.videos.length);

@@ -122,11 +122,18 @@ export function readSiteManifest(distDir: string): SiteManifest | null {
   delete m.id;
   let delta: Delta | null = null;
   if (id) {
+    let d: unknown;
     try {
-      const d = readJsonFile(path.join(distDir, SITE_MANIFEST_DELTA)) as Delta;
-      if (d.format === SITE_MANIFEST_FORMAT && d.base === id) delta = d;
-    } catch {
-      // none (or unreadable: written atomically, so only by hand): the base alone
+      d = readJsonFile(path.join(distDir, SITE_MANIFEST_DELTA));
+    } catch (err) {
+      // None: the base alone. One that cannot be read may be this base's: the base alone would be a record
+      // of an older dist/, so there is no manifest (the build is full).
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return null;
+    }
+    if (d !== undefined) {
+      if (!isDelta(d)) return null;
+      if (d.base === id) delta = d;
+      // else: a delta of an earlier base, which a new base replaced; ignored
     }
   }
   if (delta) {
@@ -143,6 +150,24 @@ export function readSiteManifest(distDir: string): SiteManifest | null {
   }
   origins.set(m, { id, delta });
   return m;
+}
+
+/** Whether a parsed delta file has the shape this code writes (anything else: no manifest, a full build). */
+function isDelta(d: unknown): d is Delta {
+  const o = d as Delta;
+  const strings = (a: unknown) => Array.isArray(a) && a.every((x) => typeof x === 'string');
+  const object = (x: unknown) => !!x && typeof x === 'object' && !Array.isArray(x);
+  return (
+    object(o) &&
+    o.format === SITE_MANIFEST_FORMAT &&
+    typeof o.base === 'string' &&
+    object(o.head) &&
+    object(o.records) &&
+    Object.values(o.records).every((r) => object(r) && object(r.set) && strings(r.removed)) &&
+    object(o.resources) &&
+    strings(o.resources.added) &&
+    strings(o.resources.removed)
+  );
 }
 
 /**
@@ -174,6 +199,10 @@ export function writeSiteManifest(distDir: string, m: SiteManifest, prev?: SiteM
  */
 function deltaOf(id: string, had: Delta | null, prev: SiteManifest, m: SiteManifest): { delta: Delta; entries: number } | null {
   let entries = m.resources.length;
+  // A delta sets fields; it cannot take one away (a field of the base that `m` lacks), nor hold parts of
+  // key_record other than its two records: then a new base.
+  if (Object.keys(prev).some((k) => !(k in m))) return null;
+  if (m.key_record && Object.keys(m.key_record).some((k) => k !== 'items' && k !== 'cites')) return null;
   const delta: Delta = { format: SITE_MANIFEST_FORMAT, base: id, head: {}, records: {}, resources: { added: [], removed: [] } };
   for (const [k, v] of Object.entries(m)) if (!SPLIT.has(k)) (delta.head as Record<string, unknown>)[k] = v;
   delta.head.format = SITE_MANIFEST_FORMAT;
