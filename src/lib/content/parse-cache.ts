@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { stageFile } from '../fs-atomic.ts';
-import { objectPieces, readJsonFile, writeJsonPieces } from '../json-file.ts';
+import { deltaFits, newBaseId, objectPieces, readJsonFile, writeJsonPieces } from '../json-file.ts';
 
 /** Bumped when what is cached, or how it is computed, changes: an old cache is then ignored. */
 const CACHE_VERSION = 2;
@@ -52,9 +52,6 @@ export function parseCacheFile(cacheDir: string): string {
 export function parseCacheDeltaFile(cacheDir: string): string {
   return path.join(cacheDir, 'content-parse.delta.json');
 }
-
-const DELTA_SHARE = 0.1;
-const DELTA_MIN = 1000;
 
 /**
  * Writes a cache file through a temporary file and a rename, entry by entry and in ASCII (json-file.ts:
@@ -187,8 +184,8 @@ export function openParseCache(cacheDir: string, opts: { /** false: no stat key 
       fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
       const inDelta = [...seen.keys()].filter((rel) => dirty.has(rel) || deltaRels.has(rel) || !baseRels.has(rel));
       const removed = [...baseRels].filter((rel) => !seen.has(rel));
-      if (!baseId || inDelta.length + removed.length > Math.max(DELTA_MIN, seen.size * DELTA_SHARE)) {
-        baseId = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+      if (!baseId || !deltaFits(inDelta.length + removed.length, seen.size)) {
+        baseId = newBaseId();
         writeCacheFile(file, { version: CACHE_VERSION, id: baseId }, seen);
         fs.rmSync(deltaFile, { force: true });
         // Not remembered here: another process may replace the file between this rename and any stat of

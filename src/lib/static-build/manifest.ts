@@ -15,7 +15,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../fs-atomic.ts';
-import { readJsonFile, stringifyAscii } from '../json-file.ts';
+import { deltaFits, newBaseId, readJsonFile, stringifyAscii } from '../json-file.ts';
 import type { KeyRecord } from './moved-keys.ts';
 import type { PieceSpans } from './pieces.ts';
 
@@ -102,10 +102,6 @@ interface Delta {
   resources: { added: string[]; removed: string[] };
 }
 
-/** Above this many changed entries (or this share of all), the next write is a new base. */
-const DELTA_MIN = 1000;
-const DELTA_SHARE = 0.1;
-
 /** What readSiteManifest read a manifest from: the base's id and the delta applied, if any. */
 const origins = new WeakMap<SiteManifest, { id: string; delta: Delta | null }>();
 
@@ -172,8 +168,8 @@ function isDelta(d: unknown): d is Delta {
 
 /**
  * Writes the manifest of dist/. Given `prev`, the manifest this build started from (readSiteManifest's),
- * only what changed since the base is written, as the delta, unless that has grown past DELTA_SHARE of
- * the entries: then, as without `prev`, a new base, and the delta goes.
+ * only what changed since the base is written, as the delta, unless that has grown too large (deltaFits:
+ * past 1,000 entries and a tenth of all); then, as without `prev`, a new base, and the delta goes.
  */
 export function writeSiteManifest(distDir: string, m: SiteManifest, prev?: SiteManifest | null): void {
   const from = prev ? origins.get(prev) : undefined;
@@ -181,13 +177,12 @@ export function writeSiteManifest(distDir: string, m: SiteManifest, prev?: SiteM
   if (made) {
     const { delta, entries } = made;
     const size = Object.values(delta.records).reduce((n, r) => n + Object.keys(r.set).length + r.removed.length, 0) + delta.resources.added.length + delta.resources.removed.length;
-    if (size <= Math.max(DELTA_MIN, entries * DELTA_SHARE)) {
+    if (deltaFits(size, entries)) {
       writeFileAtomic(path.join(distDir, SITE_MANIFEST_DELTA), stringifyAscii(delta));
       return;
     }
   }
-  const id = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
-  writeFileAtomic(path.join(distDir, SITE_MANIFEST), stringifyAscii({ ...m, format: SITE_MANIFEST_FORMAT, id }));
+  writeFileAtomic(path.join(distDir, SITE_MANIFEST), stringifyAscii({ ...m, format: SITE_MANIFEST_FORMAT, id: newBaseId() }));
   // After the base: a reader between the two finds a delta naming the old base, and ignores it.
   fs.rmSync(path.join(distDir, SITE_MANIFEST_DELTA), { force: true });
 }
