@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildSite } from '../../scripts/build.ts';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
+import { renderStats } from '../../src/lib/static-build/render.ts';
 
 describe('buildSite', () => {
   it('builds again from changed content in the same process, and swaps the folder whole', async () => {
@@ -26,6 +27,23 @@ describe('buildSite', () => {
       expect(videos.total).toBe(11);
       expect(fs.existsSync(path.join(dir, 'dist', 'client', 'api', 'videos', gone.replace('.md', '')))).toBe(false);
       expect(fs.readdirSync(dir).filter((f) => f.startsWith('dist.'))).toEqual([]); // no staging leftovers
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('renders a small build in this process only when asked: a server (npm start) renders in a child', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-build-'));
+    try {
+      generateCorpus({ dir: path.join(dir, 'content'), videos: 12, seed: 2 });
+      const env = { ...process.env, CONTENT_DIR: path.join(dir, 'content'), DIST_DIR: path.join(dir, 'dist'), DATA_DIR: path.join(dir, 'var'), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' };
+      // A render process reports its peak memory when it ends; a render in this process has none.
+      await buildSite(env, { renderInProcess: true });
+      expect(renderStats.peakShardRssMb).toBe(0);
+      const here = fs.readFileSync(path.join(dir, 'dist', 'client', 'index.html'));
+      await buildSite(env, { generatedAt: JSON.parse(fs.readFileSync(path.join(dir, 'dist', 'build-meta.json'), 'utf8')).generated_at });
+      expect(renderStats.peakShardRssMb).toBeGreaterThan(0);
+      expect(fs.readFileSync(path.join(dir, 'dist', 'client', 'index.html')).equals(here)).toBe(true);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
