@@ -14,6 +14,7 @@ import type { Snapshot } from '../../src/lib/content/model.ts';
 import { walk } from '../helpers/server.ts';
 import { CHANNEL_PAGE_SIZE } from '../../src/web/paging.ts';
 import { readSiteManifest, SITE_MANIFEST_DELTA } from '../../src/lib/static-build/manifest.ts';
+import { renderStats } from '../../src/lib/static-build/render.ts';
 
 let root: string;
 const dirs = (dist = 'dist') => ({ CONTENT_DIR: path.join(root, 'content'), DATA_DIR: path.join(root, 'var'), DIST_DIR: path.join(root, dist), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' });
@@ -47,8 +48,11 @@ async function incrementalEqualsFull(kept: string[] = []): Promise<IncrementalRe
   const original = new Map(kept.map((rel) => [rel, fs.readFileSync(path.join(client, rel))]));
   const stale = (rel: string) => Buffer.concat([original.get(rel)!, Buffer.from('\nstale\n')]);
   for (const rel of kept) fs.writeFileSync(path.join(client, rel), stale(rel));
-  const inc = await buildSiteIncremental(env(), {});
+  // Rendered in this process, as the full builds here are (the pipeline's render process, started early, is
+  // the path of incremental.test.ts): the same renderer, without a child's start per build.
+  const inc = await buildSiteIncremental(env(), { renderInProcess: true });
   expect(inc.mode).toBe('incremental');
+  if (inc.pages_rendered > 0) expect(renderStats.peakShardRssMb, 'rendered in this process').toBe(0);
   // The manifest the next build reads is the full build's base and this build's delta (manifest.ts).
   expect(fs.existsSync(path.join(dirs().DIST_DIR, SITE_MANIFEST_DELTA))).toBe(true);
   for (const rel of kept) {

@@ -122,6 +122,8 @@ describe('the incremental pipeline', () => {
     // The site: the incremental build, then a full build of the same content at the same time elsewhere.
     const inc = await buildSiteIncremental(env(), {});
     expect(inc.mode).toBe('incremental');
+    // Without renderInProcess (a server's build), the pages render in a child process started early.
+    expect(renderStats.peakShardRssMb).toBeGreaterThan(0);
     const total = walk(path.join(dirs().DIST_DIR, 'client')).length;
     expect(inc.files).toBe(total); // the count the build keeps as it writes and removes
     expect(inc.written!.length).toBeGreaterThan(3);

@@ -46,7 +46,8 @@ export interface BuildOptions {
    * Render a small build's pages (one shard, at most IN_PROCESS_PAGES) in this process rather than in a
    * child: saves the child's start (~1.5 s of CPU: Node, Astro's modules) where that is most of the work.
    * Only for a process that ends after the build or builds many times (npm run build, the tests): Astro's
-   * modules stay in its memory, which a server must not carry.
+   * modules stay in its memory, which a server must not carry. An incremental build (buildSiteIncremental)
+   * with it starts no render process early, and renders a selection of at most IN_PROCESS_PAGES here.
    */
   renderInProcess?: boolean;
 }

@@ -20,7 +20,7 @@ import { contentCacheDir } from '../content/parse-cache.ts';
 import { stageFile, writeFileAtomic, writeFilesAtomic } from '../fs-atomic.ts';
 import { pageFingerprints, singlePageRoutes } from '../pages/index.ts';
 import { siteContext } from '../site.ts';
-import { buildMetaOf, buildSite, pageRecords, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
+import { buildMetaOf, buildSite, IN_PROCESS_PAGES, pageRecords, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
 import { renderPages, renderStats, shardCount, startRender, type EarlyRender } from './render.ts';
 import { chromeKey, listTree, readSiteManifest, rendererHash, writeSiteManifest, type SiteManifest } from './manifest.ts';
 import { InputKeys, pageGroup, siteInputs } from './inputs.ts';
@@ -112,7 +112,9 @@ export async function buildSiteIncremental(
     snapshot?: Snapshot;
     /**
      * A render process started with this same `env` before this build (a pipeline chain starts one while
-     * the jobs before rebuild-site run); used or cancelled here. Without it, one starts now.
+     * the jobs before rebuild-site run); used or cancelled here. Without it, one starts now, unless
+     * `renderInProcess` is set: then none starts early, and a selection of at most IN_PROCESS_PAGES pages
+     * renders in this process once it is known (a larger one in a child).
      */
     render?: EarlyRender;
   } = {},
@@ -122,7 +124,7 @@ export async function buildSiteIncremental(
   const clientDir = path.join(config.distDir, 'client');
   const prev = readSiteManifest(config.distDir);
   /** A full build instead; the render process started early is stopped first, not to bundle beside it. */
-  const full = async (reason: string, early = opts.render) => {
+  const full = async (reason: string, early: EarlyRender | null | undefined = opts.render) => {
     await early?.cancel();
     opts.log?.(`rebuild-site: full build (${reason})`);
     const meta = await buildSite(env, opts);
@@ -139,7 +141,7 @@ export async function buildSiteIncremental(
   let rendered = 0;
   let total = 0;
   const onPage = opts.onProgress && (() => opts.onProgress!(++rendered, total));
-  const early = opts.render ?? startRender(env);
+  const early: EarlyRender | null = opts.render ?? (opts.renderInProcess ? null : startRender(env));
   /** Documents made of pieces, written beside their targets, put in place with the other files. */
   const staged: { rel: string; file: ReturnType<typeof stageFile>; spans: Omit<PieceSpans, 'stat'> }[] = [];
   try {
@@ -201,7 +203,7 @@ export async function buildSiteIncremental(
     };
 
     // Pages whose model changed, rendered by Astro from the same page files as the full build, in a child
-    // process, while this one recomputes the documents.
+    // process (here, with renderInProcess and a small selection), while this one recomputes the documents.
     total = selected.length + singles.filter((r) => !selected.includes(r)).length;
     let modelsFile: string | undefined;
     if (selected.length && models) {
@@ -209,11 +211,14 @@ export async function buildSiteIncremental(
       writeModelsFile(modelsFile, site, models, [...new Set([...selected, ...singles])]);
     }
     // A selection too large for one render process goes to renderPages, which shards it.
+    // Without a render process started early (renderInProcess), renderPages renders a small selection here.
     const sharded = shardCount(selected.length, env) > 1;
-    if (sharded) await early.cancel();
+    if (sharded) await early?.cancel();
     let rendering: Promise<string> | null = null;
-    if (selected.length && sharded) rendering = renderPages(modelsFile ? { ...env, [PAGE_MODELS_ENV]: modelsFile } : env, site.generatedAt, selected, { all: false, inChild: true, onPage });
-    else if (selected.length) {
+    if (selected.length && (sharded || !early)) {
+      const inChild = sharded || selected.length > IN_PROCESS_PAGES;
+      rendering = renderPages(modelsFile ? { ...env, [PAGE_MODELS_ENV]: modelsFile } : env, site.generatedAt, selected, { all: false, inChild, onPage });
+    } else if (early && selected.length) {
       await early.go(selected, { generatedAt: site.generatedAt, modelsFile, onPage });
       rendering = early.result;
     }
@@ -335,6 +340,6 @@ export async function buildSiteIncremental(
     return meta;
   } finally {
     for (const s of staged) s.file.discard(); // none left once committed
-    await early.cancel(); // unless it was given pages to render
+    await early?.cancel(); // unless it was given pages to render
   }
 }
