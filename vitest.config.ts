@@ -33,6 +33,13 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    // Test files share their worker process and its modules, one file after another: isolated, every file
+    // that starts a server imported the whole server (Hono, oidc-provider, the MCP SDK, our routes) afresh,
+    // 1.5-3 s a file and 14% of the run. Shared, `npm test` took 643 s instead of 811-860 s (2026-11-27),
+    // every test passing. In return, a file must stop what it starts (servers, timers) and restore what it
+    // changes: test/helpers/isolation.ts fails a file that leaves the environment changed.
+    isolate: false,
+    setupFiles: ['test/helpers/isolation.ts'],
     // Vitest's default is one file at a time per core but one (one worker on a 2-core machine). Most
     // suites spend their time in the processes they start (servers, Astro builds, Chromium, PostgreSQL),
     // so on 2 cores a second worker took the run from 1,229 to 865 s, every test passing (2026-11-27).
