@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { buildSite } from '../../scripts/build.ts';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
 import { renderStats } from '../../src/lib/static-build/render.ts';
@@ -27,6 +27,27 @@ describe('buildSite', () => {
       expect(videos.total).toBe(11);
       expect(fs.existsSync(path.join(dir, 'dist', 'client', 'api', 'videos', gone.replace('.md', '')))).toBe(false);
       expect(fs.readdirSync(dir).filter((f) => f.startsWith('dist.'))).toEqual([]); // no staging leftovers
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('builds from a fresh bundle in a fresh instance of its modules too (vi.resetModules), not from an earlier build’s', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-build-'));
+    try {
+      const env = (name: string) => ({ ...process.env, CONTENT_DIR: path.join(dir, name), DIST_DIR: path.join(dir, `dist-${name}`), DATA_DIR: path.join(dir, `var-${name}`), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' });
+      const videos = (name: string) => fs.readdirSync(path.join(dir, `dist-${name}`, 'client', 'videos'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+      const ids = (name: string) => fs.readdirSync(path.join(dir, name, 'videos')).map((f) => f.replace(/\.md$/, '')).sort();
+      generateCorpus({ dir: path.join(dir, 'a'), videos: 8, seed: 3 });
+      generateCorpus({ dir: path.join(dir, 'b'), videos: 9, seed: 4 });
+      await buildSite(env('a'), { renderInProcess: true });
+      expect(videos('a')).toEqual(ids('a'));
+      // The modules again, as a test file that resets them leaves them for the next (test files share their worker).
+      vi.resetModules();
+      const again = (await import('../../scripts/build.ts')).buildSite;
+      expect(again).not.toBe(buildSite);
+      await again(env('b'), { renderInProcess: true });
+      expect(videos('b')).toEqual(ids('b'));
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -50,9 +50,16 @@ export function resetRenderStats(shards: number): void {
 
 /**
  * Builds in one process count up: Astro imports its prerender bundle from the output folder, and Node
- * caches modules by path, so a second build into the same folder would render from the first bundle.
+ * caches modules by path, so a second build into the same folder would render from the first bundle (its
+ * content, its selection). The count is the process's, kept on the global object as Node's module cache
+ * is: a second instance of this module (a test runner's vi.resetModules) must not count from 1 again and
+ * render a later build from an earlier one's bundle.
  */
-let buildCount = 0;
+const BUILD_COUNT = Symbol.for('kb.astroBuildCount');
+function nextBuild(): number {
+  const global = globalThis as { [BUILD_COUNT]?: number };
+  return (global[BUILD_COUNT] = (global[BUILD_COUNT] ?? 0) + 1);
+}
 
 /** The staging folder of a process's n-th render. */
 export const stagingFolder = (pid: number, n: number) => path.join(ROOT, 'node_modules', '.cache', `kb-build-${pid}-${n}`);
@@ -81,7 +88,7 @@ export async function renderWithAstro(
   onPage?: () => void,
   gate?: () => Promise<Record<string, string>>,
 ): Promise<string> {
-  const staging = stagingFolder(process.pid, ++buildCount);
+  const staging = stagingFolder(process.pid, nextBuild());
   fs.rmSync(staging, { recursive: true, force: true });
   currentStaging = staging;
   const saved = { ...process.env };
