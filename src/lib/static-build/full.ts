@@ -55,6 +55,9 @@ export interface BuildOptions {
 /** The most pages a build renders in its own process when allowed (renderInProcess). */
 export const IN_PROCESS_PAGES = 1000;
 
+/** Whether a build with these options renders `pages` pages in its own process (renderInProcess). */
+export const rendersInProcess = (opts: BuildOptions, pages: number): boolean => opts.renderInProcess === true && pages <= IN_PROCESS_PAGES;
+
 /**
  * Every anonymous read of src/lib/resources.ts as the file it is served from (see distFileFor): the read
  * model with default parameters, the same function the server calls for the dynamic twin. Astro renders
@@ -125,8 +128,7 @@ export async function buildSite(env: Record<string, string | undefined> = proces
   const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
   // Pages render in child processes while this one writes the documents into a folder of its own; the
   // pages (fewer files than the documents) then move in beside them.
-  const inProcess = opts.renderInProcess === true && prints.size <= IN_PROCESS_PAGES;
-  const rendering = renderPages(env, site.generatedAt, [...prints.keys()], { all: true, onPage, inChild: !inProcess });
+  const rendering = renderPages(env, site.generatedAt, [...prints.keys()], { all: true, onPage, inChild: !rendersInProcess(opts, prints.size) });
   rendering.catch(() => {}); // awaited below; a failure while the documents are written must not go unhandled
   const folder = path.join(ROOT, 'node_modules', '.cache', `kb-build-docs-${process.pid}-${Date.now()}`);
   const clientDir = path.join(folder, 'client');

@@ -20,7 +20,7 @@ import { contentCacheDir } from '../content/parse-cache.ts';
 import { stageFile, writeFileAtomic, writeFilesAtomic } from '../fs-atomic.ts';
 import { pageFingerprints, singlePageRoutes } from '../pages/index.ts';
 import { siteContext } from '../site.ts';
-import { buildMetaOf, buildSite, IN_PROCESS_PAGES, pageRecords, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
+import { buildMetaOf, buildSite, pageRecords, rendersInProcess, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
 import { renderPages, renderStats, shardCount, startRender, type EarlyRender } from './render.ts';
 import { chromeKey, listTree, readSiteManifest, rendererHash, writeSiteManifest, type SiteManifest } from './manifest.ts';
 import { InputKeys, pageGroup, siteInputs } from './inputs.ts';
@@ -216,7 +216,7 @@ export async function buildSiteIncremental(
     if (sharded) await early?.cancel();
     let rendering: Promise<string> | null = null;
     if (selected.length && (sharded || !early)) {
-      const inChild = sharded || selected.length > IN_PROCESS_PAGES;
+      const inChild = sharded || !rendersInProcess(opts, selected.length);
       rendering = renderPages(modelsFile ? { ...env, [PAGE_MODELS_ENV]: modelsFile } : env, site.generatedAt, selected, { all: false, inChild, onPage });
     } else if (early && selected.length) {
       await early.go(selected, { generatedAt: site.generatedAt, modelsFile, onPage });
