@@ -8,7 +8,7 @@ import matter from 'gray-matter';
 import yaml from 'js-yaml';
 import { ConceptFront, Slug, Tag } from '../../src/lib/content/schema.ts';
 import type { Snapshot } from '../../src/lib/content/model.ts';
-import { SITE_LINK, linkUrls, parseMarkdown } from '../../src/lib/content/markdown.ts';
+import { SITE_LINK, markdownLinks } from '../../src/lib/content/markdown.ts';
 
 export type ConceptFrontIn = {
   title: string;
@@ -75,7 +75,7 @@ export function conceptFileProblems(text: string, slug: string, snapshot: Snapsh
     if (rel === slug) problems.push('related: a concept cannot relate to itself');
     else if (!conceptExists(rel)) problems.push(`related: unknown concept "${rel}"`);
   }
-  for (const url of linkUrls(parseMarkdown(parsed.content))) {
+  for (const url of markdownLinks(parsed.content)) {
     const m = SITE_LINK.exec(url);
     if (m && !exists[m[1]](m[2])) problems.push(`body: link ${url} points at nothing`);
   }

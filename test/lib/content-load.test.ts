@@ -5,6 +5,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Snapshot } from '../../src/lib/content/model.ts';
 import { loadSnapshot, loadVideos, ContentError } from '../../src/lib/content/load.ts';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
+import { linkUrls, markdownLinks, parseMarkdown } from '../../src/lib/content/markdown.ts';
 
 const temps: string[] = [];
 function corpus(videos = 20, seed = 7): string {
@@ -157,6 +158,20 @@ describe('loadSnapshot validation', () => {
     expect(problemsOf(dir)[0]).toMatch(/item 1: /);
     fs.writeFileSync(digest, text.replace(/\(\/videos\/[^)]+\)/, '(/videos/doesNotExist1)'));
     expect(problemsOf(dir)[0]).toMatch(/item 1: unknown video "doesNotExist1"/);
+  });
+
+  it('finds the links of a text without parsing it only when it has neither "[" nor "<" (markdownLinks = linkUrls of the parse)', () => {
+    const texts = [
+      'plain text, no links at all',
+      'an autolink <https://example.com/a> and <mailto:a@example.com>',
+      'inline [a](/videos/abc) and reference [b][r]\n\n[r]: /essays/x',
+      'shortcut [r]\n\n[r]: /knowledge/y',
+      'a < b but no link',
+      '`[code](/not/a/link)` in code',
+      '<div>[html](/x)</div>',
+    ];
+    for (const t of texts) expect(markdownLinks(t), t).toEqual(linkUrls(parseMarkdown(t)));
+    expect(markdownLinks('inline [a](/videos/abc) and <https://example.com/a>')).toEqual(['/videos/abc', 'https://example.com/a']);
   });
 
   it('refuses concepts without sources or with dangling references', () => {

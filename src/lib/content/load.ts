@@ -18,7 +18,7 @@ import {
   type Lang,
 } from './schema.ts';
 import type { Channel, Concept, Digest, Essay, EssayTranslation, Persona, Skill, Snapshot, Video } from './model.ts';
-import { DigestShapeError, SITE_LINK, linkUrls, parseDigest, parseMarkdown } from './markdown.ts';
+import { DigestShapeError, SITE_LINK, markdownLinks, parseDigest } from './markdown.ts';
 import { openParseCache, type ParseCache } from './parse-cache.ts';
 
 export class ContentError extends Error {
@@ -450,7 +450,7 @@ function load(contentDir: string, cache: ParseCache | null, reuse: { contentDir:
   // Cross-references that need every collection loaded.
   const exists = (kind: string, id: string): boolean => present[kind as keyof typeof present]?.has(id) ?? false;
   const checkLinks = (rel: string, body: string) => {
-    for (const url of memo({ rel, sha: shaOf.get(rel)! }, 'links', () => linkUrls(parseMarkdown(body)))) {
+    for (const url of memo({ rel, sha: shaOf.get(rel)! }, 'links', () => markdownLinks(body))) {
       const m = SITE_LINK.exec(url);
       if (m && !exists(m[1], m[2])) problems.push(`${rel}: body: link ${url} points at nothing`);
     }
