@@ -27,8 +27,8 @@ describe('reciprocal rank fusion', () => {
 describe('keyword scoring', () => {
   it('gives the scores and order of lunr\'s own query engine', () => {
     const docs = documentsFromSnapshot(loadSnapshot(path.resolve('content')));
-    const { index } = buildKeywordIndex(docs, docs.map((_, i) => i));
-    const scorer = new KeywordScorer(index, docs.length);
+    const index = lunr.Index.load(JSON.parse([...buildKeywordIndex(docs, docs.map((_, i) => i)).serialised()].join('')));
+    const scorer = KeywordScorer.fromIndex(index, docs.length);
     const vocabulary = indexVocabulary(index, (t) => scorer.has(t));
     for (const q of ['shadow AI', 'governance board', 'podjetja v sloveniji', 'halucination', 'retrieval augmented generation', 'agents']) {
       const clauses = planQuery(analyseQuery(q), vocabulary);

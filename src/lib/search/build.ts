@@ -1,4 +1,4 @@
-// Builds the search index from a content snapshot into <DATA_DIR>/index/: the keyword index (lunr JSON),
+// Builds the search index from a content snapshot into <DATA_DIR>/index/: the keyword index (lunr's JSON),
 // one Float32 file of document vectors, the id table that maps rows to items, the builtin embedder's model
 // when it is used, and manifest.json. Everything is written to a temporary folder that replaces the old
 // index by rename, so a reader never sees half an index. A plain function: the server calls it at start
@@ -9,14 +9,13 @@ import type { Snapshot } from '../content/model.ts';
 import { ANALYSER_VERSION } from './analyse.ts';
 import { documentsFromSnapshot, languageVersions, type SearchDocument } from './documents.ts';
 import { searchInputs } from './inputs.ts';
-import { stringifyAscii } from '../json-file.ts';
+import { stringifyAscii, writeJsonPieces } from '../json-file.ts';
 import { BuiltinEmbedder } from './embedders/builtin.ts';
 import type { Embedder, EmbedderSetting } from './embedders/embedder.ts';
 import { createTransformersEmbedder } from './embedders/transformers.ts';
 import { buildKeywordIndex, FIELD_BOOSTS } from './keyword.ts';
 import { DELTA_FILES, docInputsOf, documentHashes, INDEX_FILES, INDEX_FORMAT, indexDir, type IndexManifest, type ItemRef } from './manifest.ts';
 import type { LoadedIndex } from './load.ts';
-import { takePostings } from './postings.ts';
 import { LEXICON_FILE, saveLexicon, trainLexicon } from './translate.ts';
 
 export interface BuildOptions {
@@ -70,7 +69,7 @@ export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): 
     firstRows.push(rows);
     rows += v.length;
   }
-  const { index, stats } = buildKeywordIndex(docs, firstRows);
+  const keyword = buildKeywordIndex(docs, firstRows);
   const vectors = await embedRows(embedder, versions.flat(), opts.onProgress);
   const ids: ItemRef[] = versions.flatMap((v) => v.map((d) => ({ type: d.type, id: d.id })));
 
@@ -83,7 +82,12 @@ export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): 
   const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
   fs.mkdirSync(tmp);
   try {
-    fs.writeFileSync(path.join(tmp, INDEX_FILES.keyword), JSON.stringify(index));
+    const fd = fs.openSync(path.join(tmp, INDEX_FILES.keyword), 'w');
+    try {
+      writeJsonPieces(fd, keyword.serialised());
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.writeFileSync(path.join(tmp, INDEX_FILES.vectors), new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength));
     fs.writeFileSync(path.join(tmp, INDEX_FILES.ids), stringifyAscii(ids));
     // What each indexed document was, so later runs can add only what changed (delta.ts).
@@ -108,7 +112,7 @@ export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): 
       base_items: docs.length,
       rows,
       embedder: embedder.info,
-      keyword: { ...stats, boosts: FIELD_BOOSTS },
+      keyword: { ...keyword.stats, boosts: FIELD_BOOSTS },
       files: { ...INDEX_FILES, embedder: embedderFiles, lexicon: LEXICON_FILE },
       build_ms: Math.round(performance.now() - started),
       bytes,
@@ -116,7 +120,7 @@ export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): 
     fs.writeFileSync(path.join(tmp, INDEX_FILES.manifest), JSON.stringify(manifest, null, 2) + '\n');
     swapIn(tmp, dir);
     opts.log?.(`search: indexed ${docs.length} items in ${(manifest.build_ms / 1000).toFixed(1)} s (${embedder.info.name} ${embedder.info.model}, ${embedder.info.dimension} dims)`);
-    return { dir, manifest, keyword: index, postings: takePostings(index, ids.length), ids, vectors, embedder, delta: null, lexicon };
+    return { dir, manifest, ...keyword.loaded(ids.length), ids, vectors, embedder, delta: null, lexicon };
   } catch (err) {
     fs.rmSync(tmp, { recursive: true, force: true });
     throw err;

@@ -1,9 +1,11 @@
-// The keyword index: lunr (BM25 per field, field boosts) over terms our own analysers produce, so every
-// document is stemmed in its language, with idf taken per language. lunr builds and serialises it;
-// ./postings.ts scores queries over it and ./query-plan.ts turns query words into its terms.
+// The keyword index: lunr's (BM25 per field, field boosts) over terms our own analysers produce, so every
+// document is stemmed in its language, with idf taken per language. It is computed here and written in
+// lunr's serialised form, which lunr.Index.load reads (load.ts); ./postings.ts scores queries over it and
+// ./query-plan.ts turns query words into its terms through lunr's token set.
 import lunr from 'lunr';
 import { analyse, type TextLang } from './analyse.ts';
 import { FIELDS, type Field, type SearchDocument } from './documents.ts';
+import { KeywordScorer } from './postings.ts';
 
 /** What a match in each field is worth relative to the body (test/search/queries.json scores within noise from 4/3/2 to 8/5/3). */
 export const FIELD_BOOSTS: Record<Field, number> = { title: 6, tags: 4, summary: 2, body: 1 };
@@ -55,24 +57,87 @@ export function bm25Idf(df: number, n: number): number {
   return Math.log(1 + Math.abs((n - df + 0.5) / (df + 0.5)));
 }
 
-/** Builds the index; each document's ref is the number of its first row in the vector file. */
-export function buildKeywordIndex(docs: readonly SearchDocument[], refs: readonly number[]): { index: lunr.Index; stats: KeywordStats } {
-  const builder = new lunr.Builder();
-  // Terms arrive analysed: lunr's own pipeline (English only) must not touch them again.
-  builder.pipeline.reset();
-  builder.searchPipeline.reset();
-  builder.metadataWhitelist = [];
-  builder.ref('ref');
-  for (const f of FIELDS) builder.field(f, { boost: FIELD_BOOSTS[f] });
+/** lunr's BM25 parameters (lunr.Builder's defaults), for the built index and the live one (live.ts). */
+export const K1 = 1.2;
+export const B = 0.75;
+
+/** A growing Int32 array: the builder's per-posting columns, without a JS array's 8 bytes and more a number. */
+class Int32Column {
+  data = new Int32Array(1 << 16);
+  length = 0;
+  push(x: number): void {
+    if (this.length === this.data.length) {
+      const next = new Int32Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = x;
+  }
+  view(): Int32Array {
+    return this.data.subarray(0, this.length);
+  }
+}
+
+/** A built keyword index: lunr's serialised form to write, and what a loaded index keeps of it. */
+export interface KeywordIndex {
+  stats: KeywordStats;
+  /** The index exactly as lunr.Index#toJSON serialises it (lunr.Index.load reads it), in pieces (json-file.ts writeJsonPieces). */
+  serialised(): Generator<string>;
+  /** What a loaded index keeps (load.ts, takePostings): lunr's token set (its postings emptied) and the scorer. */
+  loaded(refCount: number): { keyword: lunr.Index; postings: KeywordScorer };
+}
+
+/**
+ * Builds the index; each document's ref is the number of its first row in the vector file. The result is
+ * lunr's own index, byte for byte (test/search/keyword-build.test.ts compares it with lunr.Builder's):
+ * the same term numbers, BM25 weights (rounded to 3 decimals, as lunr stores them) and postings. It is
+ * computed here in typed arrays rather than by lunr.Builder, whose nested objects per term, field and
+ * document took ~1 GB and ~8 s at 10k videos (and most of build-index's 7.5 GB peak at 100k).
+ */
+export function buildKeywordIndex(docs: readonly SearchDocument[], refs: readonly number[]): KeywordIndex {
+  const termIds = new Map<string, number>();
+  const terms: string[] = [];
+  /** Field postings of each term (lunr's document frequency: a document counts once per field). */
+  const df = new Int32Column();
+  /** Per field of each document (a field ref, documents in order, FIELDS in order): its terms and their frequencies. */
+  const entryTerm = new Int32Column();
+  const entryTf = new Int32Column();
+  const refStart = new Int32Array(docs.length * FIELDS.length + 1);
+  const fieldLength = new Int32Array(docs.length * FIELDS.length);
   const lengths = Object.fromEntries(FIELDS.map((f) => [f, 0])) as Record<Field, number>;
   const documentsByLanguage: Record<TextLang, number> = { en: 0, sl: 0 };
   const termLanguages = new Map<string, Set<TextLang>>();
+  const tf = new Map<number, number>();
   docs.forEach((doc, row) => {
-    const terms = fieldTerms(doc, termLanguages);
-    for (const f of FIELDS) lengths[f] += terms[f].length;
+    const fieldTermsOf = fieldTerms(doc, termLanguages);
     for (const l of documentLanguages(doc)) documentsByLanguage[l]++;
-    // lunr's tokenizer takes an array as ready-made tokens.
-    builder.add({ ref: String(refs[row]), ...terms });
+    FIELDS.forEach((f, fi) => {
+      const fr = row * FIELDS.length + fi;
+      const list = fieldTermsOf[f];
+      lengths[f] += list.length;
+      fieldLength[fr] = list.length;
+      tf.clear();
+      for (const raw of list) {
+        // lunr's tokenizer lowercases what it is given.
+        const t = raw.toLowerCase();
+        let id = termIds.get(t);
+        if (id === undefined) {
+          id = terms.length;
+          termIds.set(t, id);
+          terms.push(t);
+          df.push(0);
+        }
+        tf.set(id, (tf.get(id) ?? 0) + 1);
+      }
+      // lunr.Vector keeps its elements by term number.
+      const ids = [...tf.keys()].sort((a, b) => a - b);
+      for (const id of ids) {
+        entryTerm.push(id);
+        entryTf.push(tf.get(id)!);
+        df.data[id]++;
+      }
+      refStart[fr + 1] = entryTerm.length;
+    });
   });
   const n = Math.max(1, docs.length);
   const stats: KeywordStats = {
@@ -80,19 +145,89 @@ export function buildKeywordIndex(docs: readonly SearchDocument[], refs: readonl
     documentsByLanguage,
     averageFieldLength: Object.fromEntries(FIELDS.map((f) => [f, lengths[f] / n])) as Record<Field, number>,
   };
-  // lunr bakes idf into the document vectors at build time through lunr.idf(posting, documentCount); for
-  // the length of the build it answers with the per-language count instead (see idfDocumentCount).
-  const termOfPosting = new Map<object, string>();
-  for (const [term, posting] of Object.entries((builder as unknown as { invertedIndex: Record<string, object> }).invertedIndex)) termOfPosting.set(posting, term);
-  const lunrWithIdf = lunr as unknown as { idf: (posting: object, documentCount: number) => number };
-  const lunrIdf = lunrWithIdf.idf;
-  lunrWithIdf.idf = (posting, documentCount) => {
-    const term = termOfPosting.get(posting);
-    return lunrIdf(posting, term === undefined ? documentCount : idfDocumentCount(stats, termLanguages.get(term)));
-  };
-  try {
-    return { index: builder.build(), stats };
-  } finally {
-    lunrWithIdf.idf = lunrIdf;
+  // lunr's average: the fields' summed lengths over the documents (every document has every field).
+  const average = FIELDS.map((f) => lengths[f] / docs.length);
+  const boosts = FIELDS.map((f) => FIELD_BOOSTS[f] || 1);
+  // idf per term, over the documents of the languages it occurs in (idfDocumentCount).
+  const idf = new Float64Array(terms.length);
+  for (let id = 0; id < terms.length; id++) idf[id] = bm25Idf(df.data[id], idfDocumentCount(stats, termLanguages.get(terms[id])));
+  const termOf = entryTerm.view();
+  const tfOf = entryTf.view();
+  const weight = new Float64Array(termOf.length);
+  for (let fr = 0; fr < fieldLength.length; fr++) {
+    const fi = fr % FIELDS.length;
+    const norm = K1 * (1 - B + B * (fieldLength[fr] / average[fi]));
+    for (let e = refStart[fr]; e < refStart[fr + 1]; e++) {
+      const f = tfOf[e];
+      // lunr's expression, in lunr's order of operations, so the doubles are the same.
+      let score = (idf[termOf[e]] * ((K1 + 1) * f)) / (norm + f);
+      score *= boosts[fi];
+      weight[e] = Math.round(score * 1000) / 1000;
+    }
   }
+  // Postings by term, in field-ref order (documents ascending, then fields): the scorer's layout.
+  const start = new Int32Array(terms.length + 1);
+  for (let e = 0; e < termOf.length; e++) start[termOf[e] + 1]++;
+  for (let t = 0; t < terms.length; t++) start[t + 1] += start[t];
+  const postingRef = new Int32Array(termOf.length);
+  const postingField = new Uint8Array(termOf.length);
+  const postingWeight = new Float32Array(termOf.length);
+  const next = Int32Array.from(start);
+  for (let fr = 0; fr < fieldLength.length; fr++) {
+    const ref = refs[Math.floor(fr / FIELDS.length)];
+    for (let e = refStart[fr]; e < refStart[fr + 1]; e++) {
+      const at = next[termOf[e]]++;
+      postingRef[at] = ref;
+      postingField[at] = fr % FIELDS.length;
+      postingWeight[at] = weight[e];
+    }
+  }
+  const sorted = () => [...terms].sort();
+
+  return {
+    stats,
+    *serialised() {
+      yield `{"version":${JSON.stringify(lunr.version)},"fields":${JSON.stringify(FIELDS)},"fieldVectors":[`;
+      let batch: string[] = [];
+      for (let fr = 0; fr < fieldLength.length; fr++) {
+        const els: number[] = [];
+        for (let e = refStart[fr]; e < refStart[fr + 1]; e++) els.push(termOf[e], weight[e]);
+        batch.push(`[${JSON.stringify(`${FIELDS[fr % FIELDS.length]}/${refs[Math.floor(fr / FIELDS.length)]}`)},${JSON.stringify(els)}]`);
+        if (batch.length === 1000) {
+          yield (fr >= 1000 ? ',' : '') + batch.join(',');
+          batch = [];
+        }
+      }
+      if (batch.length) yield (fieldLength.length > batch.length ? ',' : '') + batch.join(',');
+      yield '],"invertedIndex":[';
+      batch = [];
+      let first = true;
+      const byField: string[][] = FIELDS.map(() => []);
+      for (const term of sorted()) {
+        const id = termIds.get(term)!;
+        for (const list of byField) list.length = 0;
+        // A document with the term in two fields is in both fields' lists; refs ascend within each.
+        for (let p = start[id]; p < start[id + 1]; p++) byField[postingField[p]].push(`${JSON.stringify(String(postingRef[p]))}:{}`);
+        batch.push(`[${JSON.stringify(term)},{"_index":${id}${FIELDS.map((f, fi) => `,${JSON.stringify(f)}:{${byField[fi].join(',')}}`).join('')}}]`);
+        if (batch.length === 1000) {
+          yield (first ? '' : ',') + batch.join(',');
+          first = false;
+          batch = [];
+        }
+      }
+      if (batch.length) yield (first ? '' : ',') + batch.join(',');
+      yield '],"pipeline":[]}';
+    },
+    loaded(refCount) {
+      const keyword = new lunr.Index({
+        invertedIndex: {},
+        fieldVectors: {},
+        // lunr.TokenSet.fromArray (missing from lunr's type definitions), as lunr.Builder#build makes it.
+        tokenSet: (lunr.TokenSet as unknown as { fromArray(terms: string[]): lunr.TokenSet }).fromArray(sorted()),
+        fields: [...FIELDS],
+        pipeline: new lunr.Pipeline(),
+      } as unknown as lunr.Index.Attributes);
+      return { keyword, postings: KeywordScorer.fromPostings({ termIds, start, docs: postingRef, weights: postingWeight }, refCount) };
+    },
+  };
 }

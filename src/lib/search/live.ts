@@ -5,13 +5,9 @@
 // Meant for hundreds of items; the next index build absorbs them.
 import { FIELDS, docKey, type Field, type SearchDocument } from './documents.ts';
 import type { TextLang } from './analyse.ts';
-import { bm25Idf, FIELD_BOOSTS, fieldTerms, idfDocumentCount, type KeywordStats } from './keyword.ts';
+import { B, bm25Idf, FIELD_BOOSTS, fieldTerms, idfDocumentCount, K1, type KeywordStats } from './keyword.ts';
 import type { Clause } from './query-plan.ts';
 import { dot, type VectorHit } from './vectors.ts';
-
-// lunr's BM25 parameters (lunr.Builder defaults).
-const K1 = 1.2;
-const B = 0.75;
 
 export interface LiveEntry {
   key: string;

@@ -24,28 +24,51 @@ export interface KeywordResult {
  * postings, field vectors), the bulk of its memory: queries need only the scorer and lunr's token set.
  */
 export function takePostings(index: lunr.Index, refCount: number): KeywordScorer {
-  const scorer = new KeywordScorer(index, refCount);
+  const scorer = KeywordScorer.fromIndex(index, refCount);
   const internals = index as unknown as { invertedIndex: object; fieldVectors: object };
   internals.invertedIndex = {};
   internals.fieldVectors = {};
   return scorer;
 }
 
-export class KeywordScorer {
-  /** Term → its index in start/end. */
-  private readonly termIndex = new Map<string, number>();
+/** A term's postings, laid out by lunr's term numbers: what the scorer is made of. */
+export interface Postings {
+  /** Term → its number (lunr's _index). */
+  termIds: ReadonlyMap<string, number>;
   /** Postings of term t are docs/weights[start[t] … start[t + 1]), one entry per field, docs ascending. */
+  start: Int32Array;
+  docs: Int32Array;
+  weights: Float32Array;
+}
+
+export class KeywordScorer {
+  private readonly termIndex: ReadonlyMap<string, number>;
   private readonly start: Int32Array;
   private readonly docs: Int32Array;
   private readonly weights: Float32Array;
   private readonly scores: Float64Array;
 
-  constructor(index: lunr.Index, refCount: number) {
+  private constructor(p: Postings, refCount: number) {
+    this.termIndex = p.termIds;
+    this.start = p.start;
+    this.docs = p.docs;
+    this.weights = p.weights;
+    this.scores = new Float64Array(refCount);
+  }
+
+  /** The scorer of postings laid out already (the keyword index's build, keyword.ts). */
+  static fromPostings(p: Postings, refCount: number): KeywordScorer {
+    return new KeywordScorer(p, refCount);
+  }
+
+  /** The scorer of a lunr index: one pass over its field vectors (the BM25 weights it computed at build). */
+  static fromIndex(index: lunr.Index, refCount: number): KeywordScorer {
     const { invertedIndex, fieldVectors } = index as unknown as LunrInternals;
     const terms = Object.keys(invertedIndex);
     // lunr numbers terms in its own order (_index); postings are laid out by that number.
     const n = terms.length;
-    for (const t of terms) this.termIndex.set(t, invertedIndex[t]._index);
+    const termIds = new Map<string, number>();
+    for (const t of terms) termIds.set(t, invertedIndex[t]._index);
     const counts = new Int32Array(n + 1);
     const refs = Object.keys(fieldVectors);
     for (const ref of refs) {
@@ -53,9 +76,9 @@ export class KeywordScorer {
       for (let i = 0; i < el.length; i += 2) counts[el[i] + 1]++;
     }
     for (let t = 0; t < n; t++) counts[t + 1] += counts[t];
-    this.start = Int32Array.from(counts);
-    this.docs = new Int32Array(counts[n]);
-    this.weights = new Float32Array(counts[n]);
+    const start = Int32Array.from(counts);
+    const docs = new Int32Array(counts[n]);
+    const weights = new Float32Array(counts[n]);
     const next = Int32Array.from(counts);
     // Field refs are "field/docRef" in build order, so each term's postings come out in document order.
     for (const ref of refs) {
@@ -63,11 +86,11 @@ export class KeywordScorer {
       const el = fieldVectors[ref].elements;
       for (let i = 0; i < el.length; i += 2) {
         const at = next[el[i]]++;
-        this.docs[at] = doc;
-        this.weights[at] = el[i + 1];
+        docs[at] = doc;
+        weights[at] = el[i + 1];
       }
     }
-    this.scores = new Float64Array(refCount);
+    return new KeywordScorer({ termIds, start, docs, weights }, refCount);
   }
 
   has(term: string): boolean {
