@@ -47,7 +47,8 @@ describe('npm run pipeline (the scheduler)', () => {
     try {
       const deadline = Date.now() + 60_000;
       const jobs = () => readStatus(dirs().DATA_DIR).jobs;
-      while (Date.now() < deadline && !(jobs()['rebuild-site']?.status === 'ok')) await new Promise((r) => setTimeout(r, 250));
+      // The status file is written before the job's log line: wait for both.
+      while (Date.now() < deadline && !(jobs()['rebuild-site']?.status === 'ok' && /pipeline: rebuild-site ok/.test(out))) await new Promise((r) => setTimeout(r, 250));
       expect(jobs()['ingest-videos'], out).toMatchObject({ status: 'ok', counts: { added: 1 } });
       expect(jobs().summarise).toMatchObject({ status: 'ok', counts: { summarised: 1 } });
       expect(jobs()['rebuild-site'], out).toMatchObject({ status: 'ok' });
