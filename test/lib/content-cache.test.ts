@@ -20,6 +20,17 @@ const cacheFile = () => parseCacheFile(cacheDir);
 /** The cache as written: the base and the delta of the files changed since. */
 const cacheText = () => [parseCacheFile(cacheDir), parseCacheDeltaFile(cacheDir)].map((f) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '')).join('\n');
 const videoFile = (id: string) => path.join(content, 'videos', `${id}.md`);
+/** The files the cache holds an entry for: the base's, then the delta's changes. */
+function cachedFiles(): Set<string> {
+  const base = JSON.parse(fs.readFileSync(cacheFile(), 'utf8')) as { entries: Record<string, unknown> };
+  const rels = new Set(Object.keys(base.entries));
+  if (fs.existsSync(parseCacheDeltaFile(cacheDir))) {
+    const delta = JSON.parse(fs.readFileSync(parseCacheDeltaFile(cacheDir), 'utf8')) as { entries: Record<string, unknown>; removed: string[] };
+    for (const r of Object.keys(delta.entries)) rels.add(r);
+    for (const r of delta.removed) rels.delete(r);
+  }
+  return rels;
+}
 
 /**
  * A same-size edit of a video's title with the mtime put back (only ctime moves): returns the title's new
@@ -60,16 +71,25 @@ describe('loadSnapshot with a parse cache', () => {
     expect(cacheText()).toBe(before.text);
   });
 
-  it('loadVideos reads the cache and leaves it whole (a save of its load would drop every other kind)', () => {
+  it('loadVideos saves what it parsed of the videos and keeps every other file\'s entry', () => {
     cached();
     const before = cacheText();
+    const relsBefore = cachedFiles();
+    expect([...relsBefore].some((r) => r.startsWith('knowledge/')) && [...relsBefore].some((r) => r.startsWith('essays/'))).toBe(true);
     const first = uncached().videos[0];
     fs.writeFileSync(videoFile('vidsOnly001'), fs.readFileSync(videoFile(first.video_id), 'utf8').replace(/^video_id: .*$/m, 'video_id: "vidsOnly001"'));
     try {
       const videos = loadVideos(content, { cacheDir });
       expect(videos).toEqual(uncached().videos);
       expect(videos.map((v) => v.video_id)).toContain('vidsOnly001');
-      expect(cacheText()).toBe(before);
+      // The new video's parse is saved; every file of every other kind keeps its entry.
+      const after = cacheText();
+      expect(after).not.toBe(before);
+      expect([...cachedFiles()].sort()).toEqual([...relsBefore, 'videos/vidsOnly001.md'].sort());
+      // Nothing new since: nothing written.
+      loadVideos(content, { cacheDir });
+      expect(cacheText()).toBe(after);
+      forgetLastSnapshot();
       expect(cached()).toEqual(uncached());
     } finally {
       fs.rmSync(videoFile('vidsOnly001'));

@@ -175,9 +175,9 @@ const byDateThenId = (a: Video, b: Video) => (a.date !== b.date ? (a.date < b.da
 
 /**
  * The videos alone, each checked as loadSnapshot checks it (not against the channels or anything else):
- * what summarising needs, without assembling the rest of the corpus. Reads the parse cache but never
- * writes it: a save keeps only the files its load saw, so saving here would drop every other file's entry
- * (and the next full load would parse the whole corpus again).
+ * what summarising needs, without assembling the rest of the corpus. Saves the parse cache for the videos
+ * only (every other file's entry is kept as it is): on a fresh corpus the first job to load, summarise,
+ * parses every video file, and the next load (the digest's, the index's) should not parse them again.
  */
 export function loadVideos(contentDir: string, opts: LoadOptions = {}): Video[] {
   const once = (cache: ParseCache | null) => {
@@ -189,6 +189,7 @@ export function loadVideos(contentDir: string, opts: LoadOptions = {}): Video[] 
       else videos.push(v);
     }
     if (problems.length > 0) throw new ContentError(problems);
+    cache?.save({ within: 'videos/' });
     return videos.sort(byDateThenId);
   };
   try {

@@ -33,8 +33,12 @@ export interface ParseCache {
   noteStat(rel: string, sha: string, stat: string): void;
   /** True when the cache holds this file's parse for these bytes (its front matter's, at least); the entry is then kept at the next save, like every file this load saw. */
   knows(rel: string, sha: string): boolean;
-  /** Writes the cache (atomically) when it changed, keeping only the files this load saw. */
-  save(): void;
+  /**
+   * Writes the cache (atomically) when it changed, keeping only the files this load saw; with `within`
+   * (a folder, "videos/"), only the files of that folder are the ones it saw: every other file's entry is
+   * kept as it is (a load of the videos alone, which saw nothing else).
+   */
+  save(opts?: { within?: string }): void;
   /** Parses this load did not need to do / had to do (for tests and benchmarks). */
   readonly stats: { hits: number; misses: number };
 }
@@ -179,24 +183,31 @@ export function openParseCache(cacheDir: string, opts: { /** false: no stat key 
       entry.values[kind] = JSON.parse(JSON.stringify(value ?? null));
       return entry.values[kind] as T;
     },
-    save() {
-      if (dirty.size === 0 && seen.size === entries.size) return;
+    save(saveOpts = {}) {
+      const within = saveOpts.within;
+      // What the cache holds after this save: the files this load saw, and with `within` every entry outside it.
+      let kept = seen;
+      if (within !== undefined) {
+        kept = new Map(seen);
+        for (const [rel, entry] of entries) if (!rel.startsWith(within) && !kept.has(rel)) kept.set(rel, entry);
+      }
+      if (dirty.size === 0 && kept.size === entries.size) return;
       fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
-      const inDelta = [...seen.keys()].filter((rel) => dirty.has(rel) || deltaRels.has(rel) || !baseRels.has(rel));
-      const removed = [...baseRels].filter((rel) => !seen.has(rel));
-      if (!baseId || !deltaFits(inDelta.length + removed.length, seen.size)) {
+      const inDelta = [...kept.keys()].filter((rel) => dirty.has(rel) || deltaRels.has(rel) || !baseRels.has(rel));
+      const removed = [...baseRels].filter((rel) => !kept.has(rel));
+      if (!baseId || !deltaFits(inDelta.length + removed.length, kept.size)) {
         baseId = newBaseId();
-        writeCacheFile(file, { version: CACHE_VERSION, id: baseId }, seen);
+        writeCacheFile(file, { version: CACHE_VERSION, id: baseId }, kept);
         fs.rmSync(deltaFile, { force: true });
         // Not remembered here: another process may replace the file between this rename and any stat of
         // it, so the next open reads what is really there (a new base is written rarely).
-        baseRels = new Set(seen.keys());
+        baseRels = new Set(kept.keys());
         deltaRels = new Set();
       } else {
-        writeCacheFile(deltaFile, { version: CACHE_VERSION, base: baseId, removed }, inDelta.map((rel) => [rel, seen.get(rel)!]));
+        writeCacheFile(deltaFile, { version: CACHE_VERSION, base: baseId, removed }, inDelta.map((rel) => [rel, kept.get(rel)!]));
         deltaRels = new Set(inDelta);
       }
-      entries = new Map(seen);
+      entries = new Map(kept);
       dirty.clear();
     },
   };
