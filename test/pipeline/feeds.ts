@@ -1,5 +1,6 @@
 // A feed host on loopback serving channel feeds in YouTube's Atom format, with switchable failures:
-// 500s, hanging, malformed XML, slow answers; it honours If-None-Match like YouTube's CDN.
+// 500s, hanging, malformed XML, slow or delayed answers; it honours If-None-Match like YouTube's CDN, and
+// counts how many requests it answers at once.
 import http from 'node:http';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -57,13 +58,15 @@ ${videos
 `;
 }
 
-export type Behaviour = 'ok' | 'error500' | 'hang' | 'malformed' | 'slow';
+export type Behaviour = 'ok' | 'error500' | 'hang' | 'malformed' | 'slow' | 'delayed';
 
 export interface FeedHost {
   url: string;
   feeds: Map<string, string>;
   behaviour: Map<string, Behaviour>;
   requests: { path: string; conditional: boolean; status: number }[];
+  /** The most requests the host was answering at once. */
+  readonly maxInFlight: number;
   close(): Promise<void>;
 }
 
@@ -72,7 +75,12 @@ export async function startFeedHost(): Promise<FeedHost> {
   const behaviour = new Map<string, Behaviour>();
   const requests: FeedHost['requests'] = [];
   const hanging = new Set<http.ServerResponse>();
+  let inFlight = 0;
+  let maxInFlight = 0;
   const server = http.createServer((req, res) => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    res.once('close', () => inFlight--);
     const path = (req.url ?? '').split('?')[0];
     const conditional = req.headers['if-none-match'] !== undefined;
     const b = behaviour.get(path) ?? 'ok';
@@ -103,6 +111,7 @@ export async function startFeedHost(): Promise<FeedHost> {
       done(200);
     };
     if (b === 'slow') setTimeout(send, 3000);
+    else if (b === 'delayed') setTimeout(send, 200);
     else send();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -111,6 +120,9 @@ export async function startFeedHost(): Promise<FeedHost> {
     feeds,
     behaviour,
     requests,
+    get maxInFlight() {
+      return maxInFlight;
+    },
     close: () =>
       new Promise<void>((r) => {
         for (const res of hanging) res.destroy();

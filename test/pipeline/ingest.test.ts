@@ -116,6 +116,31 @@ describe('ingest-videos', () => {
     expect(again).toMatchObject({ ok: true, counts: { added: 6 } });
   });
 
+  it('fetches several feeds at a time and takes them in channel by channel, as one after another would', async () => {
+    const ids = pointChannelsAtHost();
+    expect(ids.length).toBeGreaterThan(2);
+    // The same video in two channels' feeds: the first channel in order takes it, as a run one feed at a time would.
+    const shared = newVideos('shrd', 1);
+    ids.forEach((id, i) => {
+      host.feeds.set(`/feeds/${id}.xml`, atomFeed(id, id, [...newVideos(`ch${String(i).padStart(2, '0')}`, 1), ...shared]));
+      host.behaviour.set(`/feeds/${id}.xml`, 'delayed');
+    });
+    host.behaviour.set(`/feeds/${ids[1]}.xml`, 'error500');
+    const r = await ingest();
+    expect(host.maxInFlight).toBeGreaterThan(1);
+    expect(r.counts).toMatchObject({ added: ids.length, feeds_fetched: ids.length - 1, errors: 1 });
+    expect(r.error).toMatch(new RegExp(`^channel ${ids[1]} .*HTTP 500`));
+    const sharedFile = fs.readFileSync(path.join(contentDir, 'videos', `${shared[0].id}.md`), 'utf8');
+    expect(sharedFile).toMatch(new RegExp(`^channel: "?${ids[0]}"?$`, 'm'));
+    // One at a time (PIPELINE_FETCH_CONCURRENCY=1 or --concurrency 1): never two requests at once.
+    await host.close();
+    host = await startFeedHost();
+    pointChannelsAtHost();
+    for (const id of ids) host.behaviour.set(`/feeds/${id}.xml`, 'delayed');
+    expect((await ingest({ concurrency: '1' })).ok).toBe(true);
+    expect(host.maxInFlight).toBe(1);
+  });
+
   it('takes single videos from the inbox and refuses an unknown channel there', async () => {
     const [a] = pointChannelsAtHost();
     const inbox = path.join(contentDir, 'inbox');
