@@ -57,10 +57,10 @@ export async function ingestVideos(ctx: JobContext): Promise<JobResult> {
   };
   for (const [i, channel] of snap.channels.entries()) {
     startFetches(i + concurrency);
-    const fetched_ = await fetches[i];
+    const outcome = await fetches[i];
     try {
-      if ('err' in fetched_) throw fetched_.err;
-      const res = fetched_.res;
+      if ('err' in outcome) throw outcome.err;
+      const res = outcome.res;
       if (res === null) {
         unchanged++;
       } else {

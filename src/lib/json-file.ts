@@ -71,6 +71,16 @@ export function writeJsonPieces(fd: number, pieces: Iterable<string>): void {
   if (batch) flush();
 }
 
+/** Writes a JSON text given in pieces (writeJsonPieces) to a new file, replacing one of that name. */
+export function writeJsonPiecesFile(file: string, pieces: Iterable<string>, mode = 0o666): void {
+  const fd = fs.openSync(file, 'w', mode);
+  try {
+    writeJsonPieces(fd, pieces);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** The id of a new base, which its deltas name (a delta naming another base is older than the base). */
 export const newBaseId = (): string => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 

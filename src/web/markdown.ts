@@ -40,30 +40,23 @@ const TASK = /^\[([ xX])\][ \t]/;
 function taskLists(md: MarkdownIt): void {
   md.core.ruler.after('inline', 'kb_task_lists', (state) => {
     const tokens = state.tokens;
-    for (let i = 2; i < tokens.length; i++) {
-      const inline = tokens[i];
-      if (inline.type !== 'inline' || tokens[i - 1].type !== 'paragraph_open' || tokens[i - 2].type !== 'list_item_open') continue;
-      const first = inline.children?.[0];
+    /** The lists open at this token, innermost last. */
+    const lists: Token[] = [];
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i];
+      if (t.type === 'bullet_list_open' || t.type === 'ordered_list_open') lists.push(t);
+      else if (t.type === 'bullet_list_close' || t.type === 'ordered_list_close') lists.pop();
+      if (t.type !== 'inline' || i < 2 || tokens[i - 1].type !== 'paragraph_open' || tokens[i - 2].type !== 'list_item_open') continue;
+      const first = t.children?.[0];
       const m = first?.type === 'text' ? TASK.exec(first.content) : null;
       if (!m || !first) continue;
       first.content = first.content.slice(m[0].length - 1); // the space after the box stays, as GitHub shows it
       const box = new state.Token('kb_task_checkbox', 'input', 0);
       box.meta = { checked: m[1] !== ' ' };
-      inline.children!.unshift(box);
+      t.children!.unshift(box);
       tokens[i - 2].attrJoin('class', 'task-list-item');
-      // The list's opening token: the nearest unclosed bullet_list_open or ordered_list_open before the item.
-      let depth = 0;
-      for (let j = i - 3; j >= 0; j--) {
-        const t = tokens[j];
-        if (t.type === 'bullet_list_close' || t.type === 'ordered_list_close') depth++;
-        else if (t.type === 'bullet_list_open' || t.type === 'ordered_list_open') {
-          if (depth === 0) {
-            if (!String(t.attrGet('class') ?? '').split(' ').includes('contains-task-list')) t.attrJoin('class', 'contains-task-list');
-            break;
-          }
-          depth--;
-        }
-      }
+      const list = lists[lists.length - 1];
+      if (list && !String(list.attrGet('class') ?? '').split(' ').includes('contains-task-list')) list.attrJoin('class', 'contains-task-list');
     }
   });
   md.renderer.rules.kb_task_checkbox = (tokens, idx) => ((tokens[idx].meta as { checked: boolean }).checked ? '<input type="checkbox" checked disabled>' : '<input type="checkbox" disabled>');

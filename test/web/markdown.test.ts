@@ -119,6 +119,8 @@ describe('markdownToHtml: GitHub Markdown', () => {
     expect(tasks).toContain('<li class="task-list-item"><input type="checkbox" disabled> open</li>');
     expect(tasks).toContain('<li class="task-list-item"><input type="checkbox" checked disabled> done</li>');
     expect(tasks).toContain('<li>plain</li>');
+    // A task list inside a plain list: the inner list is the one marked.
+    expect(html('- outer\n  - [ ] inner\n- plain')).toMatch(/^<ul>\n<li>outer\n<ul class="contains-task-list">\n<li class="task-list-item">/);
     const notes = html('Claim[^1].\n\n[^1]: The source.');
     expect(notes).toContain('href="#fn1"');
     expect(notes).toMatch(/<li id="fn1"[^>]*><p>The source\./);

@@ -9,7 +9,7 @@ import type { Snapshot } from '../content/model.ts';
 import { ANALYSER_VERSION } from './analyse.ts';
 import { documentsFromSnapshot, languageVersions, type SearchDocument } from './documents.ts';
 import { searchInputs } from './inputs.ts';
-import { stringifyAscii, writeJsonPieces } from '../json-file.ts';
+import { stringifyAscii, writeJsonPiecesFile } from '../json-file.ts';
 import { BuiltinEmbedder } from './embedders/builtin.ts';
 import type { Embedder, EmbedderSetting } from './embedders/embedder.ts';
 import { createTransformersEmbedder } from './embedders/transformers.ts';
@@ -82,12 +82,7 @@ export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): 
   const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
   fs.mkdirSync(tmp);
   try {
-    const fd = fs.openSync(path.join(tmp, INDEX_FILES.keyword), 'w');
-    try {
-      writeJsonPieces(fd, keyword.serialised());
-    } finally {
-      fs.closeSync(fd);
-    }
+    writeJsonPiecesFile(path.join(tmp, INDEX_FILES.keyword), keyword.serialised());
     fs.writeFileSync(path.join(tmp, INDEX_FILES.vectors), new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength));
     fs.writeFileSync(path.join(tmp, INDEX_FILES.ids), stringifyAscii(ids));
     // What each indexed document was, so later runs can add only what changed (delta.ts).

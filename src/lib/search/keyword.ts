@@ -78,6 +78,21 @@ class Int32Column {
   }
 }
 
+/** JSON texts joined by commas, a thousand to a piece (one piece per text would be a write call each). */
+function* commaJoined(texts: Iterable<string>): Generator<string> {
+  let batch: string[] = [];
+  let first = true;
+  for (const t of texts) {
+    batch.push(t);
+    if (batch.length === 1000) {
+      yield (first ? '' : ',') + batch.join(',');
+      first = false;
+      batch = [];
+    }
+  }
+  if (batch.length) yield (first ? '' : ',') + batch.join(',');
+}
+
 /** A built keyword index: lunr's serialised form to write, and what a loaded index keeps of it. */
 export interface KeywordIndex {
   stats: KeywordStats;
@@ -145,8 +160,8 @@ export function buildKeywordIndex(docs: readonly SearchDocument[], refs: readonl
     documentsByLanguage,
     averageFieldLength: Object.fromEntries(FIELDS.map((f) => [f, lengths[f] / n])) as Record<Field, number>,
   };
-  // lunr's average: the fields' summed lengths over the documents (every document has every field).
-  const average = FIELDS.map((f) => lengths[f] / docs.length);
+  // lunr's average field length is the same sum over the same count (every document has every field).
+  const average = FIELDS.map((f) => stats.averageFieldLength[f]);
   const boosts = FIELDS.map((f) => FIELD_BOOSTS[f] || 1);
   // idf per term, over the documents of the languages it occurs in (idfDocumentCount).
   const idf = new Float64Array(terms.length);
@@ -182,40 +197,36 @@ export function buildKeywordIndex(docs: readonly SearchDocument[], refs: readonl
       postingWeight[at] = weight[e];
     }
   }
-  const sorted = () => [...terms].sort();
+  let sortedTerms: string[] | undefined;
+  /** The terms in lunr's order of its serialised inverted index and of its token set. */
+  const sorted = () => (sortedTerms ??= [...terms].sort());
 
   return {
     stats,
     *serialised() {
       yield `{"version":${JSON.stringify(lunr.version)},"fields":${JSON.stringify(FIELDS)},"fieldVectors":[`;
-      let batch: string[] = [];
-      for (let fr = 0; fr < fieldLength.length; fr++) {
-        const els: number[] = [];
-        for (let e = refStart[fr]; e < refStart[fr + 1]; e++) els.push(termOf[e], weight[e]);
-        batch.push(`[${JSON.stringify(`${FIELDS[fr % FIELDS.length]}/${refs[Math.floor(fr / FIELDS.length)]}`)},${JSON.stringify(els)}]`);
-        if (batch.length === 1000) {
-          yield (fr >= 1000 ? ',' : '') + batch.join(',');
-          batch = [];
-        }
-      }
-      if (batch.length) yield (fieldLength.length > batch.length ? ',' : '') + batch.join(',');
+      yield* commaJoined(
+        (function* () {
+          for (let fr = 0; fr < fieldLength.length; fr++) {
+            const els: number[] = [];
+            for (let e = refStart[fr]; e < refStart[fr + 1]; e++) els.push(termOf[e], weight[e]);
+            yield `[${JSON.stringify(`${FIELDS[fr % FIELDS.length]}/${refs[Math.floor(fr / FIELDS.length)]}`)},${JSON.stringify(els)}]`;
+          }
+        })(),
+      );
       yield '],"invertedIndex":[';
-      batch = [];
-      let first = true;
       const byField: string[][] = FIELDS.map(() => []);
-      for (const term of sorted()) {
-        const id = termIds.get(term)!;
-        for (const list of byField) list.length = 0;
-        // A document with the term in two fields is in both fields' lists; refs ascend within each.
-        for (let p = start[id]; p < start[id + 1]; p++) byField[postingField[p]].push(`${JSON.stringify(String(postingRef[p]))}:{}`);
-        batch.push(`[${JSON.stringify(term)},{"_index":${id}${FIELDS.map((f, fi) => `,${JSON.stringify(f)}:{${byField[fi].join(',')}}`).join('')}}]`);
-        if (batch.length === 1000) {
-          yield (first ? '' : ',') + batch.join(',');
-          first = false;
-          batch = [];
-        }
-      }
-      if (batch.length) yield (first ? '' : ',') + batch.join(',');
+      yield* commaJoined(
+        (function* () {
+          for (const term of sorted()) {
+            const id = termIds.get(term)!;
+            for (const list of byField) list.length = 0;
+            // A document with the term in two fields is in both fields' lists; refs ascend within each.
+            for (let p = start[id]; p < start[id + 1]; p++) byField[postingField[p]].push(`${JSON.stringify(String(postingRef[p]))}:{}`);
+            yield `[${JSON.stringify(term)},{"_index":${id}${FIELDS.map((f, fi) => `,${JSON.stringify(f)}:{${byField[fi].join(',')}}`).join('')}}]`;
+          }
+        })(),
+      );
       yield '],"pipeline":[]}';
     },
     loaded(refCount) {

@@ -28,7 +28,7 @@ import { writePieces, type PieceSpans } from './pieces.ts';
 import { statKey } from '../content/parse-cache.ts';
 import type { Piece } from '../representation.ts';
 import { PAGE_MODELS_ENV, type PageModelsFile } from '../build-inputs.ts';
-import { objectPieces, writeJsonPieces } from '../json-file.ts';
+import { objectPieces, writeJsonPiecesFile } from '../json-file.ts';
 
 /** Above this share of pages to re-render, one full build is cheaper than a selection build plus the copy. */
 const FULL_BUILD_SHARE = 0.5;
@@ -90,18 +90,13 @@ type HandedModel = { route: string; params: Record<string, string>; json: string
  * each), piece by piece, in ASCII (json-file.ts: the render process parses it faster).
  */
 function writeModelsFile(file: string, site: PageModelsFile['site'], models: Record<string, HandedModel>, keys: string[]): void {
-  const fd = fs.openSync(file, 'w', 0o600);
-  try {
-    const pages = function* (): Generator<[string, Iterable<string>]> {
-      for (const k of keys) {
-        const m = models[k];
-        if (m) yield [k, objectPieces([['route', JSON.stringify(m.route)], ['params', JSON.stringify(m.params)], ['props', m.json]])];
-      }
-    };
-    writeJsonPieces(fd, objectPieces([['site', JSON.stringify(site)], ['pages', objectPieces(pages())]]));
-  } finally {
-    fs.closeSync(fd);
-  }
+  const pages = function* (): Generator<[string, Iterable<string>]> {
+    for (const k of keys) {
+      const m = models[k];
+      if (m) yield [k, objectPieces([['route', JSON.stringify(m.route)], ['params', JSON.stringify(m.params)], ['props', m.json]])];
+    }
+  };
+  writeJsonPiecesFile(file, objectPieces([['site', JSON.stringify(site)], ['pages', objectPieces(pages())]]), 0o600);
 }
 
 export async function buildSiteIncremental(
