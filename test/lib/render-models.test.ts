@@ -1,6 +1,7 @@
 // The incremental build hands the models of the pages it re-renders to the render process in a file
 // (KB_PAGE_MODELS), so that process loads no snapshot. That is only sound if a model survives JSON, and if
-// the render really takes its pages from the file: both are checked here.
+// the render really takes its pages from the file: both are checked here. A page without params (home, the
+// indexes) is rendered only when selected: the file then holds no model for the others.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { loadConfig } from '../../src/lib/config.ts';
 import { siteContext } from '../../src/lib/site.ts';
-import { PAGE_ROUTES, pageKey, singlePageRoutes, type RouteName } from '../../src/lib/pages/index.ts';
+import { PAGE_ROUTES, pageKey, type RouteName } from '../../src/lib/pages/index.ts';
 import { PAGE_MODELS_ENV, type PageModelsFile } from '../../src/lib/build-inputs.ts';
 import { renderPages } from '../../src/lib/static-build/render.ts';
 
@@ -36,7 +37,7 @@ describe('page models handed to the render process', () => {
     expect(pages).toBeGreaterThan(100);
   });
 
-  it('are what the render process renders, without reading any content', async () => {
+  it('are what the render process renders, without reading any content; unselected pages without params are not rendered', async () => {
     const video = snap.videos[0];
     const key = pageKey('video', { id: video.video_id });
     const model = PAGE_ROUTES.video.props(snap, site, { id: video.video_id });
@@ -44,17 +45,23 @@ describe('page models handed to the render process', () => {
       site,
       pages: { [key]: { route: 'video', params: { id: video.video_id }, props: { ...model, v: { ...model.v, title: 'A title only the models file has' } } } },
     };
-    for (const r of singlePageRoutes()) handed.pages[r] = { route: r, params: {}, props: specOf(r).props(snap, site, {}) };
+    const index = PAGE_ROUTES.knowledge.props(snap);
+    handed.pages.knowledge = { route: 'knowledge', params: {}, props: { ...index, concepts: { ...index.concepts, items: [{ ...index.concepts.items[0], title: 'A concept only the models file has' }] } } };
     const file = path.join(root, 'models.json');
     fs.writeFileSync(file, JSON.stringify(handed));
     // No content folder at all: a render that loaded a snapshot would fail.
     const renderEnv = { ...env, CONTENT_DIR: path.join(root, 'no-content'), DATA_DIR: path.join(root, 'var'), [PAGE_MODELS_ENV]: file };
-    const staging = await renderPages(renderEnv, site.generatedAt, [key], { all: false, inChild: true });
+    const staging = await renderPages(renderEnv, site.generatedAt, [key, 'knowledge'], { all: false, inChild: true });
     try {
       const html = fs.readFileSync(path.join(staging, 'client', 'videos', video.video_id, 'index.html'), 'utf8');
       expect(html).toContain('A title only the models file has');
       expect(html).not.toContain(`<h1>${video.title}`);
       expect(fs.existsSync(path.join(staging, 'client', 'videos', snap.videos[1].video_id, 'index.html'))).toBe(false);
+      expect(fs.readFileSync(path.join(staging, 'client', 'knowledge', 'index.html'), 'utf8')).toContain('A concept only the models file has');
+      // Not selected: no file (and no model asked for, or the missing content would have failed the render).
+      for (const rel of ['index.html', 'videos/index.html', 'channels/index.html', 'tags/index.html', 'essays/index.html', 'digests/index.html', 'personas/index.html', 'search/index.html', '404.html']) {
+        expect(fs.existsSync(path.join(staging, 'client', rel)), rel).toBe(false);
+      }
     } finally {
       fs.rmSync(staging, { recursive: true, force: true });
     }

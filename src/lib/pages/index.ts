@@ -165,8 +165,22 @@ export function notePageRendered(): void {
   (globalThis as { [RENDERED]?: Listener })[RENDERED]?.();
 }
 
-/** Routes of one page without params: Astro renders them in every build, selected or not. */
-export function singlePageRoutes(): RouteName[] {
-  return (Object.entries(PAGE_ROUTES) as [RouteName, RouteSpec][]).filter(([, spec]) => spec.params === single).map(([r]) => r);
+/**
+ * Whether this build renders the page of a route without params (home, the section indexes, search, 404).
+ * Astro renders such a page in every build; under a selection (an incremental build's changed pages, or
+ * one shard's share of a full build) a page left out of it returns notRendered() from its frontmatter
+ * instead, and Astro writes no file for it. Without this every incremental build rendered every index
+ * again (at 100k videos the knowledge index lists 33k concepts) and every shard of a full build rendered
+ * them all.
+ * @example if (!rendersPage('knowledge')) return notRendered();
+ */
+export function rendersPage(route: RouteName): boolean {
+  const only = pageSelection();
+  return !only || only.has(pageKey(route, {}));
+}
+
+/** What a page not rendered by this build returns: a response without a body, of which Astro writes nothing. */
+export function notRendered(): Response {
+  return new Response(null, { status: 204 });
 }
 

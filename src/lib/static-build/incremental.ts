@@ -18,7 +18,7 @@ import { loadSnapshot } from '../content/load.ts';
 import type { Snapshot } from '../content/model.ts';
 import { contentCacheDir } from '../content/parse-cache.ts';
 import { stageFile, writeFileAtomic, writeFilesAtomic } from '../fs-atomic.ts';
-import { pageFingerprints, singlePageRoutes } from '../pages/index.ts';
+import { pageFingerprints } from '../pages/index.ts';
 import { siteContext } from '../site.ts';
 import { buildMetaOf, buildSite, pageRecords, rendersInProcess, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
 import { renderPages, renderStats, shardCount, startRender, type EarlyRender } from './render.ts';
@@ -152,9 +152,9 @@ export async function buildSiteIncremental(
     // Pages: which models changed, which pages are gone. A page whose inputs did not change keeps its record.
     const tPrints = performance.now();
     let modelsKept = 0;
-    // The models of pages that may be rendered: changed ones, and the pages without params (rendered always);
-    // none past the hand-off's limit (the render then builds its models, and memory stays flat).
-    const singles = singlePageRoutes();
+    // The models of the pages to render (those that changed); none past the hand-off's limit (the render
+    // then builds its models, and memory stays flat). A page without params that did not change is not
+    // rendered either (rendersPage).
     let models: Record<string, HandedModel> | null = {};
     let modelCount = 0;
     /** Pages whose fingerprint or file differ from the previous build's (a kept page's are the recorded ones). */
@@ -175,9 +175,9 @@ export async function buildSiteIncremental(
         const was = prev.pages[key];
         const changed = was?.fp !== print.fp || was?.file !== print.file;
         if (changed) selected.push(key);
-        if (!models || (!changed && Object.keys(params).length > 0)) return;
+        if (!models || !changed) return;
         models[key] = { route: print.route, params, json };
-        if (++modelCount > MODELS_HANDOFF_MAX + singles.length) models = null;
+        if (++modelCount > MODELS_HANDOFF_MAX) models = null;
       },
     );
     opts.log?.(`rebuild-site: ${prints.size} page models fingerprinted in ${secs(tPrints)} s (${modelsKept} kept: inputs unchanged; ${keys.computed} input keys computed)`);
@@ -199,11 +199,11 @@ export async function buildSiteIncremental(
 
     // Pages whose model changed, rendered by Astro from the same page files as the full build, in a child
     // process (here, with renderInProcess and a small selection), while this one recomputes the documents.
-    total = selected.length + singles.filter((r) => !selected.includes(r)).length;
+    total = selected.length;
     let modelsFile: string | undefined;
     if (selected.length && models) {
       modelsFile = path.join(os.tmpdir(), `kb-models-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
-      writeModelsFile(modelsFile, site, models, [...new Set([...selected, ...singles])]);
+      writeModelsFile(modelsFile, site, models, selected);
     }
     // A selection too large for one render process goes to renderPages, which shards it.
     // Without a render process started early (renderInProcess), renderPages renders a small selection here.

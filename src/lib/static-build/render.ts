@@ -251,7 +251,7 @@ function moveMissing(into: string, from: string): void {
     const dst = path.join(into, e.name);
     if (!present.has(e.name)) fs.renameSync(src, dst);
     else if (e.isDirectory()) moveMissing(dst, src);
-    // else a file `into` has: the pages every shard renders (home, indexes), the assets
+    // else a file `into` has: the assets, which every shard writes
   }
 }
 
