@@ -36,7 +36,10 @@ export async function buildIndex(ctx: JobContext): Promise<JobResult> {
 }
 
 export async function updateIndex(ctx: JobContext): Promise<JobResult> {
-  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir) });
+  // In a chain after summarise: the video files as it listed them and wrote them (ChainState.videos), once.
+  const videos = ctx.chain?.videos;
+  if (ctx.chain) ctx.chain.videos = undefined;
+  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), videos });
   if (ctx.chain) ctx.chain.indexed = { contentDir: ctx.contentDir, snapshot: snap }; // for rebuild-site, next
   const embedder = await resolveEmbedderSetting(ctx.config.embedding, ctx.log);
   const bar = embeddingProgress('update-index (embedding)');

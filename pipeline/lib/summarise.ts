@@ -2,7 +2,7 @@
 // there is one, otherwise extractively (TextRank over the transcript or description, in the video's
 // language) — and keyword tags from the existing tag vocabulary when they have none.
 import path from 'node:path';
-import { loadVideos } from '../../src/lib/content/load.ts';
+import { loadVideosListed, withWrites } from '../../src/lib/content/load.ts';
 import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import type { JobContext, JobResult } from './types.ts';
 import { keywordTags, textRank } from './textrank.ts';
@@ -25,20 +25,24 @@ export const extractiveSummariser: Summariser = {
 
 export async function summariseVideos(ctx: JobContext, summariser: Summariser = extractiveSummariser): Promise<JobResult> {
   // The videos alone: summarising reads nothing else, and assembling the whole corpus cost ~5 s at 100k videos.
-  const videos = loadVideos(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir) });
+  const { videos, listing } = loadVideosListed(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir) });
   const vocabulary = [...new Set(videos.flatMap((v) => v.tags))].sort();
   const todo = videos.filter((v) => v.summary === '');
   const errors: string[] = [];
+  /** The video files written, by path under content/: handed on with the listing (ChainState.videos). */
+  const written = new Map<string, string>();
   let done = 0;
   const bar = progress(`summarise (${summariser.name})`, todo.length);
   for (const v of todo) {
     try {
       const r = await summariser.summarise({ title: v.title, text: v.transcript, lang: v.language, vocabulary });
       if (!r.summary.trim()) throw new Error('empty summary');
-      updateFrontMatter(path.join(ctx.contentDir, 'videos', `${v.video_id}.md`), {
+      const rel = `videos/${v.video_id}.md`;
+      const text = updateFrontMatter(path.join(ctx.contentDir, rel), {
         summary: r.summary.trim(),
         ...(v.tags.length === 0 ? { tags: r.tags } : {}),
       });
+      written.set(rel, text);
       done++;
     } catch (err) {
       errors.push(`video ${v.video_id}: ${(err as Error).message}`);
@@ -46,6 +50,7 @@ export async function summariseVideos(ctx: JobContext, summariser: Summariser = 
     bar.tick();
   }
   bar.done();
+  if (ctx.chain) ctx.chain.videos = withWrites(listing, written);
   ctx.log(`summarise: ${done} of ${todo.length} videos summarised with ${summariser.name}`);
   return { counts: { summarised: done, waiting: todo.length - done }, changed: done > 0, errors };
 }

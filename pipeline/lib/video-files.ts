@@ -43,8 +43,10 @@ export function readContentFile(file: string): { data: Record<string, unknown>; 
   return { data: parsed.data as Record<string, unknown>, body: parsed.content.replace(/^\s*\n/, '') };
 }
 
-/** Rewrites a content file with changed front-matter fields, keeping the order of the others and the body. */
-export function updateFrontMatter(file: string, changes: Record<string, unknown>): void {
+/** Rewrites a content file with changed front-matter fields, keeping the order of the others and the body; returns the text written. */
+export function updateFrontMatter(file: string, changes: Record<string, unknown>): string {
   const { data, body } = readContentFile(file);
-  writeFileAtomic(file, renderFrontMatter({ ...data, ...changes }, body));
+  const text = renderFrontMatter({ ...data, ...changes }, body);
+  writeFileAtomic(file, text);
+  return text;
 }

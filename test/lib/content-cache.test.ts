@@ -8,7 +8,7 @@ import path from 'node:path';
 import { isAscii } from 'node:buffer';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
-import { ContentError, forgetLastSnapshot, loadSnapshot, loadVideos } from '../../src/lib/content/load.ts';
+import { ContentError, forgetLastSnapshot, loadSnapshot, loadVideos, loadVideosListed, withWrites } from '../../src/lib/content/load.ts';
 import { parseCacheDeltaFile, parseCacheFile } from '../../src/lib/content/parse-cache.ts';
 
 let root: string;
@@ -93,6 +93,37 @@ describe('loadSnapshot with a parse cache', () => {
       expect(cached()).toEqual(uncached());
     } finally {
       fs.rmSync(videoFile('vidsOnly001'));
+    }
+  });
+
+  it('takes the video files as an earlier load listed them, with the files written since, instead of walking videos/ again', () => {
+    const [a, b] = uncached().videos.map((v) => v.video_id);
+    const texts = { a: fs.readFileSync(videoFile(a), 'utf8'), b: fs.readFileSync(videoFile(b), 'utf8') };
+    try {
+      // As summarise then update-index in a chain: list the videos, write one, hand the listing on with it.
+      const { listing } = loadVideosListed(content, { cacheDir });
+      const written = texts.a.replace(/^title: .*$/m, 'title: "Written by the job"');
+      fs.writeFileSync(videoFile(a), written);
+      const handed = loadSnapshot(content, { cacheDir, videos: withWrites(listing, new Map([[`videos/${a}.md`, written]])) });
+      expect(handed.videosById.get(a)!.title).toBe('Written by the job');
+      expect(handed).toEqual(uncached());
+
+      // Someone else's edit after the listing is not seen by a load handed that listing (it did not walk
+      // videos/), and is by the next load that walks it.
+      const { listing: again } = loadVideosListed(content, { cacheDir });
+      fs.writeFileSync(videoFile(b), texts.b.replace(/^title: .*$/m, 'title: "Edited by hand meanwhile"'));
+      forgetLastSnapshot();
+      expect(loadSnapshot(content, { cacheDir, videos: again }).videosById.get(b)!.title).not.toBe('Edited by hand meanwhile');
+      // A listing of another content folder is not taken.
+      expect(loadSnapshot(content, { cacheDir, videos: { ...again, contentDir: path.join(root, 'elsewhere') } }).videosById.get(b)!.title).toBe('Edited by hand meanwhile');
+      forgetLastSnapshot();
+      const walked = cached();
+      expect(walked.videosById.get(b)!.title).toBe('Edited by hand meanwhile');
+      expect(walked).toEqual(uncached());
+    } finally {
+      fs.writeFileSync(videoFile(a), texts.a);
+      fs.writeFileSync(videoFile(b), texts.b);
+      forgetLastSnapshot();
     }
   });
 
