@@ -15,7 +15,7 @@ import type { EarlyRender } from '../../src/lib/static-build/render.ts';
 export interface ChainState {
   /**
    * The video files summarise listed, with the ones it wrote put in: update-index, next in the chain, loads
-   * the corpus without walking videos/ again (~2.5 s at 100k videos). Taken by the first job that uses it.
+   * the corpus without walking videos/ again (~1–2 s at 100k videos). Taken by the first job that uses it.
    */
   videos?: VideoListing;
   indexed?: { contentDir: string; snapshot: Snapshot };

@@ -128,7 +128,7 @@ export interface LoadOptions {
  * The video files a load listed, each with the SHA-256 of its bytes (loadVideosListed), for a later load in
  * the same process (loadSnapshot's `videos`): in a pipeline chain summarise lists videos/, writes the
  * summaries, and update-index loads the whole corpus; handed the first listing with the files summarise
- * wrote put in (withWrites), the second load does not stat every video again (~2.5 s at 100k videos). A
+ * wrote put in (withWrites), the second load does not stat every video again (~1–2 s at 100k videos). A
  * video someone else changes between the two loads reaches the next run, whose walk sees its new stat key,
  * as a change made while no job runs does.
  */
