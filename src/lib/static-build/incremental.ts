@@ -89,12 +89,9 @@ type HandedModel = { route: string; params: Record<string, string>; json: string
  * the models again cost ~0.9 s at 100k videos: the indexes of concepts and essays and the tag pages are MBs
  * each), piece by piece, in ASCII (json-file.ts: the render process parses it faster).
  */
-function writeModelsFile(file: string, site: PageModelsFile['site'], models: Record<string, HandedModel>, keys: string[]): void {
+function writeModelsFile(file: string, site: PageModelsFile['site'], models: Record<string, HandedModel>): void {
   const pages = function* (): Generator<[string, Iterable<string>]> {
-    for (const k of keys) {
-      const m = models[k];
-      if (m) yield [k, objectPieces([['route', JSON.stringify(m.route)], ['params', JSON.stringify(m.params)], ['props', m.json]])];
-    }
+    for (const [k, m] of Object.entries(models)) yield [k, objectPieces([['route', JSON.stringify(m.route)], ['params', JSON.stringify(m.params)], ['props', m.json]])];
   };
   writeJsonPiecesFile(file, objectPieces([['site', JSON.stringify(site)], ['pages', objectPieces(pages())]]), 0o600);
 }
@@ -156,7 +153,6 @@ export async function buildSiteIncremental(
     // then builds its models, and memory stays flat). A page without params that did not change is not
     // rendered either (rendersPage).
     let models: Record<string, HandedModel> | null = {};
-    let modelCount = 0;
     /** Pages whose fingerprint or file differ from the previous build's (a kept page's are the recorded ones). */
     const selected: string[] = [];
     const prints = pageFingerprints(
@@ -173,11 +169,10 @@ export async function buildSiteIncremental(
       },
       (key, params, json, print) => {
         const was = prev.pages[key];
-        const changed = was?.fp !== print.fp || was?.file !== print.file;
-        if (changed) selected.push(key);
-        if (!models || !changed) return;
-        models[key] = { route: print.route, params, json };
-        if (++modelCount > MODELS_HANDOFF_MAX) models = null;
+        if (was?.fp === print.fp && was?.file === print.file) return;
+        selected.push(key);
+        if (models) models[key] = { route: print.route, params, json };
+        if (selected.length > MODELS_HANDOFF_MAX) models = null;
       },
     );
     opts.log?.(`rebuild-site: ${prints.size} page models fingerprinted in ${secs(tPrints)} s (${modelsKept} kept: inputs unchanged; ${keys.computed} input keys computed)`);
@@ -203,7 +198,7 @@ export async function buildSiteIncremental(
     let modelsFile: string | undefined;
     if (selected.length && models) {
       modelsFile = path.join(os.tmpdir(), `kb-models-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
-      writeModelsFile(modelsFile, site, models, selected);
+      writeModelsFile(modelsFile, site, models);
     }
     // A selection too large for one render process goes to renderPages, which shards it.
     // Without a render process started early (renderInProcess), renderPages renders a small selection here.
