@@ -90,6 +90,8 @@ describe('truncated SVD', () => {
   it.each([
     [200, 80],
     [80, 200],
+    // Sides that are not multiples of four: the products' four-at-a-time loops end with a remainder.
+    [203, 81],
   ])('finds the top singular values and right vectors of a %i × %i matrix', (rows, cols) => {
     const { a, dense } = randomSparse(rows, cols, 3);
     const ata = new Float64Array(cols * cols);
