@@ -5,7 +5,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Snapshot } from '../../src/lib/content/model.ts';
 import { loadSnapshot, loadVideos, ContentError } from '../../src/lib/content/load.ts';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
-import { linkUrls, markdownLinks, parseMarkdown } from '../../src/lib/content/markdown.ts';
+import { DigestShapeError, markdownLinks, parseDigest } from '../../src/lib/content/markdown.ts';
 
 const temps: string[] = [];
 function corpus(videos = 20, seed = 7): string {
@@ -160,18 +160,58 @@ describe('loadSnapshot validation', () => {
     expect(problemsOf(dir)[0]).toMatch(/item 1: unknown video "doesNotExist1"/);
   });
 
-  it('finds the links of a text without parsing it only when it has neither "[" nor "<" (markdownLinks = linkUrls of the parse)', () => {
-    const texts = [
-      'plain text, no links at all',
-      'an autolink <https://example.com/a> and <mailto:a@example.com>',
-      'inline [a](/videos/abc) and reference [b][r]\n\n[r]: /essays/x',
-      'shortcut [r]\n\n[r]: /knowledge/y',
-      'a < b but no link',
-      '`[code](/not/a/link)` in code',
-      '<div>[html](/x)</div>',
+  it('finds every link a page makes of a text: inline, reference and autolinks, with their URLs as written', () => {
+    const cases: [string, string[]][] = [
+      ['plain text, no links at all', []],
+      ['an autolink <https://example.com/a> and <mailto:a@example.com> and <a@example.com>', ['https://example.com/a', 'mailto:a@example.com', 'mailto:a@example.com']],
+      // A reference link is a link on the page as much as an inline one: its definition's URL is checked too.
+      ['inline [a](/videos/abc) and reference [b][r]\n\n[r]: /essays/x', ['/videos/abc', '/essays/x']],
+      ['shortcut [r] and collapsed [r][]\n\n[r]: /knowledge/y', ['/knowledge/y', '/knowledge/y']],
+      ['an undefined [reference][nowhere] is text', []],
+      ['a < b but no link', []],
+      ['`[code](/not/a/link)` in code', []],
+      ['<div>[html](/x)</div>', []],
+      ['![an image](/img.png) is not a link', []],
+      // As written: escapes and entities resolved, nothing percent-encoded, no scheme refused.
+      ['[a](/knowledge/\\_x&amp;y) [b](</essays/a b>) [c](/knowledge/č) [d](javascript:alert(1))', ['/knowledge/_x&y', '/essays/a b', '/knowledge/č', 'javascript:alert(1)']],
+      ['- a list with [a](/digests/2026-11-20)\n\n> a quote with [b](/personas/p)', ['/digests/2026-11-20', '/personas/p']],
     ];
-    for (const t of texts) expect(markdownLinks(t), t).toEqual(linkUrls(parseMarkdown(t)));
-    expect(markdownLinks('inline [a](/videos/abc) and <https://example.com/a>')).toEqual(['/videos/abc', 'https://example.com/a']);
+    for (const [t, links] of cases) expect(markdownLinks(t), t).toEqual(links);
+  });
+
+  it('reads a digest as text (markup gone, escapes and entities resolved) and refuses anything beside its blocks', () => {
+    const file = fs.readFileSync(path.resolve('content/digests/2026-11-07.md'), 'utf8');
+    const body = file.slice(file.indexOf('\n---\n', 4) + 5);
+    const parsed = parseDigest('2026-11-07', body);
+    expect(parsed.items.map((i) => i.number)).toEqual([1, 2, 3, 4, 5]);
+    expect(parsed.items[0].sources).toEqual([{ title: 'Lokalni odprtokodni modeli za slovenščino: kaj deluje na lastni strojni opremi', video_id: '1dHxMwar5rP' }]);
+    // Editors' comments are not blocks of the digest; markup reads as its text.
+    const marked = parseDigest(
+      '2026-11-07',
+      `<!-- an editor's note -->\n${body}`
+        .replace('## 1. Local open models', '## 1. *Local* open `models`')
+        .replace('Sources: [Lokalni', 'Sources: [**Lokalni** \\* &amp;')
+        .replace(/^## 3\./m, '<!-- another -->\n\n## 3.'),
+    );
+    expect(marked.items[0].headline).toBe('Local open models can handle Slovenian, at the right size');
+    expect(marked.items[0].sources[0].title).toBe('Lokalni * & odprtokodni modeli za slovenščino: kaj deluje na lastni strojni opremi');
+    const refusal = (text: string) => {
+      try {
+        parseDigest('2026-11-07', text);
+      } catch (err) {
+        expect(err).toBeInstanceOf(DigestShapeError);
+        return (err as Error).message;
+      }
+      return 'accepted';
+    };
+    // A link reference definition is a block of its own (markdown-it records it without a token): wherever
+    // it stands, the digest is not in the shape.
+    expect(refusal(`[r]: /videos/x\n\n${body}`)).toBe('must open with a level-1 title');
+    expect(refusal(body.replace(/^## 3\./m, '[r]: /videos/x\n\n## 3.'))).toBe('item 3: expected a level-2 heading "## 3. …"');
+    expect(refusal(`${body}\n[r]: /videos/x\n`)).toBe('item 6: expected a level-2 heading "## 6. …"');
+    expect(refusal(body.replace(/^(Yesterday.*)$/m, '$1\nand a second line'))).toBe('the intro must be a single line');
+    expect(refusal(body.replace('Sources: [An insurer', 'Sources: *see* [An insurer'))).toMatch(/^item 2: the Sources line must be/);
+    expect(refusal(body.replace('(/videos/Q34mH9hGluU)', '(https://example.com/videos/Q34mH9hGluU)'))).toBe('item 2: source link https://example.com/videos/Q34mH9hGluU is not of the form /videos/<video_id>');
   });
 
   it('refuses concepts without sources or with dangling references', () => {

@@ -1,35 +1,33 @@
-// Markdown helpers over remark's syntax tree: the digest shape check, link extraction, and the rewrite of
-// site links into their agent form.
-import { unified } from 'unified';
-import remarkParse from 'remark-parse';
-import { toString as mdToString } from 'mdast-util-to-string';
-import type { Root, RootContent, Link, Paragraph } from 'mdast';
+// Markdown helpers over markdown-it's tokens: the digest shape check, link extraction, and the rewrite of
+// site links into their agent form. Parsed as CommonMark (no tables, strikethrough or bare-URL links) with
+// raw HTML recognised where CommonMark says it is, as the page renderer (src/web/markdown.ts) parses it
+// less GitHub's additions; every link is kept with its URL as written (no scheme refused, nothing
+// percent-encoded), for the loader to check.
+import markdownIt, { type Token } from 'markdown-it';
 import type { Digest, DigestItem } from './model.ts';
 
-const parser = unified().use(remarkParse);
+const md = markdownIt('commonmark', { html: true });
+md.validateLink = () => true;
+md.normalizeLink = (url) => url;
+md.normalizeLinkText = (text) => text;
 
-export function parseMarkdown(text: string): Root {
-  return parser.parse(text);
-}
-
-/** Every link URL in a document, in order. */
-export function linkUrls(tree: Root): string[] {
-  const out: string[] = [];
-  const walk = (node: { type: string; children?: unknown[]; url?: string }) => {
-    if (node.type === 'link' && node.url) out.push(node.url);
-    for (const child of (node.children ?? []) as (typeof node)[]) walk(child);
-  };
-  walk(tree as never);
-  return out;
+/** A text's block tokens. */
+function parse(text: string): Token[] {
+  return md.parse(text, {});
 }
 
 /**
- * linkUrls(parseMarkdown(text)), without the parse when the text cannot hold a link: in CommonMark a link
- * starts with "[" (inline, reference, collapsed and shortcut links) or "<" (autolinks), so a text with
- * neither has none (most essays: parsing them only to find nothing cost ~40% of a first load's link checks).
+ * The URL of every link in a document, in order: inline links, reference links (as their definitions
+ * resolve them) and autolinks, as the page renderer links them; images are not links.
  */
 export function markdownLinks(text: string): string[] {
-  return /[[<]/.test(text) ? linkUrls(parseMarkdown(text)) : [];
+  // In CommonMark a link starts with "[" or "<": a text with neither has none (most essays).
+  if (!/[[<]/.test(text)) return [];
+  const out: string[] = [];
+  for (const block of parse(text)) {
+    for (const t of block.children ?? []) if (t.type === 'link_open') out.push(String(t.attrGet('href') ?? ''));
+  }
+  return out;
 }
 
 /** Site-internal link targets: /videos/<id>, /essays/<slug>, /knowledge/<slug>, /digests/<date>, /personas/<id>. */
@@ -49,8 +47,70 @@ export class DigestShapeError extends Error {}
 
 const ITEM_HEADING = /^([1-5])\.\s+(\S.*)$/;
 
-function text(node: RootContent): string {
-  return mdToString(node).trim();
+/**
+ * A document's top-level block: a heading (with its depth) or paragraph with its inline tokens, raw HTML,
+ * a link reference definition, or another kind.
+ */
+interface Block {
+  type: string;
+  depth?: number;
+  inline?: Token[];
+  html?: string;
+}
+
+function blocks(text: string): Block[] {
+  const tokens = parse(text);
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  const out: Block[] = [];
+  // markdown-it makes no token of a link reference definition (it only records it), and every other
+  // non-blank line belongs to a block's lines: a non-blank line between blocks is a definition.
+  let next = 0;
+  const definitionsBefore = (line: number) => {
+    if (lines.slice(next, line).some((l) => l.trim() !== '')) out.push({ type: 'definition' });
+  };
+  tokens.forEach((t, i) => {
+    if (t.level !== 0 || t.nesting === -1) return; // inside a container, or a closing token
+    if (t.map) {
+      definitionsBefore(t.map[0]);
+      next = t.map[1];
+    }
+    if (t.type === 'heading_open') out.push({ type: 'heading', depth: Number(t.tag.slice(1)), inline: tokens[i + 1].children ?? [] });
+    else if (t.type === 'paragraph_open') out.push({ type: 'paragraph', inline: tokens[i + 1].children ?? [] });
+    else if (t.type === 'html_block') out.push({ type: 'html', html: t.content });
+    else out.push({ type: t.type.replace(/_open$/, '') });
+  });
+  definitionsBefore(lines.length);
+  return out;
+}
+
+/**
+ * An inline span's nodes as a syntax tree has them: runs of text (line breaks within them included), links
+ * (their URL and text) and the other spans (emphasis, code, raw HTML, hard breaks, images), each with the
+ * text it reads as (an image's alt text; markup and raw HTML tags as written).
+ */
+function inlineNodes(tokens: Token[]): { text: string; href?: string; plain?: boolean }[] {
+  const out: { text: string; href?: string; plain?: boolean }[] = [];
+  let depth = 0;
+  for (const t of tokens) {
+    const topLevel = depth === 0;
+    depth += t.nesting;
+    const plain = t.type === 'text' || t.type === 'softbreak';
+    const piece = t.type === 'text' || t.type === 'code_inline' || t.type === 'html_inline' ? t.content : t.type === 'softbreak' ? '\n' : t.type === 'image' ? plainText(t.children ?? []) : '';
+    if (!topLevel || (plain && out.at(-1)?.plain)) out.at(-1)!.text += piece; // inside a span, or a run of text going on
+    else if (t.type === 'link_open') out.push({ text: piece, href: String(t.attrGet('href') ?? '') });
+    else out.push({ text: piece, plain });
+  }
+  return out;
+}
+
+function plainText(tokens: Token[]): string {
+  return inlineNodes(tokens)
+    .map((n) => n.text)
+    .join('');
+}
+
+function text(block: Block): string {
+  return plainText(block.inline ?? []).trim();
 }
 
 /**
@@ -58,7 +118,7 @@ function text(node: RootContent): string {
  * level-2 items (`## 1.` … `## 5.`), each a paragraph and a `Sources:` line of `[title](/videos/<id>)` links.
  */
 export function parseDigest(date: string, body: string): Digest {
-  const nodes = parseMarkdown(body).children.filter((n) => n.type !== 'html' || !/^<!--/.test((n as { value: string }).value));
+  const nodes = blocks(body).filter((n) => n.type !== 'html' || !/^<!--/.test(n.html!));
   const fail = (msg: string): never => {
     throw new DigestShapeError(msg);
   };
@@ -75,26 +135,27 @@ export function parseDigest(date: string, body: string): Digest {
     if (!m || Number(m[1]) !== n) fail(`item ${n}: the heading must read "## ${n}. <headline>"`);
     if (!paragraph || paragraph.type !== 'paragraph' || /^Sources:/.test(text(paragraph))) fail(`item ${n}: needs a paragraph`);
     if (!sources || sources.type !== 'paragraph' || !/^Sources:\s/.test(text(sources))) fail(`item ${n}: needs a "Sources:" line`);
-    items.push({ number: n, headline: m![2].trim(), paragraph: text(paragraph!), sources: parseSourcesLine(n, sources as Paragraph) });
+    items.push({ number: n, headline: m![2].trim(), paragraph: text(paragraph!), sources: parseSourcesLine(n, sources!) });
   }
   if (items.length !== 5) fail(`expected exactly five items, found ${items.length}`);
   return { date, title: text(title!), intro: text(intro!), items, content: body.trim() + '\n' };
 }
 
-function parseSourcesLine(n: number, line: Paragraph): DigestItem['sources'] {
-  const links = line.children.filter((c): c is Link => c.type === 'link');
+function parseSourcesLine(n: number, line: Block): DigestItem['sources'] {
+  const nodes = inlineNodes(line.inline ?? []);
+  const links = nodes.filter((c) => c.href !== undefined);
   // Everything between the links must be the separator ", " (and the "Sources: " prefix before the first).
-  const glue = line.children
-    .filter((c) => c.type !== 'link')
-    .map((c) => mdToString(c))
+  const glue = nodes
+    .filter((c) => c.href === undefined)
+    .map((c) => c.text)
     .join('|');
   const expectedGlue = ['Sources: ', ...Array(Math.max(0, links.length - 1)).fill(', ')].join('|');
   if (links.length === 0 || glue.trimEnd() !== expectedGlue.trimEnd()) {
     throw new DigestShapeError(`item ${n}: the Sources line must be "Sources: [title](/videos/<id>)" links separated by ", "`);
   }
   return links.map((link) => {
-    const m = /^\/videos\/([A-Za-z0-9_-]+)$/.exec(link.url);
-    if (!m) throw new DigestShapeError(`item ${n}: source link ${link.url} is not of the form /videos/<video_id>`);
-    return { title: mdToString(link).trim(), video_id: m[1] };
+    const m = /^\/videos\/([A-Za-z0-9_-]+)$/.exec(link.href!);
+    if (!m) throw new DigestShapeError(`item ${n}: source link ${link.href} is not of the form /videos/<video_id>`);
+    return { title: link.text.trim(), video_id: m[1] };
   });
 }

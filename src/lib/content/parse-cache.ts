@@ -12,7 +12,7 @@ import { stageFile } from '../fs-atomic.ts';
 import { deltaFits, newBaseId, objectPieces, readJsonFile, writeJsonPieces } from '../json-file.ts';
 
 /** Bumped when what is cached, or how it is computed, changes: an old cache is then ignored. */
-const CACHE_VERSION = 2;
+const CACHE_VERSION = 3;
 
 /** A cache file's JSON: the head's fields, then each entry (by file) under `entries`. */
 type CacheFile = { version: number; id?: string; base?: string; removed?: string[]; entries: Record<string, Entry> };
