@@ -25,6 +25,23 @@ export function gaussian(seed: number): () => number {
   return () => Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
 }
 
+/**
+ * out[o + j] += c0·x[x0 + j] + c1·x[x1 + j] + c2·x[x2 + j] + c3·x[x3 + j] for j < n, each element adding the
+ * four products in that order: the same sums, to the last bit, as four passes of one product each, with
+ * out's row loaded and stored once instead of four times (the products below are bound by those loads
+ * and stores).
+ */
+function addFour(out: Float64Array, o: number, n: number, x: Float64Array, c0: number, x0: number, c1: number, x1: number, c2: number, x2: number, c3: number, x3: number): void {
+  for (let j = 0; j < n; j++) {
+    let s = out[o + j];
+    s += c0 * x[x0 + j];
+    s += c1 * x[x1 + j];
+    s += c2 * x[x2 + j];
+    s += c3 * x[x3 + j];
+    out[o + j] = s;
+  }
+}
+
 /** y (rows × l, row-major) = A · z (cols × l, row-major). */
 function multiply(a: Csr, z: Float64Array, l: number): Float64Array {
   const y = new Float64Array(a.rows * l);
@@ -32,19 +49,9 @@ function multiply(a: Csr, z: Float64Array, l: number): Float64Array {
     const yo = r * l;
     const end = a.indptr[r + 1];
     let p = a.indptr[r];
-    // Four nonzeros a pass: y's row is loaded and stored once for them, and each element still adds its
-    // terms in the order of the row's nonzeros (the same sums, to the last bit, as one at a time).
+    // Four nonzeros a pass (addFour), in the order of the row's nonzeros.
     for (; p + 3 < end; p += 4) {
-      const v0 = a.values[p], v1 = a.values[p + 1], v2 = a.values[p + 2], v3 = a.values[p + 3];
-      const z0 = a.indices[p] * l, z1 = a.indices[p + 1] * l, z2 = a.indices[p + 2] * l, z3 = a.indices[p + 3] * l;
-      for (let j = 0; j < l; j++) {
-        let s = y[yo + j];
-        s += v0 * z[z0 + j];
-        s += v1 * z[z1 + j];
-        s += v2 * z[z2 + j];
-        s += v3 * z[z3 + j];
-        y[yo + j] = s;
-      }
+      addFour(y, yo, l, z, a.values[p], a.indices[p] * l, a.values[p + 1], a.indices[p + 1] * l, a.values[p + 2], a.indices[p + 2] * l, a.values[p + 3], a.indices[p + 3] * l);
     }
     for (; p < end; p++) {
       const v = a.values[p];
@@ -259,18 +266,10 @@ function times(m: Float64Array, n: number, l: number, w: Float64Array, cols: num
     const mo = r * l;
     const oo = r * cols;
     let i = 0;
-    // Four columns of M (rows of W) a pass, each output element adding its terms in the order of i.
+    // Four columns of M (rows of W) a pass (addFour), in the order of i.
     for (; i + 3 < l; i += 4) {
-      const m0 = m[mo + i], m1 = m[mo + i + 1], m2 = m[mo + i + 2], m3 = m[mo + i + 3];
-      const w0 = i * cols, w1 = w0 + cols, w2 = w1 + cols, w3 = w2 + cols;
-      for (let j = 0; j < cols; j++) {
-        let s = out[oo + j];
-        s += m0 * w[w0 + j];
-        s += m1 * w[w1 + j];
-        s += m2 * w[w2 + j];
-        s += m3 * w[w3 + j];
-        out[oo + j] = s;
-      }
+      const w0 = i * cols;
+      addFour(out, oo, cols, w, m[mo + i], w0, m[mo + i + 1], w0 + cols, m[mo + i + 2], w0 + 2 * cols, m[mo + i + 3], w0 + 3 * cols);
     }
     for (; i < l; i++) {
       const mi = m[mo + i];
