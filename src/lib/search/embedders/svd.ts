@@ -62,40 +62,14 @@ function multiply(a: Csr, z: Float64Array, l: number): Float64Array {
   return y;
 }
 
-/** z (cols × l) = Aᵀ · y (rows × l). */
-function multiplyTransposed(a: Csr, y: Float64Array, l: number): Float64Array {
-  const z = new Float64Array(a.cols * l);
-  for (let r = 0; r < a.rows; r++) {
-    const yo = r * l;
-    for (let p = a.indptr[r]; p < a.indptr[r + 1]; p++) {
-      const v = a.values[p];
-      const zo = a.indices[p] * l;
-      for (let j = 0; j < l; j++) z[zo + j] += v * y[yo + j];
-    }
-  }
-  return z;
-}
-
 /** G = Mᵀ M for a row-major n × l matrix (l × l, symmetric). */
 function gram(m: Float64Array, n: number, l: number): Float64Array {
   const g = new Float64Array(l * l);
   let r = 0;
-  // Four rows of M a pass (G's rows loaded and stored once for them; each element adds the rows' terms in
-  // row order, as one row at a time does).
+  // Four rows of M a pass (addFour), in row order: row i of G takes the four rows' terms from column i on.
   for (; r + 3 < n; r += 4) {
     const o0 = r * l, o1 = o0 + l, o2 = o1 + l, o3 = o2 + l;
-    for (let i = 0; i < l; i++) {
-      const a0 = m[o0 + i], a1 = m[o1 + i], a2 = m[o2 + i], a3 = m[o3 + i];
-      const go = i * l;
-      for (let j = i; j < l; j++) {
-        let s = g[go + j];
-        s += a0 * m[o0 + j];
-        s += a1 * m[o1 + j];
-        s += a2 * m[o2 + j];
-        s += a3 * m[o3 + j];
-        g[go + j] = s;
-      }
-    }
+    for (let i = 0; i < l; i++) addFour(g, i * l + i, l - i, m, m[o0 + i], o0 + i, m[o1 + i], o1 + i, m[o2 + i], o2 + i, m[o3 + i], o3 + i);
   }
   for (; r < n; r++) {
     const o = r * l;
@@ -328,25 +302,27 @@ type SvdOptions = { oversample?: number; iterations?: number; seed?: number };
  * transpose's problem instead and recovers V = Aᵀ U Σ⁻¹ with one sparse product.
  */
 export function truncatedSvd(a: Csr, k: number, opts: SvdOptions = {}): TruncatedSvd {
-  if (a.rows >= a.cols) return rightSingularVectors(a, k, opts);
-  const left = rightSingularVectors(transpose(a), k, opts);
+  const at = transpose(a);
+  if (a.rows >= a.cols) return rightSingularVectors(a, at, k, opts);
+  const left = rightSingularVectors(at, a, k, opts);
   const scaled = new Float64Array(a.rows * left.k);
   for (let r = 0; r < a.rows; r++) for (let j = 0; j < left.k; j++) scaled[r * left.k + j] = left.v[r * left.k + j] / left.singularValues[j];
-  return { k: left.k, singularValues: left.singularValues, v: multiplyTransposed(a, scaled, left.k) };
+  return { k: left.k, singularValues: left.singularValues, v: multiply(at, scaled, left.k) };
 }
 
-function rightSingularVectors(a: Csr, k: number, opts: SvdOptions): TruncatedSvd {
+/**
+ * The top-k right singular vectors and values of A, given A and its transpose: Aᵀ · y is computed as the
+ * transpose times y, the same sums in the same order (transpose keeps each column's rows in order) with the
+ * result's rows written one at a time instead of scattered. (A copy of A: ~10 MB for the builtin embedder's
+ * training matrix, ~1.2 million nonzeros at 10k videos as at 100k: it samples at most 24,000 passages.)
+ */
+function rightSingularVectors(a: Csr, at: Csr, k: number, opts: SvdOptions): TruncatedSvd {
   const l0 = Math.min(k + (opts.oversample ?? 16), a.cols, Math.max(1, a.rows));
   const rand = gaussian(opts.seed ?? 1);
   let z: Float64Array = new Float64Array(a.cols * l0);
   for (let i = 0; i < z.length; i++) z[i] = rand();
   let l = l0;
   ({ q: z, cols: l } = orthonormalise(z, a.cols, l));
-  // Aᵀ · y as A's transpose times y: the same sums in the same order (transpose keeps each column's rows
-  // in order), with z's rows written one at a time instead of scattered (a copy of A: ~10 MB for the
-  // builtin embedder's training matrix, ~1.2 million nonzeros at 10k videos as at 100k: it samples at most
-  // 24,000 passages).
-  const at = transpose(a);
   // Subspace iteration on AᵀA: each pass sharpens the basis towards the top singular directions.
   for (let it = 0; it < (opts.iterations ?? 3); it++) {
     const next = multiply(at, multiply(a, z, l), l);
