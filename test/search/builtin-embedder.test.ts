@@ -69,6 +69,12 @@ describe('builtin LSA embedder', () => {
     expect(loaded.embedDocumentsSync(docs.slice(0, 3))).toEqual(embedder.embedDocumentsSync(docs.slice(0, 3)));
   });
 
+  it('trains the same model with its SVD in a worker thread', async () => {
+    const aside = await BuiltinEmbedder.trainAside(docs, 128, { thread: true });
+    expect(aside.embedQuerySync('governance board')).toEqual(q('governance board'));
+    expect(aside.embedDocumentsSync(docs.slice(0, 5))).toEqual(embedder.embedDocumentsSync(docs.slice(0, 5)));
+  });
+
   it('is chosen, with one log line saying so, when no transformer model is on disk', async () => {
     const lines: string[] = [];
     const config = loadConfig({ EMBEDDING_MODEL_DIR: dir, EMBEDDING_MODEL: 'nobody/no-such-model' });

@@ -7,6 +7,7 @@ import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { analyse, analyseQuery } from '../../src/lib/search/analyse.ts';
 import { documentsFromSnapshot, type SearchDocument } from '../../src/lib/search/documents.ts';
 import { gaussian, symmetricEigen, transpose, truncatedSvd, type Csr } from '../../src/lib/search/embedders/svd.ts';
+import { truncatedSvdInThread } from '../../src/lib/search/embedders/svd-thread.ts';
 import { buildKeywordIndex } from '../../src/lib/search/keyword.ts';
 import { KeywordScorer } from '../../src/lib/search/postings.ts';
 import { indexVocabulary, planQuery } from '../../src/lib/search/query-plan.ts';
@@ -103,6 +104,20 @@ describe('truncated SVD', () => {
       let d = 0;
       for (let t = 0; t < cols; t++) d += svd.v[t * 5 + j] * exact.vectors[t * cols + j];
       expect(Math.abs(d)).toBeCloseTo(1, 6);
+    }
+  });
+
+  it('gives the same bits in a worker thread, with the matrix handed over', async () => {
+    for (const [rows, cols] of [[203, 81], [81, 203]]) {
+      const { a } = randomSparse(rows, cols, 5);
+      const here = truncatedSvd(a, 7, { seed: 3 });
+      const copy: Csr = { ...a, indptr: a.indptr.slice(), indices: a.indices.slice(), values: a.values.slice() };
+      const there = await truncatedSvdInThread(copy, 7, { seed: 3 });
+      expect(there.k).toBe(7);
+      expect(there.singularValues).toEqual(here.singularValues);
+      expect(there.v).toEqual(here.v);
+      // Transferred, not copied: the caller's arrays are detached.
+      expect(copy.values.length).toBe(0);
     }
   });
 

@@ -57,11 +57,16 @@ function swapIn(from: string, to: string): void {
 export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): Promise<LoadedIndex> {
   const started = performance.now();
   const docs = documentsFromSnapshot(snapshot);
-  const embedder = isEmbedder(opts.embedder)
-    ? opts.embedder
+  // The builtin embedder's training runs its SVD in a worker thread (BuiltinEmbedder.trainAside: ~4 s at 10k
+  // videos), a transformer model loads; meanwhile this thread builds and writes the keyword index, the id
+  // table, the delta's records and the lexicon, none of which needs the embedder. Awaited below, where its
+  // error (if any) surfaces; the catch only keeps a failure from counting as unhandled before then.
+  const training: Promise<Embedder> = isEmbedder(opts.embedder)
+    ? Promise.resolve(opts.embedder)
     : opts.embedder.provider === 'builtin'
-      ? BuiltinEmbedder.train(docs, opts.embedder.dimensions)
-      : await createTransformersEmbedder(opts.embedder);
+      ? BuiltinEmbedder.trainAside(docs, opts.embedder.dimensions)
+      : createTransformersEmbedder(opts.embedder);
+  training.catch(() => {});
   const versions = docs.map(languageVersions);
   const firstRows: number[] = [];
   let rows = 0;
@@ -70,7 +75,6 @@ export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): 
     rows += v.length;
   }
   const keyword = buildKeywordIndex(docs, firstRows);
-  const vectors = await embedRows(embedder, versions.flat(), opts.onProgress);
   const ids: ItemRef[] = versions.flatMap((v) => v.map((d) => ({ type: d.type, id: d.id })));
 
   const dir = indexDir(opts.dataDir);
@@ -83,7 +87,6 @@ export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): 
   fs.mkdirSync(tmp);
   try {
     writeJsonPiecesFile(path.join(tmp, INDEX_FILES.keyword), keyword.serialised());
-    fs.writeFileSync(path.join(tmp, INDEX_FILES.vectors), new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength));
     fs.writeFileSync(path.join(tmp, INDEX_FILES.ids), stringifyAscii(ids));
     // What each indexed document was, so later runs can add only what changed (delta.ts).
     const hashes = documentHashes(docs);
@@ -92,6 +95,9 @@ export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): 
     // The query translation lexicon (translate.ts) is learnt from the same documents.
     const lexicon = trainLexicon(docs);
     saveLexicon(tmp, lexicon);
+    const embedder = await training;
+    const vectors = await embedRows(embedder, versions.flat(), opts.onProgress);
+    fs.writeFileSync(path.join(tmp, INDEX_FILES.vectors), new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength));
     const embedderFiles: string[] = [];
     if (embedder instanceof BuiltinEmbedder) {
       embedder.save(tmp);

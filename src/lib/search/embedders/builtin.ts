@@ -9,7 +9,8 @@ import path from 'node:path';
 import { analyse, analyseQuery, queryLanguages, wordsOf, type TextLang } from '../analyse.ts';
 import { FIELDS, languageVersions, type SearchDocument, type TextPart } from '../documents.ts';
 import { normalise, type Embedder, type EmbedderInfo } from './embedder.ts';
-import { truncatedSvd, type Csr } from './svd.ts';
+import { truncatedSvd, type Csr, type TruncatedSvd } from './svd.ts';
+import { truncatedSvdInThread } from './svd-thread.ts';
 
 export const DEFAULT_BUILTIN_DIMENSIONS = 128;
 
@@ -108,7 +109,15 @@ function sample<T>(xs: T[], n: number): T[] {
   return Array.from({ length: n }, (_, i) => xs[Math.floor(i * step)]);
 }
 
-function train(docs: readonly SearchDocument[], dimensions: number): Model {
+/** What training decomposes: the passages' TF-IDF matrix over the vocabulary, and how many dimensions to keep. */
+interface Training {
+  vocabulary: string[];
+  idf: Float32Array;
+  matrix: Csr;
+  k: number;
+}
+
+function trainingMatrix(docs: readonly SearchDocument[], dimensions: number): Training {
   const passages = sample(docs.flatMap(passagesOf), MAX_TRAINING_PASSAGES);
   const df = new Map<string, number>();
   for (const p of passages) for (const t of new Set(p)) df.set(t, (df.get(t) ?? 0) + 1);
@@ -144,11 +153,23 @@ function train(docs: readonly SearchDocument[], dimensions: number): Model {
     indptr[r + 1] = indices.length;
   });
   const matrix: Csr = { rows: n, cols: vocabulary.length, indptr, indices: Int32Array.from(indices), values: Float32Array.from(values) };
-  const svd = truncatedSvd(matrix, Math.min(dimensions, Math.max(1, Math.min(n, vocabulary.length) - 1)), { seed: 42 });
-  const model: Model = { vocabulary, idf, projection: Float32Array.from(svd.v), dimension: svd.k };
+  return { vocabulary, idf, matrix, k: Math.min(dimensions, Math.max(1, Math.min(n, vocabulary.length) - 1)) };
+}
+
+/** The SVD's options: seeded, so the same corpus trains the same model. */
+const SVD_OPTIONS = { seed: 42 } as const;
+
+function trainedModel(t: Training, svd: TruncatedSvd, docs: readonly SearchDocument[]): Model {
+  const model: Model = { vocabulary: t.vocabulary, idf: t.idf, projection: Float32Array.from(svd.v), dimension: svd.k };
   model.centres = languageCentres(model, docs);
   return model;
 }
+
+/**
+ * Below this many nonzeros the SVD takes well under a second, and a thread's start (~50 ms) is not worth it
+ * (the sample corpus: ~54k). At 10k videos the matrix has ~1.2 million.
+ */
+const THREAD_MIN_NONZEROS = 200_000;
 
 /**
  * Each language's mean document vector. In a space trained on two languages the strongest common
@@ -231,7 +252,22 @@ export class BuiltinEmbedder implements Embedder {
 
   /** Trains on the items to be indexed. */
   static train(docs: readonly SearchDocument[], dimensions = DEFAULT_BUILTIN_DIMENSIONS): BuiltinEmbedder {
-    return new BuiltinEmbedder(train(docs, dimensions));
+    const t = trainingMatrix(docs, dimensions);
+    return new BuiltinEmbedder(trainedModel(t, truncatedSvd(t.matrix, t.k, SVD_OPTIONS), docs));
+  }
+
+  /**
+   * train(), with the SVD in a worker thread when the matrix is large: the training matrix is made before
+   * this returns, and the caller's thread is free while the SVD runs (buildSearchIndex builds the keyword
+   * index meanwhile). The same model as train()'s, to the bit.
+   * @example const training = BuiltinEmbedder.trainAside(docs); buildKeywordIndex(docs, rows); const embedder = await training;
+   */
+  static async trainAside(docs: readonly SearchDocument[], dimensions = DEFAULT_BUILTIN_DIMENSIONS, opts: { /** Always (true) or never (false) in a thread; by size when unset. */ thread?: boolean } = {}): Promise<BuiltinEmbedder> {
+    // An async function runs up to its first await when called: the matrix is made before the caller goes on.
+    const t = trainingMatrix(docs, dimensions);
+    const inThread = opts.thread ?? t.matrix.values.length >= THREAD_MIN_NONZEROS;
+    const svd = inThread ? await truncatedSvdInThread(t.matrix, t.k, SVD_OPTIONS) : truncatedSvd(t.matrix, t.k, SVD_OPTIONS);
+    return new BuiltinEmbedder(trainedModel(t, svd, docs));
   }
 
   embedDocumentsSync(docs: readonly SearchDocument[]): Float32Array {

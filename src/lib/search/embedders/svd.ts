@@ -294,7 +294,7 @@ export function transpose(a: Csr): Csr {
   return { rows: a.cols, cols: a.rows, indptr, indices, values };
 }
 
-type SvdOptions = { oversample?: number; iterations?: number; seed?: number };
+export type SvdOptions = { oversample?: number; iterations?: number; seed?: number };
 
 /**
  * The top-k right singular vectors and values of A. The dense work grows with the smaller side of A
