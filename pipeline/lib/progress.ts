@@ -1,4 +1,5 @@
-// Progress of long jobs: a bar on a terminal, a line every few seconds otherwise (logs, CI).
+// Progress of long jobs: a bar on a terminal; otherwise (logs, CI) a line at the first count, one every five
+// seconds, and one at the end.
 export interface Progress {
   tick(n?: number): void;
   done(): void;
@@ -7,7 +8,8 @@ export interface Progress {
 export function progress(label: string, total: number, out: NodeJS.WriteStream = process.stderr): Progress {
   const started = performance.now();
   let done = 0;
-  let lastLog = 0;
+  /** When the last log line was written: the first render writes one (a count's start), then one every 5 s. */
+  let lastLog = -Infinity;
   const tty = out.isTTY === true;
   const render = (final = false) => {
     const secs = (performance.now() - started) / 1000;
@@ -29,5 +31,23 @@ export function progress(label: string, total: number, out: NodeJS.WriteStream =
     done() {
       render(true);
     },
+  };
+}
+
+/**
+ * A bar for work that reports its own count, done of total (the search index's embedding, the site's
+ * pages): made at the first report, which that work gives as it starts (done 0), so the rate counts from
+ * the start and not from the first unit done.
+ */
+export function progressReport(label: string): { onProgress: (done: number, total: number) => void; finish: () => void } {
+  let bar: Progress | undefined;
+  let last = 0;
+  return {
+    onProgress: (done, total) => {
+      bar ??= progress(label, total);
+      bar.tick(done - last);
+      last = done;
+    },
+    finish: () => bar?.done(),
   };
 }

@@ -6,28 +6,14 @@ import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import { buildSearchIndex, resolveEmbedderSetting } from '../../src/lib/search/index.ts';
 import { updateSearchIndex } from '../../src/lib/search/delta.ts';
-import { progress, type Progress } from './progress.ts';
+import { progressReport } from './progress.ts';
 import type { JobContext, JobResult } from './types.ts';
-
-/** A progress bar that appears once the total is known (the embedding step reports it). */
-function embeddingProgress(label: string): { onProgress: (done: number, total: number) => void; finish: () => void } {
-  let bar: Progress | undefined;
-  let last = 0;
-  return {
-    onProgress: (done, total) => {
-      bar ??= progress(label, total);
-      bar.tick(done - last);
-      last = done;
-    },
-    finish: () => bar?.done(),
-  };
-}
 
 export async function buildIndex(ctx: JobContext): Promise<JobResult> {
   const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir) });
   const embedder = await resolveEmbedderSetting(ctx.config.embedding, ctx.log);
   const started = performance.now();
-  const bar = embeddingProgress('build-index (embedding)');
+  const bar = progressReport('build-index (embedding)');
   const index = await buildSearchIndex(snap, { dataDir: ctx.dataDir, embedder, log: ctx.log, onProgress: bar.onProgress });
   bar.finish();
   const ms = Math.round(performance.now() - started);
@@ -42,7 +28,7 @@ export async function updateIndex(ctx: JobContext): Promise<JobResult> {
   const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), videos });
   if (ctx.chain) ctx.chain.indexed = { contentDir: ctx.contentDir, snapshot: snap }; // for rebuild-site, next
   const embedder = await resolveEmbedderSetting(ctx.config.embedding, ctx.log);
-  const bar = embeddingProgress('update-index (embedding)');
+  const bar = progressReport('update-index (embedding)');
   const r = await updateSearchIndex(snap, { dataDir: ctx.dataDir, embedder, log: ctx.log, now: ctx.now, onProgress: bar.onProgress });
   bar.finish();
   ctx.log(`update-index: ${r.mode}${r.reason ? ` (${r.reason})` : ''}, ${r.manifest.items} items, ${r.added} new or changed, ${r.removed} removed, in ${r.ms} ms`);

@@ -3,7 +3,7 @@
 // A running server notices the new build-meta.json and reloads exactly the files it lists.
 import { buildSiteIncremental } from '../../src/lib/static-build/incremental.ts';
 import { startRender } from '../../src/lib/static-build/render.ts';
-import { progress, type Progress } from './progress.ts';
+import { progressReport } from './progress.ts';
 import type { ChainState, JobContext, JobResult } from './types.ts';
 
 /** The environment the site is built with, from the job's. */
@@ -22,7 +22,7 @@ export function prepareRender(ctx: JobContext): NonNullable<ChainState['render']
 
 export async function rebuildSite(ctx: JobContext): Promise<JobResult> {
   const env = buildEnv(ctx);
-  let bar: Progress | undefined;
+  const bar = progressReport('rebuild-site (pages)');
   // In a chain after update-index: the snapshot it indexed (ChainState), not content/ walked again; and the
   // render process the chain started, if it was started for this same build.
   const indexed = ctx.chain?.indexed;
@@ -36,9 +36,9 @@ export async function rebuildSite(ctx: JobContext): Promise<JobResult> {
     snapshot: indexed && indexed.contentDir === ctx.contentDir ? indexed.snapshot : undefined,
     render: same ? prepared.render : undefined,
     log: ctx.log,
-    onProgress: (done, total) => (bar ??= progress('rebuild-site (pages)', total)).tick(),
+    onProgress: bar.onProgress,
   });
-  bar?.done();
+  bar.finish();
   const seconds = (meta.built_in_ms / 1000).toFixed(1);
   if (meta.mode === 'full') ctx.log(`rebuild-site: full build, ${meta.files} files in ${seconds} s`);
   else ctx.log(`rebuild-site: ${meta.written!.length} files written, ${meta.removed!.length} removed, ${meta.pages_rendered} pages rendered, in ${seconds} s`);

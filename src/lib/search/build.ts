@@ -34,6 +34,7 @@ const EMBED_BATCH = 512;
 export async function embedRows(embedder: Embedder, rows: readonly SearchDocument[], onProgress?: (done: number, total: number) => void): Promise<Float32Array> {
   const dim = embedder.info.dimension;
   const out = new Float32Array(rows.length * dim);
+  onProgress?.(0, rows.length); // the count starts before the first batch, so its rate is the batch's
   for (let i = 0; i < rows.length; i += EMBED_BATCH) {
     const part = await embedder.embedDocuments(rows.slice(i, i + EMBED_BATCH));
     out.set(part, i * dim);

@@ -128,6 +128,7 @@ export async function buildSite(env: Record<string, string | undefined> = proces
   const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
   // Pages render in child processes while this one writes the documents into a folder of its own; the
   // pages (fewer files than the documents) then move in beside them.
+  opts.onProgress?.(0, prints.size); // the pages' count starts with the render, not with its first page
   const rendering = renderPages(env, site.generatedAt, [...prints.keys()], { all: true, onPage, inChild: !rendersInProcess(opts, prints.size) });
   rendering.catch(() => {}); // awaited below; a failure while the documents are written must not go unhandled
   const folder = path.join(ROOT, 'node_modules', '.cache', `kb-build-docs-${process.pid}-${Date.now()}`);

@@ -195,6 +195,7 @@ export async function buildSiteIncremental(
     // Pages whose model changed, rendered by Astro from the same page files as the full build, in a child
     // process (here, with renderInProcess and a small selection), while this one recomputes the documents.
     total = selected.length;
+    if (total) opts.onProgress?.(0, total); // the pages' count starts with the render, not with its first page
     let modelsFile: string | undefined;
     if (selected.length && models) {
       modelsFile = path.join(os.tmpdir(), `kb-models-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);

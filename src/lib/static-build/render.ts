@@ -147,11 +147,17 @@ function spawnShard(
   const done = new Promise<string>((resolve, reject) => {
     let out = '';
     let err = '';
+    /** Whether the line being read is, so far, dots only (the "STAGING" line's folder has dots too: .cache). */
+    let dotsOnly = true;
     child.stdout!.on('data', (d: Buffer) => {
       const s = d.toString();
-      // One "." per page rendered; the last line names the folder, the shard's peak memory, time and CPU
-      // time, and for the "-" form when it was ready and when it was asked (ms from its start).
-      if (pages.onPage) for (const c of s) if (c === '.') pages.onPage();
+      // One "." per page rendered, on a line of dots; the last line names the folder, the shard's peak
+      // memory, time and CPU time, and for the "-" form when it was ready and when it was asked (ms from its start).
+      for (const c of s) {
+        if (c === '\n') dotsOnly = true;
+        else if (c !== '.') dotsOnly = false;
+        else if (dotsOnly) pages.onPage?.();
+      }
       out += s;
     });
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
