@@ -13,8 +13,8 @@ import { loadConfig } from '../../src/lib/config.ts';
 const docs = documentsFromSnapshot(loadSnapshot(path.resolve('content')));
 let embedder: BuiltinEmbedder;
 let dir: string;
-beforeAll(() => {
-  embedder = BuiltinEmbedder.train(docs, 128);
+beforeAll(async () => {
+  embedder = await BuiltinEmbedder.train(docs, 128);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-lsa-'));
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -60,8 +60,8 @@ describe('builtin LSA embedder', () => {
     expect(q('zyxwv qqqq').every((x) => x === 0)).toBe(true);
   });
 
-  it('trains the same model from the same corpus, and loads what it saved', () => {
-    const again = BuiltinEmbedder.train(docs, 128);
+  it('trains the same model from the same corpus, and loads what it saved', async () => {
+    const again = await BuiltinEmbedder.train(docs, 128);
     expect(again.embedQuerySync('governance board')).toEqual(q('governance board'));
     embedder.save(dir);
     const loaded = BuiltinEmbedder.load(dir);
@@ -70,7 +70,7 @@ describe('builtin LSA embedder', () => {
   });
 
   it('trains the same model with its SVD in a worker thread', async () => {
-    const aside = await BuiltinEmbedder.trainAside(docs, 128, { thread: true });
+    const aside = await BuiltinEmbedder.train(docs, 128, { thread: true });
     expect(aside.embedQuerySync('governance board')).toEqual(q('governance board'));
     expect(aside.embedDocumentsSync(docs.slice(0, 5))).toEqual(embedder.embedDocumentsSync(docs.slice(0, 5)));
   });

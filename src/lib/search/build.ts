@@ -58,14 +58,14 @@ function swapIn(from: string, to: string): void {
 export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): Promise<LoadedIndex> {
   const started = performance.now();
   const docs = documentsFromSnapshot(snapshot);
-  // The builtin embedder's training runs its SVD in a worker thread (BuiltinEmbedder.trainAside: ~4 s at 10k
+  // The builtin embedder's training runs its SVD in a worker thread (BuiltinEmbedder.train: ~4 s at 10k
   // videos), a transformer model loads; meanwhile this thread builds and writes the keyword index, the id
   // table, the delta's records and the lexicon, none of which needs the embedder. Awaited below, where its
   // error (if any) surfaces; the catch only keeps a failure from counting as unhandled before then.
   const training: Promise<Embedder> = isEmbedder(opts.embedder)
     ? Promise.resolve(opts.embedder)
     : opts.embedder.provider === 'builtin'
-      ? BuiltinEmbedder.trainAside(docs, opts.embedder.dimensions)
+      ? BuiltinEmbedder.train(docs, opts.embedder.dimensions)
       : createTransformersEmbedder(opts.embedder);
   training.catch(() => {});
   const versions = docs.map(languageVersions);

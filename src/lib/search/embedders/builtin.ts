@@ -250,19 +250,13 @@ export class BuiltinEmbedder implements Embedder {
     this.info = { name: 'builtin', model: 'lsa', dimension: model.dimension };
   }
 
-  /** Trains on the items to be indexed. */
-  static train(docs: readonly SearchDocument[], dimensions = DEFAULT_BUILTIN_DIMENSIONS): BuiltinEmbedder {
-    const t = trainingMatrix(docs, dimensions);
-    return new BuiltinEmbedder(trainedModel(t, truncatedSvd(t.matrix, t.k, SVD_OPTIONS), docs));
-  }
-
   /**
-   * train(), with the SVD in a worker thread when the matrix is large: the training matrix is made before
-   * this returns, and the caller's thread is free while the SVD runs (buildSearchIndex builds the keyword
-   * index meanwhile). The same model as train()'s, to the bit.
-   * @example const training = BuiltinEmbedder.trainAside(docs); buildKeywordIndex(docs, rows); const embedder = await training;
+   * Trains on the items to be indexed, with the SVD in a worker thread when the matrix is large: the
+   * training matrix is made before this returns its promise, and the caller's thread is free while the SVD
+   * runs (buildSearchIndex builds the keyword index meanwhile). The model is the same bits either way.
+   * @example const training = BuiltinEmbedder.train(docs); buildKeywordIndex(docs, rows); const embedder = await training;
    */
-  static async trainAside(docs: readonly SearchDocument[], dimensions = DEFAULT_BUILTIN_DIMENSIONS, opts: { /** Always (true) or never (false) in a thread; by size when unset. */ thread?: boolean } = {}): Promise<BuiltinEmbedder> {
+  static async train(docs: readonly SearchDocument[], dimensions = DEFAULT_BUILTIN_DIMENSIONS, opts: { /** Always (true) or never (false) in a thread; by size when unset. */ thread?: boolean } = {}): Promise<BuiltinEmbedder> {
     // An async function runs up to its first await when called: the matrix is made before the caller goes on.
     const t = trainingMatrix(docs, dimensions);
     const inThread = opts.thread ?? t.matrix.values.length >= THREAD_MIN_NONZEROS;
