@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { generateCorpus } from '../gen-corpus.ts';
-import { load, startChild, table } from './util.ts';
+import { benchDir, load, startChild, table } from './util.ts';
 
 interface BuildFigures {
   videos: number;
@@ -27,7 +27,7 @@ function buildOnce(contentDir: string, distDir: string, videos: number): BuildFi
 
 export async function runBuildBench(args: string[]): Promise<Record<string, unknown>> {
   const sizes = args.length ? args.map(Number) : [1000, 10_000];
-  const root = path.resolve('bench/corpus');
+  const root = benchDir('corpus');
   const builds: BuildFigures[] = [];
   for (const videos of sizes) {
     const contentDir = path.join(root, `${videos}`, 'content');

@@ -10,6 +10,7 @@ import { runSearchBench } from './search.ts';
 import { runPipelineBench } from './pipeline.ts';
 import { runWebBench } from './web.ts';
 import { helpRequested } from '../cli.ts';
+import { benchDir } from './util.ts';
 
 const SUITES: Record<string, (args: string[]) => Promise<Record<string, unknown>>> = {
   build: runBuildBench,
@@ -23,7 +24,8 @@ const SUITES: Record<string, (args: string[]) => Promise<Record<string, unknown>
 
 helpRequested(`usage: npm run bench -- <suite> [args]
 
-Runs one benchmark suite, prints its tables and merges the figures into bench/results.json.
+Runs one benchmark suite, prints its tables and merges the figures into bench/results.json
+(BENCH_DIR: another folder for the results and the corpora).
 suites: ${Object.keys(SUITES).join(', ')} (default build). See the README's Commands table for each one's arguments.`);
 const [suite = 'build', ...args] = process.argv.slice(2);
 const run = SUITES[suite];
@@ -32,7 +34,7 @@ if (!run) {
   process.exit(2);
 }
 const results = await run(args);
-const file = path.resolve('bench/results.json');
+const file = benchDir('results.json');
 const all = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
 all[suite] = { ...results, measured_at: new Date().toISOString(), node: process.version, cpus: (await import('node:os')).cpus().length };
 fs.mkdirSync(path.dirname(file), { recursive: true });

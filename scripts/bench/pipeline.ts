@@ -17,7 +17,7 @@ import { generateCorpus } from '../gen-corpus.ts';
 import { JOBS } from '../../pipeline/lib/jobs.ts';
 import { runJob } from '../../pipeline/lib/run-job.ts';
 import { jobContext } from '../../pipeline/lib/context.ts';
-import { table } from './util.ts';
+import { benchDir, table } from './util.ts';
 import { renderStats, resetRenderStats } from '../../src/lib/static-build/render.ts';
 
 const NEW_VIDEOS = 50;
@@ -124,7 +124,7 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
   const videos = Number(positionals[0] ?? 10_000);
   const inProcess = values['in-process'] === true;
   const again = values.again === true;
-  const root = path.resolve('bench/corpus', `pipeline-${videos}`);
+  const root = benchDir('corpus', `pipeline-${videos}`);
   const contentDir = path.join(root, 'content');
   const portFile = path.join(root, 'feed-port');
   if (again && !fs.existsSync(portFile)) throw new Error(`bench pipeline: --again needs the state of an earlier run in ${root}`);
@@ -226,6 +226,12 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
         }
       : { full: '(--again: not run)' };
     console.log(`\n${table([{ videos, ...fullCells, 'incremental (50 new)': s(result.incremental.total_ms), 'incremental peak RSS': `${result.incremental.peak_rss_mb} MB`, 'no-op': s(result.noop.total_ms) }])}`);
+    // Figures of a run whose jobs failed measure nothing: the command fails too (the results are still written).
+    const failed = [...full, ...incremental, ...noop].filter((r) => !r.ok).map((r) => r.job);
+    if (failed.length) {
+      console.error(`bench pipeline: failed jobs: ${failed.join(', ')}`);
+      process.exitCode = 1;
+    }
     return result;
   } finally {
     server.close();

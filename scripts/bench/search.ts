@@ -9,7 +9,7 @@ import { generateCorpus } from '../gen-corpus.ts';
 import { buildSite } from '../build.ts';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { buildSearchIndex, documentsFromSnapshot, SearchService, type LoadedIndex } from '../../src/lib/search/index.ts';
-import { load, startChild, table } from './util.ts';
+import { benchDir, load, startChild, table } from './util.ts';
 import lunr from 'lunr';
 import { gibberish, WORST_QUERIES } from './hostile-queries.ts';
 import { nearInAutomaton } from '../../src/lib/search/query-plan.ts';
@@ -237,7 +237,7 @@ async function serverBench(root: string) {
 
 export async function runSearchBench(args: string[]): Promise<Record<string, unknown>> {
   const sizes = args.filter((a) => /^\d+$/.test(a)).map(Number);
-  const root = path.resolve('bench/corpus');
+  const root = benchDir('corpus');
   const engines = [];
   for (const items of sizes.length ? sizes : [10_000, 100_000]) engines.push(await engineBench(items, root));
 

@@ -1,6 +1,13 @@
 // Shared benchmark helpers: child servers, autocannon runs, and a plain table.
 import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import autocannon from 'autocannon';
+
+/**
+ * The benchmarks' own folder: their corpora and state (corpus/) and results.json. BENCH_DIR moves it (a test
+ * that runs a suite through npm run bench keeps the project's bench/ as it was); bench/ in the project by default.
+ */
+export const benchDir = (...parts: string[]) => path.resolve(process.env.BENCH_DIR || 'bench', ...parts);
 
 export interface ChildServer {
   url: string;

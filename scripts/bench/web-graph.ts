@@ -11,7 +11,7 @@ import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { graphData, graphHtml } from '../../src/lib/read/graph.ts';
 import { toJson } from '../../src/lib/representation.ts';
 import { generateCorpus } from '../gen-corpus.ts';
-import { startChild } from './util.ts';
+import { benchDir, startChild } from './util.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -32,7 +32,7 @@ export async function graphFigure(videos: number): Promise<GraphFigure | null> {
     console.log(`bench web: ${CHROMIUM} is missing, no graph figure (apt-get install chromium)`);
     return null;
   }
-  const corpus = path.resolve('bench/corpus', `graph-${videos}`);
+  const corpus = benchDir('corpus', `graph-${videos}`);
   if (!fs.existsSync(path.join(corpus, 'videos'))) {
     console.log(`bench web: generating a ${videos}-video corpus in ${path.relative(process.cwd(), corpus)} …`);
     generateCorpus({ dir: corpus, videos, seed: 42 });
