@@ -243,7 +243,7 @@ describe('the incremental pipeline', () => {
     expect(fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'videos', edited, 'index.html'), 'utf8')).toContain('Indexed, not yet published');
   }, 180_000);
 
-  it('stops the render process it started early when nothing is to be rendered, or too much for one process', async () => {
+  it('stops the render process it started early when nothing is to be rendered, and gives it the first shard of a large selection', async () => {
     const staging = (pid: number) => stagingFolder(pid, 1);
     // Nothing changed since the last build: no page to render.
     const idle = await buildSiteIncremental(env(), {});
@@ -254,7 +254,7 @@ describe('the incremental pipeline', () => {
     expect(gone(pid)).toBe(true);
     expect(fs.existsSync(staging(pid))).toBe(false);
 
-    // A change whose pages go to more than one process: the early one is stopped, the shards render them.
+    // A change whose pages go to more than one process: the early one renders the first shard, new ones the others.
     fs.writeFileSync(videoFile(edited), fs.readFileSync(videoFile(edited), 'utf8').replace(/^title: .*$/m, 'title: "A headline edited twice"'));
     const sharded = await buildSiteIncremental({ ...env(), KB_PAGES_PER_SHARD: '1' }, {});
     expect(sharded.mode).toBe('incremental');
@@ -263,6 +263,7 @@ describe('the incremental pipeline', () => {
     expect(sharded.written).toContain(`videos/${edited}/index.html`);
     expect(fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'videos', edited, 'index.html'), 'utf8')).toContain('A headline edited twice');
     expect(renderStats.lastPid).not.toBe(pid); // the early process of this build (the shards do not set it)
+    expect(renderStats.readyMs).toBeGreaterThan(0); // it rendered pages: only the early process reports when it was ready
     expect(gone(renderStats.lastPid)).toBe(true);
     expect(fs.existsSync(staging(renderStats.lastPid))).toBe(false);
   }, 180_000);
@@ -270,8 +271,11 @@ describe('the incremental pipeline', () => {
   it('renders the same pages sharded across processes as in one process', async () => {
     const at = '2026-11-24T08:00:00Z';
     await buildSite(env('dist-one'), { generatedAt: at, renderInProcess: true });
+    // Sharded as a server's build is (not renderInProcess): the first shard in the process started as the
+    // build began, each handed the models this build fingerprinted (no snapshot loaded there).
     await buildSite({ ...env('dist-sharded'), KB_PAGES_PER_SHARD: '40' }, { generatedAt: at });
     expect(renderStats.shards).toBeGreaterThan(1);
+    expect(renderStats.readyMs).toBeGreaterThan(0);
     const a = path.join(dirs('dist-one').DIST_DIR, 'client');
     const b = path.join(dirs('dist-sharded').DIST_DIR, 'client');
     expect(walk(b).sort()).toEqual(walk(a).sort());

@@ -82,6 +82,13 @@ export interface PagePrint {
   file: string;
 }
 
+/** How many pages the content makes (every route's params), without building a model. */
+export function pageCount(snap: Snapshot): number {
+  let n = 0;
+  for (const spec of Object.values(PAGE_ROUTES) as RouteSpec[]) n += spec.params(snap).length;
+  return n;
+}
+
 /**
  * Every page's fingerprint and file, by page key. `known` may answer for a page without building its model
  * (the incremental build's record of a page whose inputs did not change); `built` is told of each model

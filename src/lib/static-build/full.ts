@@ -7,8 +7,8 @@ import path from 'node:path';
 import { loadConfig } from '../config.ts';
 import { loadSnapshot } from '../content/load.ts';
 import { contentCacheDir } from '../content/parse-cache.ts';
-import { pageFingerprints, type PagePrint } from '../pages/index.ts';
-import { mergeInto, renderPages, renderStats, ROOT } from './render.ts';
+import { pageCount, pageFingerprints, type PagePrint } from '../pages/index.ts';
+import { mergeInto, renderStats, ROOT, startPages, startRender, type EarlyRender, type HandedModel } from './render.ts';
 import { prerenderedResources } from '../resources.ts';
 import { distFileFor } from '../representation.ts';
 import { siteContext, type SiteContext } from '../site.ts';
@@ -50,10 +50,23 @@ export interface BuildOptions {
    * with it starts no render process early, and renders a selection of at most IN_PROCESS_PAGES here.
    */
   renderInProcess?: boolean;
+  /**
+   * A render process started with this same environment before this build (a pipeline chain starts one
+   * while the jobs before rebuild-site run; the incremental build, before it finds it must build in full):
+   * it renders the first shard. Without it, a build that renders in child processes starts one as it begins.
+   */
+  render?: EarlyRender;
 }
 
 /** The most pages a build renders in its own process when allowed (renderInProcess). */
 export const IN_PROCESS_PAGES = 1000;
+
+/**
+ * Up to this many pages, a full build hands the render processes the models it fingerprinted (~75 MB of
+ * JSON at 10k videos' 21k pages), and they load no snapshot of their own; past it (200k pages at 100k
+ * videos) the models would be GBs, and each render process loads the content itself.
+ */
+const FULL_MODELS_HANDOFF_MAX = 40_000;
 
 /** Whether a build with these options renders `pages` pages in its own process (renderInProcess). */
 export const rendersInProcess = (opts: BuildOptions, pages: number): boolean => opts.renderInProcess === true && pages <= IN_PROCESS_PAGES;
@@ -119,18 +132,36 @@ function moveDir(from: string, to: string): void {
 export async function buildSite(env: Record<string, string | undefined> = process.env, opts: BuildOptions = {}): Promise<BuildMeta> {
   const started = performance.now();
   const config = loadConfig(env);
-  const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) }); // fail fast, before Astro starts
-  const site = siteContext(config, opts.generatedAt ? new Date(opts.generatedAt) : undefined);
-  const prints = pageFingerprints(snapshot, site);
+  // A build that renders in child processes starts the first now: Astro starts and bundles the site (a few
+  // seconds, whatever the content) while this one loads the content and fingerprints every page.
+  let early: EarlyRender | null = opts.render ?? (opts.renderInProcess ? null : startRender(env));
+  let rendering: Promise<string>;
+  let prints: Map<string, PagePrint>;
+  let snapshot: Snapshot;
+  let site: SiteContext;
   let rendered = 0;
-  const onPage = opts.onProgress && (() => opts.onProgress!(++rendered, prints.size));
-  const t0 = performance.now();
-  const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
-  // Pages render in child processes while this one writes the documents into a folder of its own; the
-  // pages (fewer files than the documents) then move in beside them.
-  opts.onProgress?.(0, prints.size); // the pages' count starts with the render, not with its first page
-  const rendering = renderPages(env, site.generatedAt, [...prints.keys()], { all: true, onPage, inChild: !rendersInProcess(opts, prints.size) });
+  let t0 = 0;
+  try {
+    snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) }); // fails with the file and field
+    site = siteContext(config, opts.generatedAt ? new Date(opts.generatedAt) : undefined);
+    const pages = pageCount(snapshot);
+    // A large site built by `npm run build` (renderInProcess) renders in children too: the first starts now.
+    if (!early && !rendersInProcess(opts, pages)) early = startRender(env);
+    let models: Record<string, HandedModel> | null = early && pages <= FULL_MODELS_HANDOFF_MAX ? {} : null;
+    prints = pageFingerprints(snapshot, site, undefined, models ? (key, params, json, print) => void (models![key] = { route: print.route, params, json }) : undefined);
+    const onPage = opts.onProgress && (() => opts.onProgress!(++rendered, prints.size));
+    // Pages render in child processes while this one writes the documents into a folder of its own; the
+    // pages (fewer files than the documents) then move in beside them.
+    opts.onProgress?.(0, prints.size); // the pages' count starts with the render, not with its first page
+    ({ result: rendering } = await startPages(env, site.generatedAt, [...prints.keys()], { all: true, onPage, early, models: models && { site, pages: models } }));
+    models = null; // written to the render processes' files: not held while the documents are written
+    t0 = performance.now();
+  } catch (err) {
+    await early?.cancel(); // unless it was told its pages (then startPages' result fails or ends it)
+    throw err;
+  }
   rendering.catch(() => {}); // awaited below; a failure while the documents are written must not go unhandled
+  const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
   const folder = path.join(ROOT, 'node_modules', '.cache', `kb-build-docs-${process.pid}-${Date.now()}`);
   const clientDir = path.join(folder, 'client');
   let rendered_: string | undefined;
@@ -169,7 +200,7 @@ export async function buildSite(env: Record<string, string | undefined> = proces
     for (const rel of listTree(pagesDir)) files.add(rel);
     mergeInto(clientDir, pagesDir);
     fs.renameSync(path.join(rendered_, 'server'), path.join(folder, 'server'));
-    opts.log?.(`build: ${prints.size} pages rendered (${renderStats.shards} shard${renderStats.shards > 1 ? 's' : ''}) by ${secs(t0)} s, moved in ${secs(t1)} s; models and fingerprints took ${((t0 - started) / 1000).toFixed(1)} s with the content`);
+    opts.log?.(`build: ${prints.size} pages rendered (${renderStats.shards} shard${renderStats.shards > 1 ? 's' : ''}) by ${secs(t0)} s, moved in ${secs(t1)} s; the content, models and fingerprints (and the models handed to the render) took ${((t0 - started) / 1000).toFixed(1)} s`);
     const staging = folder;
     const pages = pageRecords(prints);
     const fileCount = files.size;

@@ -11,7 +11,6 @@
 // there. Falls back to the full build (full.ts) when there is no usable manifest, the renderer code or the
 // origin changed, or the change is so large that a full build is as cheap.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../config.ts';
 import { loadSnapshot } from '../content/load.ts';
@@ -21,14 +20,12 @@ import { stageFile, writeFileAtomic, writeFilesAtomic } from '../fs-atomic.ts';
 import { pageFingerprints } from '../pages/index.ts';
 import { siteContext } from '../site.ts';
 import { buildMetaOf, buildSite, pageRecords, rendersInProcess, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
-import { renderPages, renderStats, shardCount, startRender, type EarlyRender } from './render.ts';
+import { renderStats, startPages, startRender, type EarlyRender, type HandedModel } from './render.ts';
 import { chromeKey, listTree, readSiteManifest, rendererHash, writeSiteManifest, type SiteManifest } from './manifest.ts';
 import { InputKeys, pageGroup, siteInputs } from './inputs.ts';
 import { writePieces, type PieceSpans } from './pieces.ts';
 import { statKey } from '../content/parse-cache.ts';
 import type { Piece } from '../representation.ts';
-import { PAGE_MODELS_ENV, type PageModelsFile } from '../build-inputs.ts';
-import { objectPieces, writeJsonPiecesFile } from '../json-file.ts';
 
 /** Above this share of pages to re-render, one full build is cheaper than a selection build plus the copy. */
 const FULL_BUILD_SHARE = 0.5;
@@ -81,45 +78,25 @@ function compareWithFile(file: string, body: Buffer): 'absent' | 'same' | 'diffe
   return fs.readFileSync(file).equals(body) ? 'same' : 'differs';
 }
 
-/** A page model for the render process: its route, params and the model's JSON as fingerprinting made it. */
-type HandedModel = { route: string; params: Record<string, string>; json: string };
-
-/**
- * The render process's PageModelsFile, written from the models' JSON as fingerprinting made it (serialising
- * the models again cost ~0.9 s at 100k videos: the indexes of concepts and essays and the tag pages are MBs
- * each), piece by piece, in ASCII (json-file.ts: the render process parses it faster).
- */
-function writeModelsFile(file: string, site: PageModelsFile['site'], models: Record<string, HandedModel>): void {
-  const pages = function* (): Generator<[string, Iterable<string>]> {
-    for (const [k, m] of Object.entries(models)) yield [k, objectPieces([['route', JSON.stringify(m.route)], ['params', JSON.stringify(m.params)], ['props', m.json]])];
-  };
-  writeJsonPiecesFile(file, objectPieces([['site', JSON.stringify(site)], ['pages', objectPieces(pages())]]), 0o600);
-}
-
 export async function buildSiteIncremental(
   env: Record<string, string | undefined> = process.env,
   opts: BuildOptions & {
     log?: (m: string) => void;
     /** The content to build from, when the caller has loaded it (a pipeline chain: what update-index indexed); else content/ is loaded. */
     snapshot?: Snapshot;
-    /**
-     * A render process started with this same `env` before this build (a pipeline chain starts one while
-     * the jobs before rebuild-site run); used or cancelled here. Without it, one starts now, unless
-     * `renderInProcess` is set: then none starts early, and a selection of at most IN_PROCESS_PAGES pages
-     * renders in this process once it is known (a larger one in a child).
-     */
-    render?: EarlyRender;
   } = {},
+  // opts.render (BuildOptions): used for the pages, by a full build if one is due, or cancelled. Without it,
+  // one starts now, unless `renderInProcess` is set: then none starts early, and a selection of at most
+  // IN_PROCESS_PAGES pages renders in this process once it is known (a larger one in a child).
 ): Promise<IncrementalResult> {
   const started = performance.now();
   const config = loadConfig(env);
   const clientDir = path.join(config.distDir, 'client');
   const prev = readSiteManifest(config.distDir);
-  /** A full build instead; the render process started early is stopped first, not to bundle beside it. */
+  /** A full build instead, which renders its first shard in the render process started early, if one was. */
   const full = async (reason: string, early: EarlyRender | null | undefined = opts.render) => {
-    await early?.cancel();
     opts.log?.(`rebuild-site: full build (${reason})`);
-    const meta = await buildSite(env, opts);
+    const meta = await buildSite(env, { ...opts, render: early ?? undefined });
     return { ...meta, fallback: reason, pages_rendered: -1, documents_kept: 0, models_kept: 0, keys_computed: -1, pieces_copied: 0 };
   };
   if (!prev || !fs.existsSync(clientDir)) return full('no previous build to update');
@@ -196,27 +173,16 @@ export async function buildSiteIncremental(
     // process (here, with renderInProcess and a small selection), while this one recomputes the documents.
     total = selected.length;
     if (total) opts.onProgress?.(0, total); // the pages' count starts with the render, not with its first page
-    let modelsFile: string | undefined;
-    if (selected.length && models) {
-      modelsFile = path.join(os.tmpdir(), `kb-models-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
-      writeModelsFile(modelsFile, site, models);
-    }
-    // A selection too large for one render process goes to renderPages, which shards it.
-    // Without a render process started early (renderInProcess), renderPages renders a small selection here.
-    const sharded = shardCount(selected.length, env) > 1;
-    if (sharded) await early?.cancel();
+    // A selection too large for one render process is sharded (startPages), the process started early
+    // rendering the first shard; without one (renderInProcess), a small selection renders here. The render's
+    // folder is removed whatever happens below; the models and selection files once it is done.
     let rendering: Promise<string> | null = null;
-    if (selected.length && (sharded || !early)) {
-      const inChild = sharded || !rendersInProcess(opts, selected.length);
-      rendering = renderPages(modelsFile ? { ...env, [PAGE_MODELS_ENV]: modelsFile } : env, site.generatedAt, selected, { all: false, inChild, onPage });
-    } else if (early && selected.length) {
-      await early.go(selected, { generatedAt: site.generatedAt, modelsFile, onPage });
-      rendering = early.result;
+    if (selected.length) {
+      const handed = models && { site, pages: models };
+      ({ result: rendering } = await startPages(env, site.generatedAt, selected, { all: false, inChild: !rendersInProcess(opts, selected.length), onPage, early, models: handed }));
+      rendering.catch(() => {});
     }
-    // Whatever happens below, the render's folder and the models file are removed.
-    rendering?.catch(() => {});
-    const dropModels = () => modelsFile && fs.rmSync(modelsFile, { force: true });
-    rendering?.then(dropModels, dropModels);
+    const sharded = renderStats.shards > 1;
 
     // Documents of the read model: an item's own kept when its inputs did not change, the others recomputed;
     // written where their bytes differ.

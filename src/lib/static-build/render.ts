@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { onPageRendered, PAGE_SELECTION_ENV } from '../pages/index.ts';
-import { GENERATED_AT_ENV, PAGE_MODELS_ENV } from '../build-inputs.ts';
+import { GENERATED_AT_ENV, PAGE_MODELS_ENV, type PageModelsFile } from '../build-inputs.ts';
+import { objectPieces, writeJsonPiecesFile } from '../json-file.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -123,9 +124,37 @@ export function shardCount(pages: number, env: Record<string, string | undefined
   return Math.max(1, Math.min(MAX_SHARDS, os.availableParallelism(), Math.floor(pages / perShard)));
 }
 
+const tmpFile = (kind: string) => path.join(os.tmpdir(), `kb-${kind}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+
 function writeSelection(keys: readonly string[]): string {
-  const file = path.join(os.tmpdir(), `kb-selection-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+  const file = tmpFile('selection');
   fs.writeFileSync(file, JSON.stringify(keys));
+  return file;
+}
+
+/** A page model for the render process: its route, params and the model's JSON as fingerprinting made it. */
+export type HandedModel = { route: string; params: Record<string, string>; json: string };
+
+/** Page models a build has computed anyway (fingerprinting), for the render processes: then they load no snapshot. */
+export interface HandedModels {
+  site: PageModelsFile['site'];
+  pages: Record<string, HandedModel>;
+}
+
+/**
+ * The render process's PageModelsFile for these pages, written from the models' JSON as fingerprinting made
+ * it (serialising the models again cost ~0.9 s at 100k videos: the indexes of concepts and essays and the tag
+ * pages are MBs each), piece by piece, in ASCII (json-file.ts: the render process parses it faster).
+ */
+function writeModelsFile(models: HandedModels, keys: readonly string[]): string {
+  const file = tmpFile('models');
+  const pages = function* (): Generator<[string, Iterable<string>]> {
+    for (const k of keys) {
+      const m = models.pages[k];
+      if (m) yield [k, objectPieces([['route', JSON.stringify(m.route)], ['params', JSON.stringify(m.params)], ['props', m.json]])];
+    }
+  };
+  writeJsonPiecesFile(file, objectPieces([['site', JSON.stringify(models.site)], ['pages', objectPieces(pages())]]), 0o600);
   return file;
 }
 
@@ -219,7 +248,6 @@ export function startRender(env: Record<string, string | undefined>): EarlyRende
     async go(keys, opts) {
       if (used) throw new Error('startRender: go or cancel was called already');
       used = true;
-      resetRenderStats(1);
       pages.onPage = opts.onPage;
       selection = writeSelection(keys);
       const vars = { [PAGE_SELECTION_ENV]: selection, [GENERATED_AT_ENV]: opts.generatedAt, ...(opts.modelsFile ? { [PAGE_MODELS_ENV]: opts.modelsFile } : {}) };
@@ -261,42 +289,84 @@ function moveMissing(into: string, from: string): void {
   }
 }
 
+/** What renderPages takes besides the pages and their time. */
+export interface RenderPagesOptions {
+  /** Every page of the content (a full build): one render in this process needs no selection file. */
+  all: boolean;
+  onPage?: () => void;
+  /** Render even one shard in a child process, so this one can work meanwhile. */
+  inChild?: boolean;
+  /** A render process started before the pages were known (startRender): it renders the first shard. */
+  early?: EarlyRender | null;
+  /** The pages' models (covering every key): each render process is handed its pages' in a file and loads no snapshot. */
+  models?: HandedModels | null;
+}
+
 /**
  * Renders the pages named by `keys` (every page of the content for a full build), sharded across cores
- * when there are many, into one staging folder, and returns it.
+ * when there are many, into one staging folder, and returns it. With `early`, the process started early
+ * renders the first shard: its Astro bundled the site while the caller loaded and compared.
  */
-export async function renderPages(
+export async function renderPages(env: Record<string, string | undefined>, generatedAt: string, keys: readonly string[], opts: RenderPagesOptions): Promise<string> {
+  return (await startPages(env, generatedAt, keys, opts)).result;
+}
+
+/**
+ * renderPages, resolving as soon as every render process has been told its pages (a caller that then works
+ * synchronously for seconds would otherwise hold the early render's message back); `result` is the folder.
+ * A render in this process (one shard, not `inChild`, no `early`) runs as the caller awaits `result`.
+ */
+export async function startPages(
   env: Record<string, string | undefined>,
   generatedAt: string,
   keys: readonly string[],
-  opts: { all: boolean; onPage?: () => void; /** Render even one shard in a child process, so this one can work meanwhile. */ inChild?: boolean },
-): Promise<string> {
+  opts: RenderPagesOptions,
+): Promise<{ result: Promise<string> }> {
   const shards = shardCount(keys.length, env);
   resetRenderStats(shards);
-  if (shards === 1 && !opts.inChild) {
+  const { early, models } = opts;
+  if (shards === 1 && !opts.inChild && !early) {
     const selection = opts.all ? undefined : writeSelection(keys);
-    try {
-      return await renderWithAstro(env, generatedAt, selection, opts.onPage);
-    } finally {
-      if (selection) fs.rmSync(selection, { force: true });
-    }
+    const modelsFile = models ? writeModelsFile(models, keys) : undefined;
+    const result = renderWithAstro(modelsFile ? { ...env, [PAGE_MODELS_ENV]: modelsFile } : env, generatedAt, selection, opts.onPage).finally(() => {
+      for (const f of [selection, modelsFile]) if (f) fs.rmSync(f, { force: true });
+    });
+    return { result };
   }
   const parts: string[][] = Array.from({ length: shards }, () => []);
   keys.forEach((k, i) => parts[i % shards].push(k));
-  const files = parts.map(writeSelection);
-  const results = await Promise.allSettled(files.map((f) => renderShard(env, generatedAt, f, opts.onPage)));
-  for (const f of files) fs.rmSync(f, { force: true });
-  const folders = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<string>).value);
-  const failed = results.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
-  if (failed) {
-    for (const f of folders) fs.rmSync(f, { recursive: true, force: true });
-    throw failed.reason;
-  }
-  // The pages (client/) of every shard; the server bundle (server/) of the first, which all share.
-  const [first, ...rest] = folders;
-  for (const f of rest) {
-    mergeInto(path.join(first, 'client'), path.join(f, 'client'));
-    fs.rmSync(f, { recursive: true, force: true });
-  }
-  return first;
+  /** The selection and models files written here (the early render writes its selection itself). */
+  const files: string[] = [];
+  let told: Promise<void> = Promise.resolve();
+  const renders = parts.map((part, i) => {
+    const modelsFile = models ? writeModelsFile(models, part) : undefined;
+    if (modelsFile) files.push(modelsFile);
+    if (i === 0 && early) {
+      told = early.go(part, { generatedAt, modelsFile, onPage: opts.onPage });
+      return told.then(() => early.result);
+    }
+    const selection = writeSelection(part);
+    files.push(selection);
+    return renderShard(modelsFile ? { ...env, [PAGE_MODELS_ENV]: modelsFile } : env, generatedAt, selection, opts.onPage);
+  });
+  const result = (async () => {
+    const results = await Promise.allSettled(renders);
+    for (const f of files) fs.rmSync(f, { force: true });
+    const folders = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<string>).value);
+    const failed = results.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
+    if (failed) {
+      for (const f of folders) fs.rmSync(f, { recursive: true, force: true });
+      throw failed.reason;
+    }
+    // The pages (client/) of every shard; the server bundle (server/) of the first, which all share.
+    const [first, ...rest] = folders;
+    for (const f of rest) {
+      mergeInto(path.join(first, 'client'), path.join(f, 'client'));
+      fs.rmSync(f, { recursive: true, force: true });
+    }
+    return first;
+  })();
+  result.catch(() => {}); // the caller awaits it; a failure before it does must not go unhandled
+  await told;
+  return { result };
 }
