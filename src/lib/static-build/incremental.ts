@@ -78,6 +78,13 @@ function compareWithFile(file: string, body: Buffer): 'absent' | 'same' | 'diffe
   return fs.readFileSync(file).equals(body) ? 'same' : 'differs';
 }
 
+/**
+ * The incremental build of dist/ from the previous one (see the top of this file). `opts.render`, a render
+ * process started with this same `env`, renders the changed pages (their first shard), or a full build's if
+ * one is due, or is cancelled when nothing is to be rendered. Without it one starts now, unless
+ * `renderInProcess` is set: then none starts early, and a selection of at most IN_PROCESS_PAGES pages
+ * renders in this process once it is known (a larger one in children).
+ */
 export async function buildSiteIncremental(
   env: Record<string, string | undefined> = process.env,
   opts: BuildOptions & {
@@ -85,9 +92,6 @@ export async function buildSiteIncremental(
     /** The content to build from, when the caller has loaded it (a pipeline chain: what update-index indexed); else content/ is loaded. */
     snapshot?: Snapshot;
   } = {},
-  // opts.render (BuildOptions): used for the pages, by a full build if one is due, or cancelled. Without it,
-  // one starts now, unless `renderInProcess` is set: then none starts early, and a selection of at most
-  // IN_PROCESS_PAGES pages renders in this process once it is known (a larger one in a child).
 ): Promise<IncrementalResult> {
   const started = performance.now();
   const config = loadConfig(env);
