@@ -130,9 +130,10 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
   if (again && !fs.existsSync(portFile)) throw new Error(`bench pipeline: --again needs the state of an earlier run in ${root}`);
   // The previous run's state (~170k files at 10k videos) is moved aside now and deleted after the
   // measurements, not before them: on ext4 without a journal (these machines' disk) every new inode is
-  // picked past the ones deleted in the last ~30 s, each looked up in turn, so a build right after a mass
+  // picked past the ones deleted in the last ~35 s, each looked up in turn, so a build right after a mass
   // deletion made its files 10-20x slower (a full run at 10k: 71 s against 54 s; docs/decisions.md).
-  const aside = path.join(path.dirname(root), `.old-${path.basename(root)}-${process.pid}`);
+  const asidePrefix = `.old-${path.basename(root)}-`;
+  const aside = path.join(path.dirname(root), `${asidePrefix}${process.pid}`);
   if (!again) {
     if (fs.existsSync(root)) fs.renameSync(root, aside);
     // A corpus made once by `npm run gen-corpus` (the same seed and size) is copied rather than generated.
@@ -236,6 +237,6 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
   } finally {
     server.close();
     // Older runs' leftovers too (a run stopped before it got here).
-    for (const f of fs.readdirSync(path.dirname(root))) if (f.startsWith(`.old-${path.basename(root)}-`)) fs.rmSync(path.join(path.dirname(root), f), { recursive: true, force: true });
+    for (const f of fs.readdirSync(path.dirname(root))) if (f.startsWith(asidePrefix)) fs.rmSync(path.join(path.dirname(root), f), { recursive: true, force: true });
   }
 }

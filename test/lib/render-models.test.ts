@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/lib/config.ts';
 import { siteContext } from '../../src/lib/site.ts';
 import { PAGE_ROUTES, pageKey, type RouteName } from '../../src/lib/pages/index.ts';
 import { PAGE_MODELS_ENV, type PageModelsFile } from '../../src/lib/build-inputs.ts';
-import { renderPages } from '../../src/lib/static-build/render.ts';
+import { startPages } from '../../src/lib/static-build/render.ts';
 
 const env = { ...process.env, CONTENT_DIR: path.resolve('content'), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' };
 const snap = loadSnapshot(env.CONTENT_DIR);
@@ -51,7 +51,7 @@ describe('page models handed to the render process', () => {
     fs.writeFileSync(file, JSON.stringify(handed));
     // No content folder at all: a render that loaded a snapshot would fail.
     const renderEnv = { ...env, CONTENT_DIR: path.join(root, 'no-content'), DATA_DIR: path.join(root, 'var'), [PAGE_MODELS_ENV]: file };
-    const staging = await renderPages(renderEnv, site.generatedAt, [key, 'knowledge'], { all: false, inChild: true });
+    const staging = await (await startPages(renderEnv, site.generatedAt, [key, 'knowledge'], { all: false, inChild: true })).result;
     try {
       const html = fs.readFileSync(path.join(staging, 'client', 'videos', video.video_id, 'index.html'), 'utf8');
       expect(html).toContain('A title only the models file has');

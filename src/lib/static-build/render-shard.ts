@@ -1,7 +1,7 @@
 // A render shard (see render.ts): renders the pages named in a selection file with Astro, printing one "."
 // per page, then "STAGING <folder> <peak RSS in MB> <milliseconds from start to finish> <CPU milliseconds>"
 // (the "-" form adds when it had bundled the site and when it was asked, in milliseconds from its start).
-// Run by renderPages and startRender, not by hand:
+// Run by startPages and startRender, not by hand:
 //   node src/lib/static-build/render-shard.ts <selection.json> <generated-at>
 //   node src/lib/static-build/render-shard.ts -
 // With "-", Astro bundles the site first and then waits for one JSON line on stdin: the variables naming

@@ -158,6 +158,9 @@ function writeModelsFile(models: HandedModels, keys: readonly string[]): string 
   return file;
 }
 
+/** One models file for each part's pages. */
+const writeModelsFiles = (models: HandedModels, parts: readonly string[][]): string[] => parts.map((part) => writeModelsFile(models, part));
+
 /**
  * A render shard's process; `done` resolves with its staging folder. `pages.onPage` is called per page
  * rendered (set later for a render started early). `generatedAt` undefined: the "-" form, which is told
@@ -226,8 +229,8 @@ export interface EarlyRender {
  * A render process started before the pages to render are known: Astro starts and bundles the site
  * (a few seconds, whatever the content's size) while the caller works out what changed (the incremental build), or while the jobs
  * before rebuild-site run (a pipeline chain), then renders the pages `go` names. The bundle depends on the
- * page code only; content and the build's time are read after `go`. One shard: for a selection too large
- * for one, cancel it and call renderPages.
+ * page code only; content and the build's time are read after `go`. One shard: startPages gives it the
+ * first shard of a selection too large for one.
  */
 export function startRender(env: Record<string, string | undefined>): EarlyRender {
   const pages: { onPage?: () => void } = {};
@@ -289,7 +292,7 @@ function moveMissing(into: string, from: string): void {
   }
 }
 
-/** What renderPages takes besides the pages and their time. */
+/** What startPages takes besides the pages and their time. */
 export interface RenderPagesOptions {
   /** Every page of the content (a full build): one render in this process needs no selection file. */
   all: boolean;
@@ -304,17 +307,11 @@ export interface RenderPagesOptions {
 
 /**
  * Renders the pages named by `keys` (every page of the content for a full build), sharded across cores
- * when there are many, into one staging folder, and returns it. With `early`, the process started early
- * renders the first shard: its Astro bundled the site while the caller loaded and compared.
- */
-export async function renderPages(env: Record<string, string | undefined>, generatedAt: string, keys: readonly string[], opts: RenderPagesOptions): Promise<string> {
-  return (await startPages(env, generatedAt, keys, opts)).result;
-}
-
-/**
- * renderPages, resolving as soon as every render process has been told its pages (a caller that then works
- * synchronously for seconds would otherwise hold the early render's message back); `result` is the folder.
- * A render in this process (one shard, not `inChild`, no `early`) runs as the caller awaits `result`.
+ * when there are many, into one staging folder: `result`. With `early`, the process started early renders
+ * the first shard (its Astro bundled the site while the caller loaded and compared). Resolves as soon as
+ * every render process has been told its pages (a caller that then works synchronously for seconds would
+ * otherwise hold the early render's message back). A render in this process (one shard, not `inChild`, no
+ * `early`) runs as the caller awaits `result`.
  */
 export async function startPages(
   env: Record<string, string | undefined>,
@@ -324,30 +321,32 @@ export async function startPages(
 ): Promise<{ result: Promise<string> }> {
   const shards = shardCount(keys.length, env);
   resetRenderStats(shards);
-  const { early, models } = opts;
+  // No closure below refers to `opts` or the models: the models (~75 MB at 10k videos) are only written
+  // to files here, and must not live on while the render runs and the caller writes its documents.
+  const { early, onPage } = opts;
+  const parts: string[][] = Array.from({ length: shards }, () => []);
+  keys.forEach((k, i) => parts[i % shards].push(k));
+  /** Each part's models file, if models were given. */
+  const modelsFiles = opts.models ? writeModelsFiles(opts.models, parts) : [];
+  const withModels = (i: number) => (modelsFiles[i] ? { ...env, [PAGE_MODELS_ENV]: modelsFiles[i] } : env);
   if (shards === 1 && !opts.inChild && !early) {
     const selection = opts.all ? undefined : writeSelection(keys);
-    const modelsFile = models ? writeModelsFile(models, keys) : undefined;
-    const result = renderWithAstro(modelsFile ? { ...env, [PAGE_MODELS_ENV]: modelsFile } : env, generatedAt, selection, opts.onPage).finally(() => {
-      for (const f of [selection, modelsFile]) if (f) fs.rmSync(f, { force: true });
+    const result = renderWithAstro(withModels(0), generatedAt, selection, onPage).finally(() => {
+      for (const f of [selection, ...modelsFiles]) if (f) fs.rmSync(f, { force: true });
     });
     return { result };
   }
-  const parts: string[][] = Array.from({ length: shards }, () => []);
-  keys.forEach((k, i) => parts[i % shards].push(k));
   /** The selection and models files written here (the early render writes its selection itself). */
-  const files: string[] = [];
+  const files: string[] = [...modelsFiles];
   let told: Promise<void> = Promise.resolve();
   const renders = parts.map((part, i) => {
-    const modelsFile = models ? writeModelsFile(models, part) : undefined;
-    if (modelsFile) files.push(modelsFile);
     if (i === 0 && early) {
-      told = early.go(part, { generatedAt, modelsFile, onPage: opts.onPage });
+      told = early.go(part, { generatedAt, modelsFile: modelsFiles[0], onPage });
       return told.then(() => early.result);
     }
     const selection = writeSelection(part);
     files.push(selection);
-    return renderShard(modelsFile ? { ...env, [PAGE_MODELS_ENV]: modelsFile } : env, generatedAt, selection, opts.onPage);
+    return renderShard(withModels(i), generatedAt, selection, onPage);
   });
   const result = (async () => {
     const results = await Promise.allSettled(renders);
