@@ -2,7 +2,8 @@
 // there is one, otherwise extractively (TextRank over the transcript or description, in the video's
 // language) — and keyword tags from the existing tag vocabulary when they have none.
 import path from 'node:path';
-import { loadVideosListed, withWrites } from '../../src/lib/content/load.ts';
+import { withWrites } from '../../src/lib/content/files.ts';
+import { loadVideosListed } from '../../src/lib/content/load.ts';
 import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import type { JobContext, JobResult } from './types.ts';
 import { keywordTags, textRank } from './textrank.ts';

@@ -1,7 +1,7 @@
 // What every job receives and returns.
 import type { Config } from '../../src/lib/config.ts';
 import type { Snapshot } from '../../src/lib/content/model.ts';
-import type { VideoListing } from '../../src/lib/content/load.ts';
+import type { VideoListing } from '../../src/lib/content/files.ts';
 import type { EarlyRender } from '../../src/lib/static-build/render.ts';
 
 /**

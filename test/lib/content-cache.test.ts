@@ -8,7 +8,8 @@ import path from 'node:path';
 import { isAscii } from 'node:buffer';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
-import { ContentError, forgetLastSnapshot, loadSnapshot, loadVideos, loadVideosListed, withWrites } from '../../src/lib/content/load.ts';
+import { ContentError, forgetLastSnapshot, loadSnapshot, loadVideos, loadVideosListed } from '../../src/lib/content/load.ts';
+import { withWrites } from '../../src/lib/content/files.ts';
 import { parseCacheDeltaFile, parseCacheFile } from '../../src/lib/content/parse-cache.ts';
 
 let root: string;
