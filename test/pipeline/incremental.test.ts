@@ -228,7 +228,7 @@ describe('the incremental pipeline', () => {
     expect(lines.filter((l) => / pages rendered by /.test(l))).toHaveLength(1);
     expect(fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'videos', edited, 'index.html'), 'utf8')).toContain('Rendered by the prepared process');
     expect(gone(pid)).toBe(true);
-    expect(fs.existsSync(stagingFolder(pid, 1))).toBe(false);
+    expect(fs.existsSync(stagingFolder(process.pid, pid, 1))).toBe(false);
 
     // The chain ends after update-index: the process it started for rebuild-site is stopped, its folder gone.
     lines.length = 0;
@@ -237,14 +237,14 @@ describe('the incremental pipeline', () => {
     expect(renderStats.lastPid).not.toBe(pid);
     expect(lines.some((l) => l.startsWith('rebuild-site'))).toBe(false);
     expect(gone(renderStats.lastPid)).toBe(true);
-    expect(fs.existsSync(stagingFolder(renderStats.lastPid, 1))).toBe(false);
+    expect(fs.existsSync(stagingFolder(process.pid, renderStats.lastPid, 1))).toBe(false);
     // The next run publishes it, as any chain would.
     await chain();
     expect(fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'videos', edited, 'index.html'), 'utf8')).toContain('Indexed, not yet published');
   }, 180_000);
 
   it('stops the render process it started early when nothing is to be rendered, and gives it the first shard of a large selection', async () => {
-    const staging = (pid: number) => stagingFolder(pid, 1);
+    const staging = (pid: number) => stagingFolder(process.pid, pid, 1);
     // Nothing changed since the last build: no page to render.
     const idle = await buildSiteIncremental(env(), {});
     expect(idle).toMatchObject({ mode: 'incremental', pages_rendered: 0 });

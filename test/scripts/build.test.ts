@@ -1,11 +1,14 @@
 // npm run build: a second build in the same process renders the new content, not the first bundle's.
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { buildSite } from '../../scripts/build.ts';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
-import { renderStats } from '../../src/lib/static-build/render.ts';
+import { renderStats, ROOT } from '../../src/lib/static-build/render.ts';
+import { processAlive } from '../../src/lib/fs-atomic.ts';
+import { sweepBuildLeftovers } from '../../src/lib/static-build/leftovers.ts';
 
 describe('buildSite', () => {
   it('builds again from changed content in the same process, and swaps the folder whole', async () => {
@@ -65,6 +68,86 @@ describe('buildSite', () => {
       await buildSite(env, { generatedAt: JSON.parse(fs.readFileSync(path.join(dir, 'dist', 'build-meta.json'), 'utf8')).generated_at });
       expect(renderStats.peakShardRssMb).toBeGreaterThan(0);
       expect(fs.readFileSync(path.join(dir, 'dist', 'client', 'index.html')).equals(here)).toBe(true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a build killed mid-way leaves folders the next npm run build removes, and only those of processes that are gone', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-build-'));
+    const cache = path.join(ROOT, 'node_modules', '.cache');
+    const alive = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120000)'], { stdio: 'ignore' });
+    const planted: string[] = [];
+    try {
+      generateCorpus({ dir: path.join(dir, 'content'), videos: 30, seed: 5 });
+      const env = { ...process.env, CONTENT_DIR: path.join(dir, 'content'), DIST_DIR: path.join(dir, 'dist'), DATA_DIR: path.join(dir, 'var'), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' };
+      // The build (what npm run build runs) is killed, its whole process group, while its documents' folder
+      // and its render's folder exist: what a restart during a build leaves. Other tests build meanwhile:
+      // its folders are told by its pid.
+      const killed = spawn(process.execPath, ['scripts/build.ts'], { cwd: ROOT, env, stdio: 'ignore', detached: true });
+      const pid = killed.pid!;
+      const docs = () => fs.readdirSync(cache).filter((n) => n.startsWith(`kb-build-docs-${pid}-`));
+      const left = () => [...docs(), ...fs.readdirSync(cache).filter((n) => n === `kb-build-${pid}-${pid}-1`)];
+      const deadline = Date.now() + 60_000;
+      while (left().length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      process.kill(-pid, 'SIGKILL');
+      await new Promise((r) => killed.once('exit', r));
+      const leftover = left();
+      expect(leftover).toEqual([expect.stringMatching(/^kb-build-docs-/), `kb-build-${pid}-${pid}-1`]); // its documents, and its render's pages (rendered in that process)
+      // Gone once the kernel has torn it down (a moment after the signal).
+      while (processAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(processAlive(pid)).toBe(false);
+      // What other killed builds left (this one's pid is gone now), and what live processes own.
+      const gone = String(pid);
+      const live = String(alive.pid);
+      const plant = (file: string, folder = true) => {
+        if (folder) fs.mkdirSync(path.join(file, 'client'), { recursive: true });
+        else fs.writeFileSync(file, '{}');
+        planted.push(file);
+        return file;
+      };
+      const deadOnes = [
+        plant(path.join(dir, `dist.old-${gone}`)),
+        plant(path.join(dir, `dist.new-${gone}`)),
+        plant(path.join(cache, `kb-build-${gone}-7`)), // the name before the owner was in it
+        plant(path.join(os.tmpdir(), `kb-models-${gone}-1-abc.json`), false),
+      ];
+      const liveOnes = [
+        plant(path.join(dir, `dist.old-${live}`)),
+        plant(path.join(cache, `kb-build-${live}-${gone}-1`)), // its build still runs: it reads the pages next
+        plant(path.join(cache, `kb-build-${gone}-${live}-1`)), // its render process still runs
+        plant(path.join(cache, `kb-build-docs-${live}-1`)),
+        plant(path.join(os.tmpdir(), `kb-selection-${live}-1-abc.json`), false),
+      ];
+      const again = spawnSync('npm', ['run', 'build'], { env, encoding: 'utf8' });
+      expect(again.status, again.stderr).toBe(0);
+      for (const n of leftover) expect(fs.existsSync(path.join(cache, n)), n).toBe(false);
+      for (const f of deadOnes) expect(fs.existsSync(f), f).toBe(false);
+      for (const f of liveOnes) expect(fs.existsSync(f), f).toBe(true);
+      // And the build is whole.
+      const meta = JSON.parse(fs.readFileSync(path.join(dir, 'dist', 'build-meta.json'), 'utf8'));
+      expect(fs.readdirSync(path.join(dir, 'dist', 'client', 'videos'), { withFileTypes: true }).filter((e) => e.isDirectory())).toHaveLength(30);
+      expect(meta.files).toBeGreaterThan(100);
+    } finally {
+      alive.kill();
+      for (const f of planted) fs.rmSync(f, { recursive: true, force: true });
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it('takes a leftover named after this process for a former process’s when it is older than this one (a container restarted)', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-build-'));
+    const dist = path.join(dir, 'dist');
+    try {
+      const former = path.join(dir, `dist.old-${process.pid}`);
+      const mine = path.join(dir, `dist.new-${process.pid}`);
+      for (const f of [former, mine, dist]) fs.mkdirSync(f);
+      const before = (Date.now() - process.uptime() * 1000 - 60_000) / 1000;
+      fs.utimesSync(former, before, before);
+      expect(sweepBuildLeftovers(dist)).toEqual([former]);
+      expect(fs.existsSync(former)).toBe(false);
+      expect(fs.existsSync(mine)).toBe(true); // made by this process: a build of its own may be using it
+      expect(fs.existsSync(dist)).toBe(true);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

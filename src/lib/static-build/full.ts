@@ -9,6 +9,7 @@ import { loadSnapshot } from '../content/load.ts';
 import { contentCacheDir } from '../content/parse-cache.ts';
 import { pageCount, pageFingerprints, type PagePrint } from '../pages/index.ts';
 import { mergeInto, renderStats, ROOT, startPages, startRender, type EarlyRender, type HandedModel } from './render.ts';
+import { sweepBuildLeftovers } from './leftovers.ts';
 import { prerenderedResources } from '../resources.ts';
 import { distFileFor } from '../representation.ts';
 import { siteContext, type SiteContext } from '../site.ts';
@@ -132,6 +133,7 @@ function moveDir(from: string, to: string): void {
 export async function buildSite(env: Record<string, string | undefined> = process.env, opts: BuildOptions = {}): Promise<BuildMeta> {
   const started = performance.now();
   const config = loadConfig(env);
+  sweepBuildLeftovers(config.distDir, opts.log);
   // A build that renders in child processes starts the first now: Astro starts and bundles the site (a few
   // seconds, whatever the content) while this one loads the content and fingerprints every page.
   let early: EarlyRender | null = opts.render ?? (opts.renderInProcess ? null : startRender(env));

@@ -24,6 +24,7 @@ import { renderStats, startPages, startRender, type EarlyRender, type HandedMode
 import { chromeKey, listTree, readSiteManifest, rendererHash, writeSiteManifest, type SiteManifest } from './manifest.ts';
 import { InputKeys, pageGroup, siteInputs } from './inputs.ts';
 import { writePieces, type PieceSpans } from './pieces.ts';
+import { sweepBuildLeftovers } from './leftovers.ts';
 import { statKey } from '../content/parse-cache.ts';
 import type { Piece } from '../representation.ts';
 
@@ -96,6 +97,7 @@ export async function buildSiteIncremental(
   const started = performance.now();
   const config = loadConfig(env);
   const clientDir = path.join(config.distDir, 'client');
+  sweepBuildLeftovers(config.distDir, opts.log);
   const prev = readSiteManifest(config.distDir);
   /** A full build instead, which renders its first shard in the render process started early, if one was. */
   const full = async (reason: string, early: EarlyRender | null | undefined = opts.render) => {

@@ -62,8 +62,15 @@ function nextBuild(): number {
   return (global[BUILD_COUNT] = (global[BUILD_COUNT] ?? 0) + 1);
 }
 
-/** The staging folder of a process's n-th render. */
-export const stagingFolder = (pid: number, n: number) => path.join(ROOT, 'node_modules', '.cache', `kb-build-${pid}-${n}`);
+/**
+ * The staging folder of a process's n-th render, named after the process that reads it once the render is
+ * done (`owner`: the build that started a render process, or the rendering process itself) and the one that
+ * renders: a folder both of whose processes are gone is a killed build's leftover (leftovers.ts).
+ */
+export const stagingFolder = (owner: number, pid: number, n: number) => path.join(ROOT, 'node_modules', '.cache', `kb-build-${owner}-${pid}-${n}`);
+
+/** The variable that tells a render process which process will read its staging folder (its build's pid). */
+const RENDER_OWNER_ENV = 'KB_RENDER_OWNER';
 
 /** The staging folder of the render running in this process, if one is. */
 export let currentStaging: string | undefined;
@@ -89,7 +96,7 @@ export async function renderWithAstro(
   onPage?: () => void,
   gate?: () => Promise<Record<string, string>>,
 ): Promise<string> {
-  const staging = stagingFolder(process.pid, nextBuild());
+  const staging = stagingFolder(Number(env[RENDER_OWNER_ENV]) || process.pid, process.pid, nextBuild());
   fs.rmSync(staging, { recursive: true, force: true });
   currentStaging = staging;
   const saved = { ...process.env };
@@ -173,7 +180,7 @@ function spawnShard(
   pages: { onPage?: () => void },
 ): { child: ChildProcess; done: Promise<string> } {
   const child = spawn(process.execPath, [path.join(ROOT, 'src/lib/static-build/render-shard.ts'), selection, ...(generatedAt ? [generatedAt] : [])], {
-    env: { ...env, KB_NODE_QUIET: '1' } as NodeJS.ProcessEnv,
+    env: { ...env, KB_NODE_QUIET: '1', [RENDER_OWNER_ENV]: String(process.pid) } as NodeJS.ProcessEnv,
     stdio: [selection === '-' ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
   const done = new Promise<string>((resolve, reject) => {
@@ -264,7 +271,7 @@ export function startRender(env: Record<string, string | undefined>): EarlyRende
       // Its folder (its first and only render's) is removed here too, in case it died before it could.
       child.stdin!.end();
       await exited;
-      fs.rmSync(stagingFolder(child.pid!, 1), { recursive: true, force: true });
+      fs.rmSync(stagingFolder(process.pid, child.pid!, 1), { recursive: true, force: true });
     },
   };
 }
