@@ -107,13 +107,14 @@ describe('buildSite', () => {
         return file;
       };
       const deadOnes = [
-        plant(path.join(dir, `dist.old-${gone}`)),
-        plant(path.join(dir, `dist.new-${gone}`)),
+        plant(path.join(dir, `dist.old-${os.hostname()}-${gone}`)),
+        plant(path.join(dir, `dist.new-${os.hostname()}-${gone}`)),
         plant(path.join(cache, `kb-build-${gone}-7`)), // the name before the owner was in it
         plant(path.join(os.tmpdir(), `kb-models-${gone}-1-abc.json`), false),
       ];
       const liveOnes = [
-        plant(path.join(dir, `dist.old-${live}`)),
+        plant(path.join(dir, `dist.old-${os.hostname()}-${live}`)),
+        plant(path.join(dir, `dist.new-another-host-${gone}`)), // a host sharing the volume: its pids are not this host's
         plant(path.join(cache, `kb-build-${live}-${gone}-1`)), // its build still runs: it reads the pages next
         plant(path.join(cache, `kb-build-${gone}-${live}-1`)), // its render process still runs
         plant(path.join(cache, `kb-build-docs-${live}-1`)),
@@ -139,8 +140,8 @@ describe('buildSite', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-build-'));
     const dist = path.join(dir, 'dist');
     try {
-      const former = path.join(dir, `dist.old-${process.pid}`);
-      const mine = path.join(dir, `dist.new-${process.pid}`);
+      const former = path.join(dir, `dist.old-${os.hostname()}-${process.pid}`);
+      const mine = path.join(dir, `dist.new-${os.hostname()}-${process.pid}`);
       for (const f of [former, mine, dist]) fs.mkdirSync(f);
       const before = (Date.now() - process.uptime() * 1000 - 60_000) / 1000;
       fs.utimesSync(former, before, before);

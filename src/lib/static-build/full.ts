@@ -9,7 +9,7 @@ import { loadSnapshot } from '../content/load.ts';
 import { contentCacheDir } from '../content/parse-cache.ts';
 import { pageCount, pageFingerprints, type PagePrint } from '../pages/index.ts';
 import { mergeInto, renderStats, ROOT, startPages, startRender, type EarlyRender, type HandedModel } from './render.ts';
-import { sweepBuildLeftovers } from './leftovers.ts';
+import { swapFolder, sweepBuildLeftovers } from './leftovers.ts';
 import { prerenderedResources } from '../resources.ts';
 import { distFileFor } from '../representation.ts';
 import { siteContext, type SiteContext } from '../site.ts';
@@ -223,8 +223,9 @@ export async function buildSite(env: Record<string, string | undefined> = proces
     });
     const meta: BuildMeta = { ...buildMetaOf(config.baseUrl, snapshot, site, started, fileCount), mode: 'full' };
     fs.writeFileSync(path.join(staging, 'build-meta.json'), JSON.stringify(meta, null, 2) + '\n');
-    const incoming = `${config.distDir}.new-${process.pid}`;
-    const old = `${config.distDir}.old-${process.pid}`;
+    // Named after this host and process: dist/ may be on a volume other hosts build on too (leftovers.ts).
+    const incoming = swapFolder(config.distDir, 'new');
+    const old = swapFolder(config.distDir, 'old');
     moveDir(staging, incoming);
     if (fs.existsSync(config.distDir)) fs.renameSync(config.distDir, old);
     fs.renameSync(incoming, config.distDir);

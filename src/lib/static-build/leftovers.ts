@@ -14,6 +14,13 @@ import { ROOT } from './render.ts';
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/**
+ * The folder beside dist/ a full build moves its new dist/ to before the swap (`new`), or the replaced one
+ * to before deleting it (`old`): named after this host and process, since dist/ may be on a volume several
+ * hosts share (the README's several instances), where a pid says nothing of another host's processes.
+ */
+export const swapFolder = (distDir: string, kind: 'new' | 'old'): string => `${path.resolve(distDir)}.${kind}-${os.hostname()}-${process.pid}`;
+
 /** When this process started: a leftover named after its pid and older is a former process's (a container restarted with the same pid). */
 const started = Date.now() - process.uptime() * 1000;
 
@@ -33,7 +40,7 @@ function allGone(pids: string[], file: string): boolean {
  * - in node_modules/.cache, `kb-build-<owner>-<pid>-<n>` (a render's pages: the build that reads them and
  *   the process that rendered them; `kb-build-<pid>-<n>` before they were named so) and
  *   `kb-build-docs-<pid>-<time>` (a full build's documents);
- * - beside dist/, `<dist>.new-<pid>` and `<dist>.old-<pid>` (a full build's swap);
+ * - beside dist/, `<dist>.new-<host>-<pid>` and `<dist>.old-<host>-<pid>` of this host (a full build's swap);
  * - in the temporary folder, `kb-selection-<pid>-…json` and `kb-models-<pid>-…json` (what a build told its
  *   render processes).
  */
@@ -55,7 +62,8 @@ export function sweepBuildLeftovers(distDir: string, log?: (line: string) => voi
   };
   sweep(path.join(ROOT, 'node_modules', '.cache'), /^kb-build-(?:docs-(\d+)-\d+|(\d+)-(\d+)-\d+|(\d+)-\d+)$/);
   const dist = path.resolve(distDir);
-  sweep(path.dirname(dist), new RegExp(`^${escapeRegExp(path.basename(dist))}\\.(?:new|old)-(\\d+)$`));
+  // This host's only: another host's process cannot be told alive from here.
+  sweep(path.dirname(dist), new RegExp(`^${escapeRegExp(path.basename(dist))}\\.(?:new|old)-${escapeRegExp(os.hostname())}-(\\d+)$`));
   sweep(os.tmpdir(), /^kb-(?:selection|models)-(\d+)-\d+-[a-z0-9]+\.json$/);
   if (removed.length) log?.(`build: removed what ${removed.length === 1 ? 'a killed build' : 'killed builds'} left: ${removed.map((p) => path.basename(p)).join(', ')}`);
   return removed;
