@@ -2,6 +2,7 @@
 // Slovenian. Sentences are split with Intl.Segmenter; similarity is the paper's normalised word overlap
 // over content words; the top sentences are returned in their original order.
 import { contentWords, sentences } from '../../src/lib/text/words.ts';
+import { escapeRegExp } from '../../src/lib/text/regexp.ts';
 
 function similarity(a: string[], b: string[]): number {
   if (a.length < 2 || b.length < 2) return 0;
@@ -46,10 +47,9 @@ const TAG_SYNONYMS: Record<string, string[]> = {
 };
 
 /** Tags from the existing vocabulary that the text talks about, most mentioned first. */
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 function phraseRegex(phrase: string): RegExp {
   const prefix = phrase.endsWith('*');
-  const body = escapeRe(prefix ? phrase.slice(0, -1) : phrase).replace(/ /g, '[\\s-]+');
+  const body = escapeRegExp(prefix ? phrase.slice(0, -1) : phrase).replace(/ /g, '[\\s-]+');
   return new RegExp(`(?<![\\p{L}\\p{N}])${body}${prefix ? '' : 's?(?![\\p{L}\\p{N}])'}`, 'giu');
 }
 

@@ -8,8 +8,8 @@ import { loadConfig } from '../config.ts';
 import { loadSnapshot } from '../content/load.ts';
 import { contentCacheDir } from '../content/parse-cache.ts';
 import { pageCount, pageFingerprints, type PagePrint } from '../pages/index.ts';
-import { mergeInto, renderStats, ROOT, startPages, startRender, type EarlyRender, type HandedModel } from './render.ts';
-import { swapFolder, sweepBuildLeftovers } from './leftovers.ts';
+import { mergeInto, renderStats, startPages, startRender, type EarlyRender, type HandedModel } from './render.ts';
+import { documentsFolder, swapFolder, sweepBuildLeftovers } from './leftovers.ts';
 import { prerenderedResources } from '../resources.ts';
 import { distFileFor } from '../representation.ts';
 import { siteContext, type SiteContext } from '../site.ts';
@@ -164,7 +164,7 @@ export async function buildSite(env: Record<string, string | undefined> = proces
   }
   rendering.catch(() => {}); // awaited below; a failure while the documents are written must not go unhandled
   const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
-  const folder = path.join(ROOT, 'node_modules', '.cache', `kb-build-docs-${process.pid}-${Date.now()}`);
+  const folder = documentsFolder();
   const clientDir = path.join(folder, 'client');
   let rendered_: string | undefined;
   try {

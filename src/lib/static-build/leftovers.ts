@@ -10,9 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { processAlive } from '../fs-atomic.ts';
+import { escapeRegExp } from '../text/regexp.ts';
 import { ROOT } from './render.ts';
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * The folder beside dist/ a full build moves its new dist/ to before the swap (`new`), or the replaced one
@@ -20,6 +19,9 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * hosts share (the README's several instances), where a pid says nothing of another host's processes.
  */
 export const swapFolder = (distDir: string, kind: 'new' | 'old'): string => `${path.resolve(distDir)}.${kind}-${os.hostname()}-${process.pid}`;
+
+/** The folder a full build writes its documents into, before its pages move in beside them. */
+export const documentsFolder = (): string => path.join(ROOT, 'node_modules', '.cache', `kb-build-docs-${process.pid}-${Date.now()}`);
 
 /** When this process started: a leftover named after its pid and older is a former process's (a container restarted with the same pid). */
 const started = Date.now() - process.uptime() * 1000;

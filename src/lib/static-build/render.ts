@@ -165,9 +165,6 @@ function writeModelsFile(models: HandedModels, keys: readonly string[]): string 
   return file;
 }
 
-/** One models file for each part's pages. */
-const writeModelsFiles = (models: HandedModels, parts: readonly string[][]): string[] => parts.map((part) => writeModelsFile(models, part));
-
 /**
  * A render shard's process; `done` resolves with its staging folder. `pages.onPage` is called per page
  * rendered (set later for a render started early). `generatedAt` undefined: the "-" form, which is told
@@ -334,7 +331,7 @@ export async function startPages(
   const parts: string[][] = Array.from({ length: shards }, () => []);
   keys.forEach((k, i) => parts[i % shards].push(k));
   /** Each part's models file, if models were given. */
-  const modelsFiles = opts.models ? writeModelsFiles(opts.models, parts) : [];
+  const modelsFiles = opts.models ? parts.map((part) => writeModelsFile(opts.models!, part)) : [];
   const withModels = (i: number) => (modelsFiles[i] ? { ...env, [PAGE_MODELS_ENV]: modelsFiles[i] } : env);
   if (shards === 1 && !opts.inChild && !early) {
     const selection = opts.all ? undefined : writeSelection(keys);
