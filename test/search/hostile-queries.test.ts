@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { sender, type Send } from '../helpers/http.ts';
+import { timed as timedOn } from '../helpers/responsive.ts';
 import { discover, fullFlow } from '../api/oauth/helpers.ts';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { MAX_QUERY_CHARS, MAX_QUERY_WORDS } from '../../src/lib/search/analyse.ts';
@@ -34,32 +35,7 @@ afterAll(async () => {
   await srv?.stop();
 });
 
-/**
- * Runs `request` while /api/health is asked every 25 ms; returns the request's time and the slowest
- * health answer (the event loop is shared, so a stalled search shows in both).
- */
-async function timed(request: () => Promise<unknown>): Promise<{ ms: number; healthMs: number }> {
-  let healthMs = 0;
-  let done = false;
-  const probe = (async () => {
-    while (!done) {
-      const t = performance.now();
-      const res = await srv.get('/api/health');
-      await res.arrayBuffer();
-      healthMs = Math.max(healthMs, performance.now() - t);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  })();
-  const t = performance.now();
-  try {
-    await request();
-  } finally {
-    done = true;
-  }
-  const ms = performance.now() - t;
-  await probe;
-  return { ms, healthMs };
-}
+const timed = (request: () => Promise<unknown>) => timedOn(srv, request);
 
 async function chat(content: string): Promise<Response> {
   const auth = await send('/api/chat/auth', { method: 'POST', json: { persona_id: PERSONA, lang: 'en', mode: 'chat' } });
