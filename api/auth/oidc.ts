@@ -37,6 +37,9 @@ export interface OidcClientOptions {
 /**
  * `next` may only lead back into this site: a path, or an absolute URL on our own origin. Anything else
  * (another host, `//host`, `javascript:`) falls back to the home page, so the login is no open redirect.
+ * What is returned is the normalised path, and it must start with exactly one `/`: dot segments can leave
+ * `//host` behind (`/.//host`, `/a/..//host`, `/%2e%2e//host`), and a browser reads a Location of
+ * `//host/…` as another site.
  */
 export function safeNext(next: string | undefined, baseUrl: string): string {
   if (!next) return '/';
@@ -44,7 +47,9 @@ export function safeNext(next: string | undefined, baseUrl: string): string {
     const base = new URL(baseUrl);
     const u = new URL(next, base);
     if (u.origin !== base.origin) return '/';
-    return `${u.pathname}${u.search}${u.hash}` || '/';
+    // The parser has turned backslashes into slashes and dropped tabs and newlines by now.
+    if (!/^\/(?![/\\])/.test(u.pathname)) return '/';
+    return `${u.pathname}${u.search}${u.hash}`;
   } catch {
     return '/';
   }

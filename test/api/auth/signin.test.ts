@@ -56,6 +56,35 @@ describe('browser sign-in through the embedded OpenID provider', () => {
     }
   });
 
+  it('never sends the browser to another site after sign-in, whatever `next` hides behind dot segments, slashes or whitespace', async () => {
+    // Issue 39, item 2: `/.//evil.example/phish` normalised to `//evil.example/phish`, a Location browsers
+    // follow to evil.example.
+    const bypasses = [
+      '/.//evil.example/phish', '/a/..//evil.example/phish', '/%2e%2e//evil.example/phish', '/%2E%2E//evil.example/phish',
+      '/.%2e//evil.example/phish', '/x/../../..//evil.example/phish', '/./\\evil.example/phish', '/.\t//evil.example/phish',
+      '//evil.example/phish', '/\\evil.example/phish', '\\\\evil.example/phish', '\\/evil.example/phish', '/\t/evil.example/phish',
+      '/\n/evil.example/phish', '/\r\n/evil.example/phish', '\t//evil.example/phish', ' //evil.example/phish', '$ORIGIN//evil.example/phish',
+      '$ORIGIN/.//evil.example/phish', '/%2f%2fevil.example/phish', '/%2F/evil.example/phish', '/%5c%5cevil.example/phish', '/%5C/evil.example/phish',
+      '/%09/evil.example/phish', 'https:evil.example/phish', 'http:\\\\evil.example/phish',
+    ];
+    // Its own server: these sign-ins would use up the address's sign-in allowance of the file's.
+    const own = await startTestServer({ ownOrigin: true, env: { LOGIN_RATE_LIMIT_PER_MINUTE: '1000' } });
+    try {
+      for (const raw of bypasses) {
+        const next = raw.replace('$ORIGIN', own.url);
+        const { final } = await signInThroughIdp(own.url, 'bypass@example.org', '', `?next=${encodeURIComponent(next)}`);
+        const location = final.headers.get('location')!;
+        expect(final.status, next).toBe(302);
+        expect(location, next).toMatch(/^\/(?![/\\])/);
+        expect(new URL(location, `${own.url}/api/auth/idp/callback`).origin, next).toBe(own.url);
+        // What normalises to `//host` falls back to the home page; encoded slashes stay an encoded path here.
+        if (!/%2f|%5c|%09/i.test(next)) expect(location, next).toBe('/');
+      }
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('takes a `next` of at most 1024 characters as stored (a same-origin path), and purges expired sign-ins', async () => {
     const flows = () => srv.db.prepare('SELECT COUNT(*) FROM login_flows').pluck().get() as number;
     const before = flows();
