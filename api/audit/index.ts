@@ -125,6 +125,18 @@ export function createAuditLog(db: Db, opts: AuditOptions) {
     origin,
 
     /**
+     * A subject id for something private that the public log must not name (a person's session): a keyed
+     * HMAC of the private id under the pseudonym key, `<prefix>_<24 hex>`. The same private id gives the
+     * same pseudonym, so the events of one session share it; without the key it links to nothing else.
+     * The same mechanism as a note's pseudonym (api/personal-knowledge/crypto.ts), under the audit key.
+     * @example audit.subjectPseudonym('ses', sessionIdHash.toString('hex')) // 'ses_3f9c…'
+     */
+    subjectPseudonym(prefix: string, privateId: string): string {
+      const scope = ['subject', prefix, privateId].join('\0');
+      return `${prefix}_${createHmac('sha256', pseudonymKey).update(scope).digest('hex').slice(0, 24)}`;
+    },
+
+    /**
      * Appends one event as the next seq. Call it inside the write's own transaction (better-sqlite3
      * `db.transaction(...).immediate()`), so the write and its event commit or roll back together.
      * @example db.transaction(() => { insertComment(c); audit.append({ kind: 'comment.create', subjectType: 'comment', subjectId: c.id, actor: { userId } }) }).immediate()

@@ -55,6 +55,8 @@ export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
     if (opts.moderatorEmails.includes(e)) return 'moderator';
     return null;
   };
+  /** A session as the public audit log names it: a keyed pseudonym of its hash, never its person. */
+  const sessionSubject = (idHash: Buffer) => audit.subjectPseudonym('ses', idHash.toString('hex'));
 
   const userById = db.prepare<[string], User>('SELECT * FROM users WHERE id = ?');
   const userBySubject = db.prepare<[string, string], User>('SELECT * FROM users WHERE idp_issuer = ? AND idp_subject = ?');
@@ -104,11 +106,13 @@ export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
         }
         user = userBySubject.get(claims.issuer, claims.subject)!;
         const sessionSecret = randomSecret('', 32);
+        const idHash = hashSecret(sessionSecret);
         const expires = new Date(now().getTime() + opts.sessionTtlHours * 3_600_000);
         db.prepare('INSERT INTO sessions (id_hash, user_id, created_at, expires_at, last_seen_at) VALUES (?, ?, ?, ?, ?)').run(
-          hashSecret(sessionSecret), user.id, t, iso(expires), t,
+          idHash, user.id, t, iso(expires), t,
         );
-        audit.append({ kind: 'auth.sign_in', subjectType: 'user', subjectId: user.id, actor: { userId: user.id }, data: { method: 'oidc' } });
+        // The public log names the session, not the person: a user id here would publish when they sign in.
+        audit.append({ kind: 'auth.sign_in', subjectType: 'session', subjectId: sessionSubject(idHash), actor: { userId: user.id }, data: { method: 'oidc' } });
         void meta;
         return { user, sessionSecret };
       }).immediate();
@@ -130,8 +134,9 @@ export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
     /** Ends a session (sign-out). */
     revokeSession(secret: string, userId: string): void {
       db.transaction(() => {
-        const r = db.prepare('UPDATE sessions SET revoked_at = ? WHERE id_hash = ? AND revoked_at IS NULL').run(iso(now()), hashSecret(secret));
-        if (r.changes > 0) audit.append({ kind: 'auth.sign_out', subjectType: 'user', subjectId: userId, actor: { userId } });
+        const idHash = hashSecret(secret);
+        const r = db.prepare('UPDATE sessions SET revoked_at = ? WHERE id_hash = ? AND revoked_at IS NULL').run(iso(now()), idHash);
+        if (r.changes > 0) audit.append({ kind: 'auth.sign_out', subjectType: 'session', subjectId: sessionSubject(idHash), actor: { userId } });
       }).immediate();
     },
 

@@ -27,7 +27,7 @@ beforeAll(async () => {
   send = sender(srv);
   ana = sessionFor(srv, 'ana@example.org', 'Ana');
   bor = sessionFor(srv, 'bor@example.org', 'Bor');
-  sessionFor(srv, 'ana@example.org', 'Ana'); // a second sign-in
+  const again = sessionFor(srv, 'ana@example.org', 'Ana'); // a second sign-in
   const video = (await (await send('/api/videos?limit=1')).json()).items[0].video_id;
   for (const who of [ana, bor]) {
     expect((await send('/api/comments', { method: 'POST', as: who, json: { entity_type: 'video', entity_id: video, body: 'A thought.' } })).status).toBe(201);
@@ -36,6 +36,7 @@ beforeAll(async () => {
   expect((await send('/api/posts', { method: 'POST', as: ana, json: { title: 'My notes on agents', summary: 'S' } })).status).toBe(201);
   const proposal = await (await send('/api/proposals', { method: 'POST', as: bor, json: { kind: 'tag_correction', title: 'Tag it', payload: { target: { type: 'video', id: video }, add: ['case-study'] }, evidence: { rationale: 'r' } } })).json();
   expect((await send(`/api/proposals/${proposal.proposal_id}/flag`, { method: 'POST', as: ana, json: { reason: 'Not a case study' } })).status).toBe(200);
+  expect((await send('/api/auth/logout', { method: 'POST', as: again })).status).toBe(200);
   events = (await (await send('/api/audit?limit=200')).json()).items;
   flagEvent = events.find((e) => e.kind === 'proposal.flag')!;
 });
@@ -56,6 +57,29 @@ describe('actor pseudonyms in the public log', () => {
   it('of a flag match no other event, not even the sign-ins of the person who flagged', () => {
     expect(flagEvent.actor).toMatch(/^u_/);
     expect(events.filter((e) => e.actor === flagEvent.actor).map((e) => e.seq)).toEqual([flagEvent.seq]);
+  });
+
+  it('let no one follow when a person signs in or out (issue 39, item 7)', async () => {
+    const signIns = events.filter((e) => e.kind === 'auth.sign_in');
+    const signOuts = events.filter((e) => e.kind === 'auth.sign_out');
+    expect(signIns).toHaveLength(3);
+    expect(signOuts).toHaveLength(1);
+    const userIds = [ana.userId, bor.userId];
+    for (const e of [...signIns, ...signOuts]) {
+      // The event names a session by a keyed pseudonym, never the person or the session's own id.
+      expect(e.subject_type, e.kind).toBe('session');
+      expect(e.subject_id).toMatch(/^ses_[0-9a-f]{24}$/);
+      expect(userIds.filter((id) => JSON.stringify(e).includes(id))).toEqual([]);
+    }
+    // Each sign-in is its own subject and actor: Ana's two sign-ins share nothing a reader could match.
+    expect(new Set(signIns.map((e) => e.subject_id)).size).toBe(3);
+    expect(new Set(signIns.map((e) => e.actor)).size).toBe(3);
+    // A sign-out names the session it ends (the last sign-in, Ana's second), so a session can be followed, not a person.
+    expect(signOuts[0].subject_id).toBe(signIns[2].subject_id);
+    // What the log says under a person's public id: that the account was opened, and nothing of their visits.
+    const about = async (id: string) => ((await (await send(`/api/audit?subject_type=user&subject_id=${id}&limit=200`)).json()).items as Event[]).map((e) => e.kind);
+    expect(await about(ana.userId)).toEqual(['user.create']);
+    expect(await about(bor.userId)).toEqual(['user.create']);
   });
 
   it('are never published beside a user id of the same person', () => {
