@@ -103,6 +103,9 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
     moderatorEmails: config.moderatorEmails,
     sessionTtlHours: config.sessionTtlHours,
   });
+  // Roles follow ADMIN_EMAILS and MODERATOR_EMAILS: an address taken off a list loses its role now.
+  const rolesChanged = identity.applyConfiguredRoles();
+  if (rolesChanged > 0) log(`server: ${rolesChanged} account role(s) changed to follow ADMIN_EMAILS and MODERATOR_EMAILS (audit events user.role_change)`);
   // Dev mode: the embedded OpenID provider at /idp; it reaches itself through the local address.
   const embeddedIdp = config.oidc ? null : createEmbeddedIdp(db, { baseUrl: config.baseUrl, dataDir: config.dataDir });
   let localUrl: string | undefined;

@@ -49,11 +49,12 @@ const iso = (d: Date) => d.toISOString();
 export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
   const now = opts.now ?? (() => new Date());
   const resolvers: BearerResolver[] = [];
-  const bootstrapRole = (email: string): Role | null => {
+  /** The role ADMIN_EMAILS and MODERATOR_EMAILS give an address; every other account is a user. */
+  const configuredRole = (email: string): Role => {
     const e = email.toLowerCase();
     if (opts.adminEmails.includes(e)) return 'admin';
     if (opts.moderatorEmails.includes(e)) return 'moderator';
-    return null;
+    return 'user';
   };
   /** A session as the public audit log names it: a keyed pseudonym of its hash, never its person. */
   const sessionSubject = (idHash: Buffer) => audit.subjectPseudonym('ses', idHash.toString('hex'));
@@ -62,6 +63,18 @@ export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
   const userBySubject = db.prepare<[string, string], User>('SELECT * FROM users WHERE idp_issuer = ? AND idp_subject = ?');
   const userByEmail = db.prepare<[string], User>('SELECT * FROM users WHERE email = ?');
   const handleTaken = db.prepare<[string], number>('SELECT 1 FROM users WHERE handle = ?').pluck();
+
+  /**
+   * Gives the account the role the configuration gives its e-mail, down as well as up, with a
+   * `user.role_change` event (actor `system`). Inside the caller's transaction; false when it holds it already.
+   */
+  function applyConfiguredRole(user: Pick<User, 'id' | 'email' | 'role'>): boolean {
+    const role = configuredRole(user.email);
+    if (role === user.role) return false;
+    db.prepare('UPDATE users SET role = ?, updated_at = ? WHERE id = ?').run(role, iso(now()), user.id);
+    audit.append({ kind: 'user.role_change', subjectType: 'user', subjectId: user.id, actor: 'system', data: { role, previous: user.role, source: 'configuration' } });
+    return true;
+  }
 
   function uniqueHandle(email: string, name: string): string {
     const base = (name || email.split('@')[0]).toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '').slice(0, 20) || 'user';
@@ -77,32 +90,55 @@ export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
     getUserByHandle: (handle: string): User | undefined => db.prepare<[string], User>('SELECT * FROM users WHERE handle = ?').get(handle),
 
     /**
+     * Brings every account's role in line with ADMIN_EMAILS and MODERATOR_EMAILS, down as well as up, one
+     * `user.role_change` event each; the server calls it at start (a sign-in does the same for its
+     * account). Returns how many accounts changed.
+     */
+    applyConfiguredRoles(): number {
+      const stale = db
+        .prepare<[], Pick<User, 'id' | 'email' | 'role'>>('SELECT id, email, role FROM users')
+        .all()
+        .filter((u) => configuredRole(u.email) !== u.role);
+      if (stale.length === 0) return 0;
+      // Read again under the write lock: another instance may have changed a row since.
+      return db.transaction(() => {
+        let changed = 0;
+        for (const { id } of stale) {
+          const u = userById.get(id);
+          if (u && applyConfiguredRole(u)) changed++;
+        }
+        return changed;
+      }).immediate();
+    },
+
+    /**
      * Signs a person in after the identity provider vouched for them: finds the user by issuer and subject,
-     * else by e-mail, else creates one; applies bootstrap roles, and opens a session. Returns the session
-     * secret for the cookie. The e-mail counts (to find an account, to earn ADMIN_EMAILS roles, to open a
-     * new account) only when the provider verified it: anyone can put someone else's address on an account
-     * at many providers. A new subject with an unverified address is refused (SignInRefused).
+     * else by e-mail, else creates one; gives the account the role the configuration gives its e-mail (down
+     * as well as up), and opens a session. Returns the session secret for the cookie. The claimed e-mail
+     * counts (to find an account, to open a new account) only when the provider verified it: anyone can put
+     * someone else's address on an account at many providers. A new subject with an unverified address is
+     * refused (SignInRefused). Roles go by the account's own e-mail, the verified address it was opened or
+     * linked with, not by what a later sign-in claims.
      */
     signIn(claims: { issuer: string; subject: string; email: string; emailVerified: boolean; name?: string }, meta: { userAgent?: string } = {}): { user: User; sessionSecret: string } {
       return db.transaction(() => {
         const t = iso(now());
         let user = userBySubject.get(claims.issuer, claims.subject) ?? (claims.emailVerified ? userByEmail.get(claims.email) : undefined);
-        const role = claims.emailVerified ? bootstrapRole(claims.email) : null;
         // A new account needs a verified address too: one taken on someone else's word would block, or
         // later be handed, the address's real owner (the e-mail is unique).
         if (!user && !claims.emailVerified) throw new SignInRefused('the identity provider has not verified this e-mail address');
         if (!user) {
           const id = randomId('usr');
           const name = (claims.name ?? '').trim() || claims.email.split('@')[0];
+          const role = configuredRole(claims.email);
           db.prepare(
             `INSERT INTO users (id, email, display_name, handle, role, idp_issuer, idp_subject, created_at, updated_at, last_login_at)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          ).run(id, claims.email, name.slice(0, 100), uniqueHandle(claims.email, name), role ?? 'user', claims.issuer, claims.subject, t, t, t);
-          audit.append({ kind: 'user.create', subjectType: 'user', subjectId: id, actor: { userId: id }, data: { role: role ?? 'user' } });
+          ).run(id, claims.email, name.slice(0, 100), uniqueHandle(claims.email, name), role, claims.issuer, claims.subject, t, t, t);
+          audit.append({ kind: 'user.create', subjectType: 'user', subjectId: id, actor: { userId: id }, data: { role } });
         } else {
-          db.prepare('UPDATE users SET last_login_at = ?, role = COALESCE(?, role), idp_issuer = ?, idp_subject = ? WHERE id = ?').run(
-            t, role, claims.issuer, claims.subject, user.id,
-          );
+          db.prepare('UPDATE users SET last_login_at = ?, idp_issuer = ?, idp_subject = ? WHERE id = ?').run(t, claims.issuer, claims.subject, user.id);
+          applyConfiguredRole(user);
         }
         user = userBySubject.get(claims.issuer, claims.subject)!;
         const sessionSecret = randomSecret('', 32);

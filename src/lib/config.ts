@@ -112,7 +112,7 @@ export interface Config {
     /** Dimensions of the builtin LSA embedder. */
     dimensions: number;
   };
-  /** Bootstrap roles by e-mail (lower-cased), applied at each sign-in. */
+  /** Roles by e-mail (lower-cased), applied at start and at each sign-in, down as well as up. */
   adminEmails: string[];
   moderatorEmails: string[];
   sessionTtlHours: number;
