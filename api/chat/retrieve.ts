@@ -3,6 +3,7 @@
 import type { Snapshot } from '../../src/lib/content/model.ts';
 import { essayIn } from '../../src/lib/content/model.ts';
 import type { SearchService } from '../../src/lib/search/index.ts';
+import { LINK } from '../../src/lib/text/markup.ts';
 
 export interface Passage {
   n: number;
@@ -15,7 +16,7 @@ export interface Passage {
 }
 
 const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max).replace(/\s+\S*$/, '')} …` : s);
-const plain = (md: string) => md.replace(/^#+\s*/gm, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/[*_`>]/g, '').replace(/\n{2,}/g, '\n').trim();
+const plain = (md: string) => md.replace(/^#+\s*/gm, '').replace(LINK, '$1').replace(/[*_`>]/g, '').replace(/\n{2,}/g, '\n').trim();
 
 function passageText(snap: Snapshot, type: string, id: string, lang: 'en' | 'sl'): { text: string; lang: 'en' | 'sl' } | null {
   switch (type) {

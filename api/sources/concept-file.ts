@@ -144,7 +144,7 @@ export function dropDeadSiteLinks(markdown: string, snapshot: Snapshot): string 
     knowledge: (id) => snapshot.conceptsBySlug.has(id),
     personas: (id) => snapshot.personasById.has(id),
   };
-  return markdown.replace(/\[([^\]]*)\]\((\/[^)\s]*)\)/g, (all, text: string, url: string) => {
+  return markdown.replace(/\[([^[\]]*)\]\((\/[^)\s[\]]*)\)/g, (all, text: string, url: string) => {
     const m = SITE_LINK.exec(url);
     return m && !known[m[1]](m[2]) ? text : all;
   });

@@ -7,6 +7,7 @@ import { Tag } from '../../src/lib/content/schema.ts';
 import { LlmError, type LlmClient } from '../llm/client.ts';
 import { dropDeadSiteLinks, type ConceptFrontIn } from './concept-file.ts';
 import { phrasePattern, queryWords, wordPattern, type SourceHit } from './word-search.ts';
+import { LINK_OR_IMAGE } from '../../src/lib/text/markup.ts';
 
 export const MAX_CITED = 8;
 
@@ -41,13 +42,17 @@ function conceptSource(h: SourceHit): ConceptSource {
   return { type: h.type, id: h.id } as ConceptSource;
 }
 
-/** Markdown to plain sentences: links become their text, markup and headings go. */
+/**
+ * Markdown to plain sentences: links become their text, markup and headings go. Linear in the text (a
+ * fetched page's or a language model's): a list marker is looked for on its own line, not across blank
+ * lines (`^\s*` from every line start of a long blank run was quadratic), links as in text/markup.ts.
+ */
 function plain(markdown: string): string {
   return markdown
     .replace(/```[\s\S]*?```/g, ' ')
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(LINK_OR_IMAGE, '$2')
     .replace(/^#{1,6}\s+.*$/gm, ' ')
-    .replace(/^\s*(?:[-*+]|\d+\.)\s+/gm, '')
+    .replace(/^[ \t]*(?:[-*+]|\d+\.)[ \t]+/gm, '')
     .replace(/[*_`>]/g, '')
     .replace(/^Sources:.*$/gm, ' ');
 }

@@ -57,7 +57,10 @@ export function registerPageFallback(app: OpenAPIHono, deps: WebDeps): void {
     const file = staticFileResponse(c, deps, p);
     if (file) return file;
     if (p.length > 1 && p.endsWith('/')) {
-      const bare = p.replace(/\/+$/, '') || '/';
+      // A loop, not /\/+$/: the pattern rescans every run of slashes before the last one (quadratic in the path).
+      let end = p.length;
+      while (end > 0 && p[end - 1] === '/') end--;
+      const bare = p.slice(0, end) || '/';
       if (entryFor(deps, bare)) return c.redirect(`${bare}${url.search}`, 301);
     }
     const notFoundPage = /text\/html/.test(c.req.header('accept') ?? '') ? entryFor(deps, '/404.html') : undefined;

@@ -2,9 +2,20 @@
 // (test/search/hostile-queries.test.ts): each is answered within a second while /api/health stays
 // responsive. Before the note title was parsed line by line, a note whose heading was "# a", 40,000 spaces
 // and "x" held the event loop for ~7 s on PUT and on every later list of that person's notes (the title
-// regexes backtracked quadratically); at the content cap it would have been minutes.
+// regexes backtracked quadratically); at the content cap it would have been minutes. Likewise a post's
+// essay, a pasted source and a drafted concept went through Markdown-to-text patterns that rescanned the
+// rest of the text from every "[", "<" or "<!--" (seconds for 100,000 of them), and a path of slashes
+// through the page fallback's trailing-slash pattern.
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { sessionFor } from '../helpers/auth.ts';
+import { sender } from '../helpers/http.ts';
+import { Browser } from '../helpers/browser.ts';
 import { timed } from '../helpers/responsive.ts';
 import { connect, person, type Person } from './personal-knowledge/helpers.ts';
 
@@ -37,13 +48,14 @@ beforeAll(async () => {
 afterAll(() => srv?.stop());
 
 /** One request, timed with the health probe: its status, body, and both times within the limit. */
-async function within(label: string, call: () => Promise<Response>): Promise<{ status: number; body: any }> {
+async function within(label: string, call: () => Promise<Response>, on: TestServer = srv): Promise<{ status: number; body: any }> {
   let status = 0;
   let body: any;
-  const t = await timed(srv, async () => {
+  const t = await timed(on, async () => {
     const res = await call();
     status = res.status;
-    body = await res.json();
+    const text = await res.text();
+    body = res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
   });
   expect(t.ms, `${label}: the request`).toBeLessThan(LIMIT_MS);
   expect(t.healthMs, `/api/health during ${label}`).toBeLessThan(LIMIT_MS);
@@ -113,5 +125,78 @@ describe('the note routes, with the worst contents at the content cap', () => {
       expect(del.body.action).toBe('delete');
     }
     expect((await p.api('/api/me/personal-knowledge/notes')).status).toBe(200);
+  });
+});
+
+/** Markdown an author controls, at the post essay's cap of 100,000 characters. */
+const WORST_MARKDOWN: Record<string, string> = {
+  'unclosed link brackets': '['.repeat(100_000),
+  'unclosed image brackets': '!['.repeat(50_000),
+  'unclosed tags': '<'.repeat(100_000),
+  'unclosed comments': '<!--'.repeat(25_000),
+  'links whose targets never close': '[a]('.repeat(25_000),
+};
+
+describe('posts, sources and drafted concepts, with the worst Markdown', () => {
+  let s2: TestServer;
+  let contentDir: string;
+  // "The internet" for the source fetcher, on the one address the test allows: a page of Markdown-like text.
+  const page = { server: http.createServer(), origin: '' };
+  beforeAll(async () => {
+    const text = `Bracket storms in procurement are common. ${'['.repeat(45_000)} Bracket storms in procurement end here. ${'<'.repeat(45_000)} ${'[a]('.repeat(5000)}`;
+    page.server.on('request', (_req, res) => res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' }).end(text));
+    await new Promise<void>((resolve) => page.server.listen(0, '127.0.0.2', resolve));
+    page.origin = `http://127.0.0.2:${(page.server.address() as AddressInfo).port}`;
+    // The knowledge draft writes into the content folder: a copy of it.
+    contentDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-hostile-content-'));
+    fs.cpSync(path.resolve('content'), contentDir, { recursive: true });
+    s2 = await startTestServer({ contentDir, env: { WRITE_RATE_LIMIT_PER_MINUTE: '100000', SOURCES_ALLOW_PRIVATE_CIDRS: '127.0.0.2/32', SOURCE_MAX_BYTES: '1000000' } });
+  }, 60_000);
+  afterAll(async () => {
+    await s2?.stop();
+    page.server.closeAllConnections();
+    await new Promise((resolve) => page.server.close(resolve));
+    if (contentDir) fs.rmSync(contentDir, { recursive: true, force: true });
+  });
+
+  it.each(Object.entries(WORST_MARKDOWN))('a published post of %s is indexed, found and shown, each within a second', async (name, body) => {
+    const send = sender(s2);
+    const author = sessionFor(s2, `author-${name.replace(/\W+/g, '-')}@example.org`, 'Author');
+    const word = `hostile${Object.keys(WORST_MARKDOWN).indexOf(name)}marker`;
+    const created = await within(`create (${name})`, () => send('/api/posts', { method: 'POST', as: author, json: { title: `A post of ${word}`, summary: `About ${word}.`, body } }), s2);
+    expect(created.status).toBe(201);
+    const submitted = await within(`submit (${name})`, () => send(`/api/posts/${created.body.post_id}/submit`, { method: 'POST', as: author }), s2);
+    expect(submitted.status).toBe(202);
+    expect(submitted.body.status).toBe('published');
+    // Publication indexes the essay for search (after the answer): the next search waits behind it.
+    const found = await within(`search (${name})`, () => s2.get(`/api/search?hybrid=false&q=${word}`), s2);
+    expect(found.status).toBe(200);
+    expect(found.body.hits.map((h: { id: string }) => h.id)).toContain(created.body.post_id);
+    const page = await within(`the post's page (${name})`, () => s2.get(`/posts/${created.body.slug}`), s2);
+    expect(page.status).toBe(200);
+  });
+
+  it('a fetched source of the worst Markdown, and a concept drafted from it, each within a second', async () => {
+    const send = sender(s2);
+    const ana = sessionFor(s2, 'hostile-sources@example.org', 'Ana');
+    const added = await within('adding the source', () => send('/api/sources', { method: 'POST', as: ana, json: { url: `${page.origin}/hostile.txt` } }), s2);
+    expect(added.status, JSON.stringify(added.body).slice(0, 300)).toBe(200);
+    const drafted = await within('drafting a concept from it', () => send('/api/sources/knowledge', { method: 'POST', as: ana, json: { topic: 'bracket storms in procurement' } }), s2);
+    expect(drafted.status, JSON.stringify(drafted.body).slice(0, 300)).toBe(200);
+    expect(drafted.body.draft.sources).toContainEqual(expect.objectContaining({ type: 'web_page', url: `${page.origin}/hostile.txt` }));
+  });
+
+  it('a path of slashes reaches the page fallback and is answered within a second', async () => {
+    const res = await within('a path of 8,000 slashes', () => s2.get(`/${'/'.repeat(8000)}x/`, { headers: { Accept: 'text/html' } }), s2);
+    expect(res.status).toBe(404);
+  });
+
+  it('the development sign-in form refuses an e-mail of dots at once', async () => {
+    const browser = new Browser(s2.url);
+    const page = await browser.follow('/api/auth/idp/login');
+    const html = await page.text();
+    const res = await within('an e-mail of dots', () => browser.submit(html, browser.visited.at(-1)!, /\/login$/, { email: `a@${'.'.repeat(7000)}@` }), s2);
+    expect(res.status).toBe(422);
+    expect(res.body).toMatch(/valid e-mail/);
   });
 });

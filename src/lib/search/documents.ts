@@ -4,6 +4,7 @@
 import { essayIn, type Snapshot } from '../content/model.ts';
 import type { ItemKind } from '../read/links.ts';
 import { guessLanguage, type TextLang } from './analyse.ts';
+import { HTML_TAG, IMAGE, LINK, replaceHtmlComments } from '../text/markup.ts';
 
 export const ITEM_TYPES = ['video', 'knowledge', 'essay', 'digest', 'persona', 'post'] as const;
 export type ItemType = (typeof ITEM_TYPES)[number];
@@ -66,14 +67,14 @@ export function siteLinks(markdown: string): string[] {
 
 /**
  * Markdown to the words a reader sees: link targets, images, HTML, code fences and emphasis marks go, so
- * neither the index nor a snippet holds "/videos/H9QI-gGWbdX" or "**".
+ * neither the index nor a snippet holds "/videos/H9QI-gGWbdX" or "**". Linear in the text (a post's essay is
+ * the caller's): see text/markup.ts.
  */
 export function plainText(markdown: string): string {
-  return markdown
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/<[^>]+>/g, ' ')
+  return replaceHtmlComments(markdown, ' ')
+    .replace(IMAGE, '$1')
+    .replace(LINK, '$1')
+    .replace(HTML_TAG, ' ')
     .replace(/https?:\/\/\S+/g, ' ')
     .replace(/^```.*$/gm, '')
     .replace(/^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+]\s+|\d+[.)]\s+)/gm, '')
