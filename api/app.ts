@@ -85,6 +85,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     sessionTtlHours: deps.config.sessionTtlHours,
     secureCookies: deps.config.secureCookies,
     loginRateLimitPerMinute: deps.config.loginRateLimitPerMinute,
+    loopbackOnly: deps.config.devMode && !deps.config.allowDevIdp,
   });
   const community: CommunityDeps = {
     ...deps,

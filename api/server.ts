@@ -106,8 +106,9 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   // Roles follow ADMIN_EMAILS and MODERATOR_EMAILS: an address taken off a list loses its role now.
   const rolesChanged = identity.applyConfiguredRoles();
   if (rolesChanged > 0) log(`server: ${rolesChanged} account role(s) changed to follow ADMIN_EMAILS and MODERATOR_EMAILS (audit events user.role_change)`);
-  // Dev mode: the embedded OpenID provider at /idp; it reaches itself through the local address.
-  const embeddedIdp = config.oidc ? null : createEmbeddedIdp(db, { baseUrl: config.baseUrl, dataDir: config.dataDir });
+  // Dev mode: the embedded OpenID provider at /idp; it reaches itself through the local address, and
+  // answers only this machine unless ALLOW_DEV_IDP=true.
+  const embeddedIdp = config.oidc ? null : createEmbeddedIdp(db, { baseUrl: config.baseUrl, dataDir: config.dataDir, loopbackOnly: !config.allowDevIdp });
   let localUrl: string | undefined;
   const idp = config.oidc
     ? { issuer: config.oidc.issuer, clientId: config.oidc.clientId!, clientSecret: config.oidc.clientSecret }
@@ -180,6 +181,8 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
   localUrl = url;
+  if (config.devMode && !config.hostExplicit) log(`server: dev mode: listening on ${config.host} only, so no other machine reaches the development sign-in; set HOST (e.g. HOST=0.0.0.0) to listen on other interfaces`);
+  else if (config.devMode && !config.allowDevIdp) log('server: dev mode: the development sign-in answers only requests from this machine (ALLOW_DEV_IDP=true opens it to every machine that reaches the server)');
   const running: RunningServer = {
     url,
     server,

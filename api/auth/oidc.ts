@@ -3,6 +3,7 @@
 // GET /api/auth/idp/login starts it; GET /api/auth/idp/callback finishes it and sets the session cookie.
 import * as oidc from 'openid-client';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import type { Db } from '../db/index.ts';
 import { addRoute } from '../validation/route.ts';
@@ -12,6 +13,8 @@ import { RateLimiter, clientAddress, enforceRate } from '../rate-limit/index.ts'
 import { SignInRefused, type Identity } from './identity.ts';
 import { SESSION_COOKIE } from './middleware.ts';
 import { hashSecret } from './secrets.ts';
+import { contextOnLoopback } from './loopback.ts';
+import { REMOTE_REFUSED } from './embedded-idp/index.ts';
 
 const FLOW_COOKIE = 'kb_login';
 const FLOW_TTL_MS = 10 * 60_000;
@@ -32,6 +35,8 @@ export interface OidcClientOptions {
   localIssuerOrigin?: () => string | undefined;
   /** Sign-ins a client address may start per minute (each stores a row for ten minutes) before 429. */
   loginRateLimitPerMinute: number;
+  /** Dev mode without ALLOW_DEV_IDP: sign-in answers only connections from this machine (403 otherwise). */
+  loopbackOnly?: boolean;
 }
 
 /**
@@ -84,6 +89,10 @@ export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity,
   );
   const purgeFlows = db.prepare('DELETE FROM login_flows WHERE expires_at < ?');
   const loginLimiter = new RateLimiter({ name: 'login', limit: opts.loginRateLimitPerMinute, windowMs: 60_000, db });
+  /** The connection's own address, not a forwarded one: see api/auth/loopback.ts. */
+  const refuseRemote = (c: Context) => {
+    if (opts.loopbackOnly && !contextOnLoopback(c)) throw new ApiError(403, REMOTE_REFUSED);
+  };
 
   addRoute(
     app,
@@ -105,11 +114,13 @@ export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity,
       },
       responses: {
         302: { description: 'To the identity provider' },
+        403: { description: 'Dev mode: the request did not come from this machine (see ALLOW_DEV_IDP)', content: { 'application/json': { schema: ErrorDetail } } },
         429: { description: 'Too many sign-ins started from this address', content: { 'application/json': { schema: ErrorDetail } } },
         503: { description: 'Identity provider unreachable', content: { 'application/json': { schema: ErrorDetail } } },
       },
     }),
     async (c, { query }) => {
+      refuseRemote(c);
       enforceRate(loginLimiter, `addr:${clientAddress(c)}`);
       let config: oidc.Configuration;
       try {
@@ -151,9 +162,14 @@ export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity,
       request: {
         query: z.object({ code: z.string().optional(), state: z.string().optional(), error: z.string().optional(), error_description: z.string().optional() }).passthrough(),
       },
-      responses: { 302: { description: 'Signed in; back to `next`' }, 400: { description: 'Sign-in failed', content: { 'application/json': { schema: ErrorDetail } } } },
+      responses: {
+        302: { description: 'Signed in; back to `next`' },
+        400: { description: 'Sign-in failed', content: { 'application/json': { schema: ErrorDetail } } },
+        403: { description: 'Dev mode: the request did not come from this machine (see ALLOW_DEV_IDP)', content: { 'application/json': { schema: ErrorDetail } } },
+      },
     }),
     async (c, { query }) => {
+      refuseRemote(c);
       const cookieState = getCookie(c, FLOW_COOKIE);
       deleteCookie(c, FLOW_COOKIE, { path: '/api/auth/idp', secure: opts.secureCookies });
       if (!query.state) throw new ApiError(400, 'Sign-in failed: the identity provider sent no state');

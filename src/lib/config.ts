@@ -10,7 +10,8 @@ const boolFromEnv = z
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4321),
-  HOST: z.string().default('0.0.0.0'),
+  // Unset: 127.0.0.1 in dev mode (its identity provider signs anyone in), 0.0.0.0 otherwise.
+  HOST: z.string().optional(),
   BASE_URL: z.url().optional(),
   DATA_DIR: z.string().default('var'),
   DATABASE_URL: z
@@ -88,7 +89,10 @@ const EnvSchema = z.object({
 
 export interface Config {
   port: number;
+  /** The interface to listen on: HOST, else loopback (127.0.0.1) in dev mode and every interface (0.0.0.0) otherwise. */
   host: string;
+  /** HOST was set: the server listens where it says, dev mode or not. */
+  hostExplicit: boolean;
   /** Public origin, no trailing slash: used in every absolute URL the service publishes. */
   baseUrl: string;
   dataDir: string;
@@ -101,6 +105,8 @@ export interface Config {
   oidc: { issuer: string; clientId?: string; clientSecret?: string } | null;
   /** True when no external identity provider is configured: the embedded one is used (local use only). */
   devMode: boolean;
+  /** ALLOW_DEV_IDP: dev mode on any BASE_URL, and its sign-in answers requests from other machines too. */
+  allowDevIdp: boolean;
   logRequests: boolean;
   /** Search embeddings: which embedder builds and queries the vector index (see README, Search). */
   embedding: {
@@ -208,7 +214,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   return {
     port: e.PORT,
-    host: e.HOST,
+    host: e.HOST ?? (e.OIDC_ISSUER ? '0.0.0.0' : '127.0.0.1'),
+    hostExplicit: e.HOST !== undefined,
     baseUrl,
     dataDir: path.resolve(cwd, e.DATA_DIR),
     databaseUrl: e.DATABASE_URL || undefined,
@@ -220,6 +227,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? { issuer: e.OIDC_ISSUER, clientId: e.OIDC_CLIENT_ID, clientSecret: e.OIDC_CLIENT_SECRET }
       : null,
     devMode: !e.OIDC_ISSUER,
+    allowDevIdp: e.ALLOW_DEV_IDP,
     logRequests: e.LOG_REQUESTS,
     embedding: {
       provider: e.EMBEDDING_PROVIDER,

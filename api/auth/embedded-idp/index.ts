@@ -1,7 +1,8 @@
 // The embedded OpenID provider for dev mode: a real oidc-provider instance mounted at /idp, whose sign-in
 // page asks only for an e-mail (and optionally a name) — no password. It is on whenever no OIDC_ISSUER is
 // configured, so the service signs people in on a laptop with nothing else installed. Local use only: the
-// configuration refuses it for a BASE_URL that is not loopback or localhost unless ALLOW_DEV_IDP=true.
+// configuration refuses it for a BASE_URL that is not loopback or localhost unless ALLOW_DEV_IDP=true, and
+// then (loopbackOnly) it answers only connections from this machine.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
@@ -11,8 +12,12 @@ import type { Db } from '../../db/index.ts';
 import { loginPage, errorPage } from './pages.ts';
 import { sqliteAdapterFactory } from './adapter.ts';
 import { keysDir as keysDirOf } from '../../keys/index.ts';
+import { arrivedOnLoopback } from '../loopback.ts';
 
 export const EMBEDDED_CLIENT_ID = 'kb-web';
+/** Why a request from another machine is refused (the provider's pages and the sign-in routes say the same). */
+export const REMOTE_REFUSED =
+  'The development sign-in (dev mode: no OIDC_ISSUER) signs anyone in without a password, so it answers only on the machine the server runs on. Open the site there, or set OIDC_ISSUER for a real identity provider (ALLOW_DEV_IDP=true lets every machine that reaches the server sign in as anyone).';
 export const IDP_PREFIX = '/idp';
 
 export interface EmbeddedIdp {
@@ -45,7 +50,11 @@ async function readForm(req: IncomingMessage, limit = 8 * 1024): Promise<URLSear
   return new URLSearchParams(body);
 }
 
-export function createEmbeddedIdp(db: Db, opts: { baseUrl: string; dataDir: string }): EmbeddedIdp {
+/**
+ * @param opts.loopbackOnly answer 403 to every request whose connection is not from a loopback address
+ *   (the server's own calls to the provider come from there too); ALLOW_DEV_IDP=true turns it off
+ */
+export function createEmbeddedIdp(db: Db, opts: { baseUrl: string; dataDir: string; loopbackOnly?: boolean }): EmbeddedIdp {
   const issuer = `${opts.baseUrl}${IDP_PREFIX}`;
   const keysDir = keysDirOf(opts.dataDir);
   const jwk = loadJson(path.join(keysDir, 'idp-signing-jwk.json'), () => ({
@@ -148,6 +157,11 @@ export function createEmbeddedIdp(db: Db, opts: { baseUrl: string; dataDir: stri
     handle(req, res) {
       const url = req.url ?? '';
       if (url !== IDP_PREFIX && !url.startsWith(`${IDP_PREFIX}/`) && !url.startsWith(`${IDP_PREFIX}?`)) return false;
+      if (opts.loopbackOnly && !arrivedOnLoopback(req)) {
+        res.writeHead(403, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+        res.end(errorPage(REMOTE_REFUSED));
+        return true;
+      }
       const m = /^\/idp\/interaction\/([A-Za-z0-9_-]+)(?:\/(login|abort))?(?:\?.*)?$/.exec(url);
       if (m) {
         interaction(req, res, m[1], m[2]).catch((err: Error) => {
