@@ -4,6 +4,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Config } from '../src/lib/config.ts';
 import { errorHandler, notFoundHandler } from './errors/index.ts';
 import { BODY_TOO_LARGE, MAX_BODY_BYTES } from './errors/body-size.ts';
+import { nulGuard } from './validation/nul-guard.ts';
 import { registerContentRoutes, type ContentState } from './content/index.ts';
 import { registerOpenApi } from './openapi/index.ts';
 import { registerAuditRoutes } from './audit/routes.ts';
@@ -19,6 +20,7 @@ import { registerMcp } from './mcp/index.ts';
 import { createNotifications, type Notifications } from './notifications/index.ts';
 import { registerNotificationRoutes } from './notifications/routes.ts';
 import { RateLimiter } from './rate-limit/index.ts';
+import { trustProxies } from './rate-limit/client-address.ts';
 import { registerCommentRoutes } from './comments/routes.ts';
 import { registerProposalRoutes } from './proposals/index.ts';
 import { registerSourceRoutes } from './sources/index.ts';
@@ -67,7 +69,11 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   // adapter build a stream for it, which cost a third of a dynamic read's time.
   const limitBody = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.json({ detail: BODY_TOO_LARGE }, 413) });
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
+  // A NUL character in the path (404), the query or a form body (422): api/validation/nul.ts.
+  app.use('*', nulGuard());
   app.use('*', compressResponses());
+  // Behind the reverse proxies TRUST_PROXY names, the client's address comes from their headers (clientAddress).
+  app.use('*', trustProxies(deps.config.trustProxy));
   app.use('*', authenticate(deps.identity, { publicOrigin: new URL(deps.config.baseUrl).origin }));
   const operators: { detail: () => Record<string, unknown> } = { detail: () => ({}) };
   // Before the content routes: with VIDEO_THUMBNAILS=proxy it answers the video thumbnail path itself.

@@ -2,7 +2,6 @@
 // Exceeding it answers 429 with Retry-After. One limiter per kind of action, shared by its routes. On the
 // embedded SQLite default the buckets live in memory (one server process); on PostgreSQL they live in the
 // database (rate_limits), so a person's limit holds across every instance behind the origin.
-import type { Context } from 'hono';
 import type { Db } from '../db/index.ts';
 import { ApiError } from '../errors/index.ts';
 
@@ -79,11 +78,8 @@ function sharedBuckets(db: Db, name: string, windowMs: number) {
   };
 }
 
-/** The client's address as our listener saw it (the node-server binding), for anonymous limits. */
-export function clientAddress(c: Context): string {
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return env?.incoming?.socket?.remoteAddress ?? 'unknown';
-}
+/** The client's address, for anonymous limits: see client-address.ts (TRUST_PROXY). */
+export { clientAddress } from './client-address.ts';
 
 /**
  * Refuses the request with 429 and Retry-After when `key` is over its limit.

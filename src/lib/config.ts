@@ -47,6 +47,10 @@ const EnvSchema = z.object({
   WRITE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   SEARCH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+  TRUST_PROXY: z
+    .string()
+    .default('')
+    .refine((v) => trustProxySetting(v) !== undefined, 'false, a hop count (1..20), or a comma-separated list of proxy addresses or CIDRs, e.g. 127.0.0.1,10.0.0.0/8'),
   OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).default(20),
   OAUTH_UNUSED_CLIENT_TTL_HOURS: z.coerce.number().min(0.01).max(24 * 365).default(24),
   AUTO_REJECT_FLAG_THRESHOLD: z.coerce.number().int().min(1).default(3),
@@ -132,6 +136,8 @@ export interface Config {
   searchRateLimitPerMinute: number;
   /** Browser sign-ins a client address may start per minute before 429. */
   loginRateLimitPerMinute: number;
+  /** TRUST_PROXY: the reverse proxies whose X-Forwarded-For / Forwarded name the client's address; null: none (the socket's). */
+  trustProxy: TrustProxy | null;
   /** Dynamic client registration: per-address limit, and the lifetime of clients no one grants anything. */
   oauth: { registrationsPerHour: number; unusedClientTtlHours: number };
   /** Device flow (RFC 8628): how long a device code lives, and the polling interval it starts with. */
@@ -189,10 +195,24 @@ export interface VcsConfig {
   timeoutSeconds: number;
 }
 
+/** The nearest `hops` hops are proxies of ours, or the hops whose address is in one of `proxies` (addresses or CIDRs). */
+export type TrustProxy = { hops: number } | { proxies: string[] };
+
 export class ConfigError extends Error {}
 
 const emailList = (s: string) => s.split(/[\s,]+/).map((x) => x.trim().toLowerCase()).filter(Boolean);
 const cidrList = (s: string) => s.split(/[\s,]+/).map((x) => x.trim()).filter(Boolean);
+
+/** TRUST_PROXY: null when off (unset, false, 0), a hop count, or a list of proxy addresses and CIDRs; undefined when invalid. */
+function trustProxySetting(v: string): TrustProxy | null | undefined {
+  const s = v.trim().toLowerCase();
+  if (['', 'false', 'off', 'no', '0'].includes(s)) return null;
+  if (/^\d+$/.test(s)) return Number(s) <= 20 ? { hops: Number(s) } : undefined;
+  const ip = (a: string) => ipaddr.IPv4.isValidFourPartDecimal(a) || ipaddr.IPv6.isValid(a);
+  const valid = (p: string) => (p.includes('/') ? ip(p.slice(0, p.indexOf('/'))) && ipaddr.isValidCIDR(p) : ip(p));
+  const proxies = cidrList(v);
+  return proxies.length > 0 && proxies.every(valid) ? { proxies } : undefined;
+}
 
 /** Reads and validates configuration from an environment (process.env by default). */
 export function loadConfig(env: Record<string, string | undefined> = process.env, cwd = process.cwd()): Config {
@@ -244,6 +264,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     writeRateLimitPerMinute: e.WRITE_RATE_LIMIT_PER_MINUTE,
     searchRateLimitPerMinute: e.SEARCH_RATE_LIMIT_PER_MINUTE,
     loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
+    trustProxy: trustProxySetting(e.TRUST_PROXY) ?? null,
     oauth: { registrationsPerHour: e.OAUTH_REGISTRATIONS_PER_HOUR, unusedClientTtlHours: e.OAUTH_UNUSED_CLIENT_TTL_HOURS },
     pipeline: e.PIPELINE === 'on',
     device: { codeTtlSeconds: e.DEVICE_CODE_TTL_SECONDS, pollIntervalSeconds: e.DEVICE_POLL_INTERVAL_SECONDS },
