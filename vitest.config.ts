@@ -18,6 +18,8 @@ const POSTGRES_SUITES = [
   'test/api/proposals/**/*.test.ts',
   'test/api/sources/{add-source,knowledge,list}.test.ts',
   'test/pipeline/knowledge.test.ts',
+  // NUL characters: PostgreSQL's text cannot hold them, SQLite's can; both must refuse them alike.
+  'test/api/nul-input.test.ts',
 ];
 // Left to the sqlite project: pure functions (Merkle, canonical JSON, checkpoints, address guards), request
 // validation and redirects that never reach a store, end-to-end agent journeys over the same stores, and

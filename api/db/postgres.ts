@@ -12,6 +12,7 @@ import { createSyncFn } from 'synckit';
 import type Database from 'better-sqlite3';
 import { CONNECTION_LOST, type PgAnswer, type PgOp } from './pg-protocol.ts';
 import { toPostgres, type TranslatedSql } from './translate.ts';
+import { TextWithNul } from '../validation/nul.ts';
 
 /** The advisory lock every write transaction holds: (namespace, key). Migrations use key 0. */
 export const WRITE_LOCK = [1801, 1] as const;
@@ -50,6 +51,8 @@ function answer(a: PgAnswer): { rows: Record<string, unknown>[]; rowCount: numbe
 
 function value(v: unknown): unknown {
   if (v === undefined) return null;
+  // PostgreSQL's text cannot hold NUL: refused here as the client's error, not sent to fail as a 500.
+  if (typeof v === 'string' && v.includes('\u0000')) throw new TextWithNul();
   if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'boolean') throw new TypeError('SQLite3 can only bind numbers, strings, bigints, buffers, and null');
   return v;

@@ -4,6 +4,8 @@ import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { RequestValidationError } from '../validation/route.ts';
+import { nulDetail, TextWithNul } from '../validation/nul.ts';
+import { InvalidRequest, oauthErrorResponse } from '../oauth/errors.ts';
 import { defaultHint, JSON_BODY_HINT, NOT_FOUND_PATH_HINT, validationHint } from './hints.ts';
 
 export { scopeHint, SIGN_IN_HINT } from './hints.ts';
@@ -39,8 +41,8 @@ const REPEAT_WINDOW_MS = 60_000;
 
 /**
  * Turns ApiError and Hono's HTTPException into `{"detail"}` bodies; anything else is logged (without the
- * request body; its stack once per error and route, repeats counted per minute) and answered 500 with no
- * internals.
+ * request body or its path; its stack once per error and route pattern, repeats counted per minute) and
+ * answered 500 with no internals.
  * @example app.onError(errorHandler())
  */
 export function errorHandler(log: (msg: string) => void = console.error): ErrorHandler {
@@ -64,6 +66,11 @@ export function errorHandler(log: (msg: string) => void = console.error): ErrorH
   return (err, c) => {
     if (err instanceof RequestValidationError) return c.json({ detail: err.detail, hint: err.hint ?? validationHint(err.detail) }, 422);
     if (err instanceof ApiError) return detail(c, err.status, err.message, err.headers, err.hint);
+    if (err instanceof TextWithNul) {
+      // An input no edge check named reached the database with a NUL character (api/validation/nul.ts).
+      if (c.req.path.startsWith('/api/oauth/')) return oauthErrorResponse(new InvalidRequest(err.message), new URL(c.req.url).origin);
+      return c.json({ detail: [nulDetail(['body'], null)], hint: 'Remove the NUL characters (\\u0000) from the text you send.' }, 422);
+    }
     if (err instanceof HTTPException) {
       const status = err.status as ContentfulStatusCode;
       // Hono's JSON body parser throws 400 on malformed JSON; FastAPI reports that as 422 json_invalid.
@@ -72,7 +79,8 @@ export function errorHandler(log: (msg: string) => void = console.error): ErrorH
       }
       return detail(c, status, err.message || 'Request failed');
     }
-    report(`${c.req.method} ${new URL(c.req.url).pathname}`, err);
+    // By route, not by path: a flood of one bad request over many paths (/api/users/<anything>) is one entry.
+    report(`${c.req.method} ${c.req.routePath}`, err);
     return detail(c, 500, 'Internal server error');
   };
 }

@@ -18,6 +18,13 @@ import { registerTools, TOOL_NEEDS, TOOLS } from './tools.ts';
 import { registerResources } from './resources.ts';
 import { registerPrompts } from './prompts.ts';
 import { mcpApiCaller } from './api.ts';
+import { nulPath } from '../validation/nul.ts';
+
+/** The id of a single JSON-RPC request, for an error answered before the SDK reads it (null for a batch). */
+const jsonRpcId = (body: unknown): string | number | null => {
+  const id = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { id?: unknown }).id : null;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+};
 
 const writeTools = TOOLS.filter((t) => t.needs === 'write').map((t) => t.name);
 
@@ -113,6 +120,9 @@ export function registerMcp(app: OpenAPIHono, deps: Pick<AppDeps, 'config' | 'db
     } catch {
       return c.json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: send one JSON-RPC message (or a batch) as JSON with Content-Type: application/json' }, id: null }, 400);
     }
+    // Tool arguments reach the stores: no string of them may hold a NUL character (api/validation/nul.ts).
+    const nul = nulPath(body);
+    if (nul) return c.json({ jsonrpc: '2.0', error: { code: -32602, message: `Invalid params: the text at ${nul.join('.')} contains a NUL character (\\u0000); remove it` }, id: jsonRpcId(body) }, 400);
     const refused = stepUp(body, authInfo);
     if (refused) return refused;
     const server = createServer(c, authInfo);

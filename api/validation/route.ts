@@ -8,6 +8,7 @@ import type { Context } from 'hono';
 import type { z } from 'zod';
 import { validationDetail, type ValidationDetail } from './index.ts';
 import { IDENTITY_CHECKS } from './access.ts';
+import { nulDetail, nulPath } from './nul.ts';
 import { catalogueEntry } from '../openapi/catalogue.ts';
 import { ValidationErrorResponse } from '../openapi/schemas.ts';
 
@@ -98,7 +99,10 @@ export function addRoute<R extends RouteConfig>(
         raw = undefined;
         errors.push({ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {}, ctx: { error: `Nested deeper than ${MAX_JSON_DEPTH} levels` } });
       }
-      if (errors.every((e) => e.type !== 'json_invalid')) body = check(bodySchema, raw, 'json', errors);
+      // No string of ours may hold a NUL character (api/validation/nul.ts): named here, before any store.
+      const nul = raw === undefined || errors.length ? null : nulPath(raw);
+      if (nul) errors.push(nulDetail(['body', ...nul], null));
+      else if (errors.every((e) => e.type !== 'json_invalid')) body = check(bodySchema, raw, 'json', errors);
     }
     if (errors.length > 0) throw new RequestValidationError(errors);
     return handler(c, { params, query, body } as Input<R['request']>);
