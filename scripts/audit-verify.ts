@@ -51,6 +51,26 @@ async function getJson<T>(f: NonNullable<VerifyOptions['fetch']>, url: string): 
   return (await res.json()) as T;
 }
 
+/**
+ * Every item of a list paged by after_seq. The server says where the next page starts; a page that holds no
+ * items but names a next one, or a next_after_seq that does not move past the current one, would make a
+ * verifier that trusts it ask forever (a hostile or broken server): it stops with an error instead.
+ */
+async function allPages<T>(f: NonNullable<VerifyOptions['fetch']>, url: string, limit: number): Promise<T[]> {
+  const items: T[] = [];
+  for (let after = 0; ; ) {
+    const page = await getJson<{ items?: unknown; next_after_seq?: unknown }>(f, `${url}?after_seq=${after}&limit=${limit}`);
+    if (!Array.isArray(page.items)) throw new Error(`GET ${url}?after_seq=${after}: the answer has no items list`);
+    items.push(...(page.items as T[]));
+    const next = page.next_after_seq;
+    if (next === null || next === undefined) return items;
+    if (typeof next !== 'number' || !Number.isSafeInteger(next) || next <= after || page.items.length === 0) {
+      throw new Error(`GET ${url}?after_seq=${after}: next_after_seq ${JSON.stringify(next)} does not advance past ${after}${page.items.length === 0 ? ' (and the page is empty)' : ''}; the server's paging is broken, stopped`);
+    }
+    after = next;
+  }
+}
+
 interface Event { seq: number; kind: string; subject_type: string; subject_id: string; actor: string; created_at: string; entry: string; leaf_hash: string }
 interface Checkpoint { tree_size: number; root_hash: string; note: string }
 
@@ -72,20 +92,8 @@ export async function verifyAuditLog(baseUrl: string, opts: VerifyOptions = {}):
   const origin = key.slice(0, key.indexOf('+'));
   if (state && !openCheckpoint(state.checkpoint, key)) throw new Error('the state file’s checkpoint does not verify under its key');
 
-  const events: Event[] = [];
-  for (let after = 0; ; ) {
-    const page = await getJson<{ items: Event[]; next_after_seq: number | null }>(f, `${base}/api/audit?after_seq=${after}&limit=200`);
-    events.push(...page.items);
-    if (page.next_after_seq === null) break;
-    after = page.next_after_seq;
-  }
-  const checkpoints: Checkpoint[] = [];
-  for (let after = 0; ; ) {
-    const page = await getJson<{ items: Checkpoint[]; next_after_seq: number | null }>(f, `${base}/api/audit/checkpoints?after_seq=${after}&limit=100`);
-    checkpoints.push(...page.items);
-    if (page.next_after_seq === null) break;
-    after = page.next_after_seq;
-  }
+  const events = await allPages<Event>(f, `${base}/api/audit`, 200);
+  const checkpoints = await allPages<Checkpoint>(f, `${base}/api/audit/checkpoints`, 100);
   const latestRes = await f(`${base}/api/audit/checkpoint`);
   if (!latestRes.ok) throw new Error(`GET ${base}/api/audit/checkpoint: ${latestRes.status}`);
   const latestNote = await latestRes.text();

@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -23,7 +25,8 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-audit-verify-'));
 async function verify(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const { BASE_URL: _vite, ...env } = process.env;
   try {
-    const r = await exec('npm', ['run', '--silent', 'audit:verify', '--', ...args], { env: { ...env, KB_NODE_QUIET: '1', npm_config_loglevel: 'error' } });
+    // Killed past 30 s (an honest run takes a few): a verifier that never ends fails its test, not the suite.
+    const r = await exec('npm', ['run', '--silent', 'audit:verify', '--', ...args], { timeout: 30_000, killSignal: 'SIGKILL', env: { ...env, KB_NODE_QUIET: '1', npm_config_loglevel: 'error' } });
     return { code: 0, ...r };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -145,4 +148,30 @@ describe('npm run audit:verify with --key and --state', () => {
     expect(r.stderr).toMatch(/the state file was written for the key/);
     expect((await verify('--key', key)).code).toBe(2);
   });
+
+  it('stops with an error on a server whose paging never advances, instead of asking forever', async () => {
+    // A hostile audit endpoint: every page names the page it is on (or an earlier one) as the next.
+    const answers: Record<string, (after: number) => unknown> = {
+      'the same page again': (after) => ({ items: [], next_after_seq: after }),
+      'an earlier page': (after) => ({ items: [{ seq: 1 }], next_after_seq: Math.max(0, after - 1) }),
+      'empty pages that move on': (after) => ({ items: [], next_after_seq: after + 1 }),
+      'a next that is no number': () => ({ items: [{ seq: 1 }], next_after_seq: '2' }),
+    };
+    for (const [name, answer] of Object.entries(answers)) {
+      const server = http.createServer((req, res) => {
+        const u = new URL(req.url ?? '/', 'http://x');
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(answer(Number(u.searchParams.get('after_seq') ?? 0))));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const r = await verify(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, '--key', key);
+        expect(r.code, name).toBe(2);
+        expect(r.stderr, name).toMatch(/next_after_seq .* does not advance past \d+.*stopped/);
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    }
+  }, 150_000);
 });
