@@ -4,6 +4,7 @@
 import type { Context } from 'hono';
 import { ApiError } from '../errors/index.ts';
 import { principal } from '../auth/middleware.ts';
+import type { Principal } from '../auth/identity.ts';
 import type { DeviceFlow, DeviceRequest } from './flow.ts';
 import type { GuessGuard } from './guess-guard.ts';
 import { normalizeUserCode } from './user-code.ts';
@@ -18,12 +19,32 @@ export interface CodeAccess {
 export const UNKNOWN_CODE = 'No sign-in request has this code; check it against the one your device shows';
 export const GONE_CODE = 'This sign-in request has expired or was already approved or denied; start a new one on your device';
 
+/** Browsers mark a request another page made them send (a link, a script's navigation, an image). */
+const FROM_ANOTHER_SITE = new Set(['cross-site', 'same-site']);
+/** The methods the Origin check of api/auth/middleware.ts lets through from anywhere. */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The signed-in caller when the request can only have come from them: a bearer credential (no page makes
+ * a browser send one), a session's write (it passed the Origin check of api/auth/middleware.ts), or a
+ * session's read that the browser does not mark as sent from another site (Sec-Fetch-Site). Null for
+ * anonymous requests and for reads another site may have caused: with SameSite=Lax a page elsewhere can
+ * make the person's browser navigate here, session and all.
+ */
+export function ownCaller(c: Context): Principal | null {
+  const p = principal(c);
+  if (!p || p.via !== 'session' || !READS.has(c.req.method)) return p;
+  return FROM_ANOTHER_SITE.has(c.req.header('sec-fetch-site') ?? '') ? null : p;
+}
+
 export function codeAccess(flow: DeviceFlow, guard: GuessGuard, clientAddress: (c: Context) => string): CodeAccess {
-  // Counted per client address and, when signed in, per person too: an account cannot guess faster by
-  // hopping between addresses.
+  // Two separate budgets, so that a page elsewhere cannot spend a person's: what the signed-in caller
+  // tries themselves counts per person and per address (an account cannot guess faster by hopping between
+  // addresses, nor several accounts by sharing one); anything else (anonymous lookups, and reads another
+  // site may have made the person's browser send) counts per address, and only limits more of the same.
   const keys = (c: Context) => {
-    const p = principal(c);
-    return p ? [`ip:${clientAddress(c)}`, `user:${p.user.id}`] : [`ip:${clientAddress(c)}`];
+    const p = ownCaller(c);
+    return p ? [`user:${p.user.id}`, `signed-in-ip:${clientAddress(c)}`] : [`ip:${clientAddress(c)}`];
   };
   const unknown = (c: Context): never => {
     guard.failAll(keys(c));

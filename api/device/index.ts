@@ -28,7 +28,10 @@ export interface DeviceDeps {
   now?: () => Date;
 }
 
-/** Unknown user codes one client (address, and person when signed in) may try per window. */
+/**
+ * Unknown user codes one client may try per window: a signed-in person (and the address they try from) in
+ * what they try themselves; an address in anonymous lookups and in reads another site may have caused.
+ */
 export const GUESS_LIMIT = { limit: 10, windowMs: 10 * 60_000 };
 /** Device requests one address may start: a burst of 60, refilled over ten minutes (a login needs one). */
 export const START_LIMIT = { limit: 60, windowMs: 10 * 60_000 };

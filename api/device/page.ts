@@ -6,7 +6,7 @@ import type { Context } from 'hono';
 import { ApiError } from '../errors/index.ts';
 import { principal } from '../auth/middleware.ts';
 import type { Principal } from '../auth/identity.ts';
-import type { CodeAccess } from './access.ts';
+import { ownCaller, type CodeAccess } from './access.ts';
 import { keyLifetime, type DeviceRequest } from './flow.ts';
 import { formatUserCode, USER_CODE_MAX_INPUT } from './user-code.ts';
 import { grantableScope, parseScope } from '../oauth/check_scope.ts';
@@ -82,6 +82,19 @@ export function signInUrl(userCode: string): string {
   return `/api/auth/idp/login?next=${encodeURIComponent(`/device?user_code=${userCode}`)}&next_user_code=${encodeURIComponent(userCode)}`;
 }
 
+/**
+ * For a signed-in person who followed a link from another site while this address is over its limit of
+ * unknown codes: the same page again from this one, where only the person's own attempts count. Nothing is
+ * said about the code, which was not looked up.
+ */
+function continueForm(typed: string): string {
+  return `<p>Continue with the code <strong>${escapeHtml(typed)}</strong> if it is the one your device shows.</p>
+<form method="get" action="/device">
+<input type="hidden" name="user_code" value="${escapeHtml(typed)}">
+<p><button type="submit">Continue</button></p>
+</form>`;
+}
+
 function signInPrompt(row: DeviceRequest): string {
   const code = formatUserCode(row.user_code);
   return `${requestDetails(row)}
@@ -96,7 +109,9 @@ export function registerDevicePage(app: OpenAPIHono, codes: CodeAccess, opts: { 
   const problem = (c: Context, err: unknown, typed: string) => {
     if (!(err instanceof ApiError) || ![404, 410, 429].includes(err.status)) throw err;
     const title = err.status === 429 ? 'Too many attempts' : err.status === 410 ? 'Request no longer open' : 'Unknown code';
-    return page(c, err.status as 404 | 410 | 429, title, `<p role="alert">${escapeHtml(err.message)}</p>\n${err.status === 429 ? '' : codeForm(typed)}`, err.headers);
+    // Signed out, the limit is this address's; signed in, it is the person's own.
+    const next = err.status !== 429 ? codeForm(typed) : session(c) ? '' : `<p><a href="${escapeHtml(signInUrl(typed))}">Sign in</a> to look the code up as yourself.</p>`;
+    return page(c, err.status as 404 | 410 | 429, title, `<p role="alert">${escapeHtml(err.message)}</p>\n${next}`, err.headers);
   };
   const session = (c: Context) => {
     const p = principal(c);
@@ -121,6 +136,9 @@ export function registerDevicePage(app: OpenAPIHono, codes: CodeAccess, opts: { 
     try {
       row = codes.find(c, typed);
     } catch (err) {
+      // Over the limit of what reads from this address may try, but the person is signed in and came by a
+      // link or a script from another site (which could have spent that limit): one click goes on from here.
+      if (err instanceof ApiError && err.status === 429 && session(c) && !ownCaller(c)) return page(c, 200, 'Sign in a device', continueForm(typed));
       return problem(c, err, typed);
     }
     const p = session(c);
