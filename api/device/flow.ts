@@ -9,7 +9,7 @@ import type { Db } from '../db/index.ts';
 import type { AuditLog } from '../audit/index.ts';
 import type { Identity, User } from '../auth/identity.ts';
 import { hashSecret, randomId, randomSecret } from '../auth/secrets.ts';
-import { OAuthError } from '../oauth/errors.ts';
+import { InvalidClient, InvalidGrant, OAuthError } from '../oauth/errors.ts';
 import { oauthStore, type Client } from '../oauth/store.ts';
 import { issueTokens, type TokenResponse } from '../oauth/issue.ts';
 import { LIFETIMES, type Lifetimes } from '../oauth/context.ts';
@@ -29,7 +29,10 @@ export interface DeviceRequest {
   api_key_id: string | null;
   /** The OAuth scope asked for; null when the device gets an API key. */
   oauth_scope: string | null;
-  /** A registered OAuth client the request named; null: one is made for the device at redemption. */
+  /**
+   * The registered OAuth client that made the request (authenticated as at the token endpoint), which alone
+   * may redeem it and gets its OAuth tokens; null: none, and one is made for the device at redemption.
+   */
   oauth_client_id: string | null;
   /** The OAuth grant the redemption created. */
   grant_id: string | null;
@@ -115,7 +118,7 @@ export function createDeviceFlow(db: Db, audit: AuditLog, identity: Identity, op
 
   return {
     /** Starts a request. The device_code is returned here and never again. */
-    start(input: { clientName: string; clientHost: string; sandbox: boolean; oauth?: { scope: string; clientId: string | null } }) {
+    start(input: { clientName: string; clientHost: string; sandbox: boolean; oauth?: { scope: string }; clientId?: string | null }) {
       return db.transaction(() => {
         const t = now();
         db.prepare('DELETE FROM device_requests WHERE expires_at < ?').run(iso(new Date(t.getTime() - PURGE_AFTER_MS)));
@@ -129,7 +132,7 @@ export function createDeviceFlow(db: Db, audit: AuditLog, identity: Identity, op
            VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)`,
         ).run(
           hash, userCode, input.clientName, input.clientHost, input.sandbox ? 1 : 0, opts.pollIntervalSeconds, iso(t), iso(new Date(t.getTime() + opts.codeTtlSeconds * 1000)),
-          input.oauth?.scope ?? null, input.oauth?.clientId ?? null,
+          input.oauth?.scope ?? null, input.clientId ?? null,
         );
         // client_name and client_host are the device's own words (a host name can name a person): not in the public log.
         audit.append({ kind: 'device.request', subjectType: 'device_request', subjectId: requestId({ device_code_hash: hash }), actor: 'system', data: { sandbox: input.sandbox, ...(input.oauth ? { oauth_scope: input.oauth.scope } : {}) } });
@@ -167,12 +170,19 @@ export function createDeviceFlow(db: Db, audit: AuditLog, identity: Identity, op
      * One poll of the token endpoint (RFC 8628 §3.4/3.5). On an approved request it mints the API key and
      * marks the request consumed in the same transaction, so two polls can never mint two keys. Poll
      * bookkeeping (last_poll_at, a raised interval) is committed even when the answer is an error, which
-     * is why errors are returned rather than thrown inside the transaction.
+     * is why errors are returned rather than thrown inside the transaction. `client` is the registered client
+     * the poll authenticated as (null: none): a request a registered client made is that client's to redeem,
+     * and a confidential one must prove it (RFC 6749 §3.2.1).
      */
-    redeem(deviceCode: string, viaGet: boolean): IssuedToken {
-      const result = db.transaction((): IssuedToken | DeviceGrantError => {
+    redeem(deviceCode: string, viaGet: boolean, client: Pick<Client, 'client_id'> | null): IssuedToken {
+      const result = db.transaction((): IssuedToken | OAuthError => {
         const row = byHash.get(hashSecret(deviceCode));
         if (!row) return new DeviceGrantError('invalid_grant', 'Unknown device_code');
+        const owner = row.oauth_client_id ? oauth.getClient(row.oauth_client_id) : undefined;
+        if (owner && client?.client_id !== owner.client_id) {
+          if (client) return new InvalidGrant('This device_code was issued to another client');
+          if (owner.token_endpoint_auth_method !== 'none') return new InvalidClient('This device_code belongs to a confidential client: authenticate with HTTP Basic');
+        }
         const t = now();
         // A replay is refused, not punished by revoking the key: GET-alias clients and proxies may repeat a GET.
         if (row.status === 'consumed') return new DeviceGrantError('invalid_grant', 'This device_code was already exchanged for a key');
@@ -213,7 +223,7 @@ export function createDeviceFlow(db: Db, audit: AuditLog, identity: Identity, op
         audit.append({ kind: 'device.token', subjectType: 'device_request', subjectId: requestId(row), actor: 'system', data: { api_key_id: key.id, sandbox } });
         return { kind: 'api_key' as const, secret, keyId: key.id, expiresIn, sandbox, user };
       }).immediate();
-      if (result instanceof DeviceGrantError) throw result;
+      if (result instanceof OAuthError) throw result;
       return result;
     },
   };

@@ -15,6 +15,7 @@ import { registerDevicePage } from './page.ts';
 import { registerDeviceApiRoutes } from './routes.ts';
 import { registerDeviceTokenEndpoint } from './token.ts';
 import { mcpResource } from '../oauth/check_resource.ts';
+import { oauthStore } from '../oauth/store.ts';
 
 export { redeemDeviceCode } from './token.ts';
 export type { DeviceFlow } from './flow.ts';
@@ -56,8 +57,9 @@ export function deviceFlowFor(deps: DeviceDeps): DeviceFlow {
 export function registerDeviceRoutes(app: OpenAPIHono, deps: DeviceDeps): DeviceFlow {
   const flow = deviceFlowFor(deps);
   const codes = codeAccess(flow, new GuessGuard({ ...GUESS_LIMIT, db: deps.db }), clientAddress);
-  registerDeviceApiRoutes(app, flow, codes, { baseUrl: deps.config.baseUrl, startLimiter: new RateLimiter({ ...START_LIMIT, name: 'device-start', db: deps.db }), clientAddress });
-  registerDeviceTokenEndpoint(app, flow, { baseUrl: deps.config.baseUrl });
+  const store = oauthStore(deps.db);
+  registerDeviceApiRoutes(app, flow, codes, { baseUrl: deps.config.baseUrl, startLimiter: new RateLimiter({ ...START_LIMIT, name: 'device-start', db: deps.db }), clientAddress, store });
+  registerDeviceTokenEndpoint(app, flow, { baseUrl: deps.config.baseUrl, store });
   registerDevicePage(app, codes, { siteName: deps.config.siteName });
   return flow;
 }

@@ -12,6 +12,8 @@ import { OAuthError, TooManyRequests, InvalidRequest, InvalidTarget, oauthErrorR
 import { parseScope } from '../oauth/check_scope.ts';
 import { mcpResource } from '../oauth/check_resource.ts';
 import { FORM_ENCODED, mediaType, singleValued } from '../oauth/form.ts';
+import { authenticateDeviceClient } from '../oauth/check_client.ts';
+import type { Client, OAuthStore } from '../oauth/store.ts';
 import { OAuthErrorBody } from '../oauth/schemas.ts';
 import { formatUserCode } from './user-code.ts';
 import {
@@ -29,6 +31,7 @@ import type { CodeAccess } from './access.ts';
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 const E422 = { 422: json(HTTPValidationError, 'Validation error') };
 const E429 = { 429: json(ErrorDetail, 'Too many unknown codes from this client; see Retry-After') };
+const E401_CLIENT = { 401: json(OAuthErrorBody, 'client_id names a registered client that failed to authenticate (RFC 6749 §5.2 invalid_client, with a Basic challenge): a confidential one sends HTTP Basic') };
 const CODE_ERRORS = { 404: json(ErrorDetail, 'No request has this code'), 410: json(ErrorDetail, 'The request expired or was already decided'), ...E422, ...E429 };
 // RFC 6749 §5.1: token responses must not be cached; the same holds for anything carrying a device_code.
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
@@ -38,6 +41,8 @@ export interface DeviceRouteOptions {
   /** Device requests one client address may start per window (token bucket). */
   startLimiter: { take(key: string): number };
   clientAddress: (c: Context) => string;
+  /** The authorization server's clients: a registered one authenticates here as at its token endpoint. */
+  store: OAuthStore;
 }
 
 export function lookupOut(c: Context, row: DeviceRequest) {
@@ -59,23 +64,22 @@ export function lookupOut(c: Context, row: DeviceRequest) {
 interface OAuthAsk {
   scope?: string;
   resource?: string;
-  client_id?: string;
 }
 
 /**
  * What a start request asked for: OAuth tokens when it names the resource they are for (RFC 8707,
  * `resource={BASE_URL}/mcp`, as MCP clients send it), with its scope (`read` by default, as at the authorize
- * endpoint) and the registered client it named; otherwise an API key, and the scope is ignored as before
- * (standard clients send scopes of other services). Throws invalid_target for another resource and
- * invalid_scope for scopes this server does not have.
+ * endpoint); otherwise an API key, and the scope is ignored as before (standard clients send scopes of
+ * other services). Throws invalid_target for another resource and invalid_scope for scopes this server
+ * does not have.
  */
-export function oauthAsk(f: OAuthAsk, baseUrl: string): { scope: string; clientId: string | null } | undefined {
+export function oauthAsk(f: OAuthAsk, baseUrl: string): { scope: string } | undefined {
   const scope = f.scope?.trim() ?? '';
   const resource = f.resource?.trim() ?? '';
   if (!resource) return undefined;
   if (resource !== mcpResource(baseUrl)) throw new InvalidTarget(`resource must be ${mcpResource(baseUrl)}`);
   const scopes = parseScope(scope || 'read');
-  return { scope: (scopes.includes('read') ? scopes : ['read', ...scopes]).join(' '), clientId: f.client_id?.trim() || null };
+  return { scope: (scopes.includes('read') ? scopes : ['read', ...scopes]).join(' ') };
 }
 
 /** The same, for the JSON and GET forms: a bad scope or resource is a 422 on that field (the spec's rule E2). */
@@ -99,14 +103,27 @@ const firstIssue = (error: z.ZodError) => {
 };
 
 export function registerDeviceApiRoutes(app: OpenAPIHono, flow: DeviceFlow, codes: CodeAccess, opts: DeviceRouteOptions) {
-  const start = (c: Context, clientName: string, clientHost: string, sandbox: boolean, oauth: { scope: string; clientId: string | null } | undefined, rfcErrors = false) => {
+  /**
+   * The registered client the request comes from, or null (check_client.ts): a request that names one is
+   * its own only with its credentials, or a device start would have tokens issued to a confidential client
+   * by anyone who knows its client_id. The JSON body and the GET alias get the same RFC 6749 invalid_client.
+   */
+  const clientOf = (c: Context, params: Map<string, string>): Client | null | Response => {
+    try {
+      return authenticateDeviceClient(c, params, opts.store);
+    } catch (err) {
+      if (err instanceof OAuthError) return oauthErrorResponse(err, opts.baseUrl);
+      throw err;
+    }
+  };
+  const start = (c: Context, clientName: string, clientHost: string, sandbox: boolean, oauth: { scope: string } | undefined, client: Client | null, rfcErrors = false) => {
     const wait = opts.startLimiter.take(`ip:${opts.clientAddress(c)}`);
     if (wait > 0) {
       const message = `Too many sign-in requests; try again in ${wait} s`;
       if (rfcErrors) throw new TooManyRequests(message, wait);
       throw new ApiError(429, message, { 'Retry-After': String(wait) });
     }
-    const r = flow.start({ clientName, clientHost, sandbox, oauth });
+    const r = flow.start({ clientName, clientHost, sandbox, oauth, clientId: client?.client_id ?? null });
     const page = `${opts.baseUrl}/device`;
     return c.json(
       {
@@ -128,10 +145,12 @@ export function registerDeviceApiRoutes(app: OpenAPIHono, flow: DeviceFlow, code
   app.post('/api/oauth/device', async (c, next) => {
     if (mediaType(c) !== FORM_ENCODED) return next();
     try {
-      const parsed = DeviceAuthForm.safeParse(Object.fromEntries(singleValued(new URLSearchParams(await c.req.text()))));
+      const params = singleValued(new URLSearchParams(await c.req.text()));
+      const parsed = DeviceAuthForm.safeParse(Object.fromEntries(params));
       if (!parsed.success) throw new InvalidRequest(firstIssue(parsed.error));
       const f = parsed.data;
-      return start(c, f.client_name || f.client_id || 'Unnamed client', f.client_host || 'unknown host', false, oauthAsk(f, opts.baseUrl), true);
+      const client = authenticateDeviceClient(c, params, opts.store);
+      return start(c, f.client_name || client?.client_name || f.client_id || 'Unnamed client', f.client_host || 'unknown host', false, oauthAsk(f, opts.baseUrl), client, true);
     } catch (err) {
       if (err instanceof OAuthError) return oauthErrorResponse(err, opts.baseUrl);
       throw err;
@@ -157,6 +176,7 @@ export function registerDeviceApiRoutes(app: OpenAPIHono, flow: DeviceFlow, code
       responses: {
         200: json(DeviceAuthResponse, 'Codes to show the person and to poll with'),
         400: json(OAuthErrorBody, 'A form-encoded request with an invalid field (RFC 6749 §5.2 invalid_request)'),
+        ...E401_CLIENT,
         ...E422,
         429: {
           description: 'Too many sign-in requests from this client address; see Retry-After. JSON requests get {detail}, form-encoded ones the RFC error temporarily_unavailable',
@@ -164,7 +184,11 @@ export function registerDeviceApiRoutes(app: OpenAPIHono, flow: DeviceFlow, code
         },
       },
     }),
-    (c, { body }) => start(c, body.client_name, body.client_host, false, oauthAskOr422(body, opts.baseUrl, 'body')),
+    (c, { body }) => {
+      const client = clientOf(c, new Map(body.client_id ? [['client_id', body.client_id]] : []));
+      if (client instanceof Response) return client;
+      return start(c, body.client_name, body.client_host, false, oauthAskOr422(body, opts.baseUrl, 'body'), client);
+    },
   );
 
   addRoute(
@@ -175,9 +199,13 @@ export function registerDeviceApiRoutes(app: OpenAPIHono, flow: DeviceFlow, code
       tags: ['device'],
       summary: 'Start a device sign-in from a sandbox that cannot POST (non-RFC alias; the key will live one hour)',
       request: { query: DeviceAuthQuery },
-      responses: { 200: json(DeviceAuthResponse, 'Codes to show the person and to poll with'), ...E422, 429: json(ErrorDetail, 'Too many sign-in requests from this client address; see Retry-After') },
+      responses: { 200: json(DeviceAuthResponse, 'Codes to show the person and to poll with'), ...E401_CLIENT, ...E422, 429: json(ErrorDetail, 'Too many sign-in requests from this client address; see Retry-After') },
     }),
-    (c, { query }) => start(c, query.client_name || 'Unnamed client', query.client_host || 'unknown host', true, oauthAskOr422(query, opts.baseUrl, 'query')),
+    (c, { query }) => {
+      const client = clientOf(c, new Map(new URL(c.req.url).searchParams));
+      if (client instanceof Response) return client;
+      return start(c, query.client_name || 'Unnamed client', query.client_host || 'unknown host', true, oauthAskOr422(query, opts.baseUrl, 'query'), client);
+    },
   );
 
   addRoute(

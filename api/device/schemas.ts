@@ -23,7 +23,7 @@ const RESOURCE_DESCRIPTION =
 const oauthFields = () => ({
   scope: z.string().max(200).optional().openapi({ description: SCOPE_DESCRIPTION, example: 'read write' }),
   resource: z.string().max(500).optional().openapi({ description: RESOURCE_DESCRIPTION }),
-  client_id: z.string().max(CLIENT_NAME_MAX).optional().openapi({ description: 'A registered OAuth client the tokens are for; otherwise one is made for this device (listed among your connected apps). Informational for an API key.' }),
+  client_id: z.string().max(CLIENT_NAME_MAX).optional().openapi({ description: 'A registered OAuth client the tokens are for (it authenticates as at /api/oauth/v2/token: a confidential one with HTTP Basic, and polls the same way); otherwise one is made for this device (listed among your connected apps). Any other value only names the program.' }),
 });
 
 /** POST /api/oauth/device with a JSON body. Other unknown fields are ignored. */
@@ -44,7 +44,7 @@ export const DeviceAuthQuery = z.object({
  * asks for OAuth tokens instead of an API key.
  */
 export const DeviceAuthForm = z.object({
-  client_id: optionalPrintable(CLIENT_NAME_MAX, 'The client\'s identifier (RFC 8628 §3.1); no registration needed. Names the client when client_name is absent; a registered client gets the OAuth tokens.'),
+  client_id: optionalPrintable(CLIENT_NAME_MAX, 'The client\'s identifier (RFC 8628 §3.1); no registration needed. Names the client when client_name is absent; a registered client authenticates (a confidential one with HTTP Basic, RFC 6749 §3.2.1) and gets the OAuth tokens.'),
   client_name: optionalPrintable(CLIENT_NAME_MAX, 'As in DeviceAuthRequest.'),
   client_host: optionalPrintable(CLIENT_HOST_MAX, 'As in DeviceAuthRequest.'),
   scope: z.string().max(200).optional().openapi({ description: SCOPE_DESCRIPTION }),
@@ -77,8 +77,10 @@ export const TokenRequest = z
   })
   .openapi('TokenRequest');
 
-/** POST /api/oauth/token as a form (RFC 8628 §3.4): the same fields, and the client_id standard clients send (ignored). */
-export const TokenForm = TokenRequest.extend({ client_id: z.string().optional().openapi({ description: 'Accepted and ignored: the device_code alone identifies the request.' }) });
+/** POST /api/oauth/token as a form (RFC 8628 §3.4): the same fields, and the client_id standard clients send. */
+export const TokenForm = TokenRequest.extend({
+  client_id: z.string().optional().openapi({ description: 'The device_code alone identifies the request; a registered client authenticates (a confidential one with HTTP Basic instead).' }),
+});
 
 export const TokenResponse = z
   .object({

@@ -1,6 +1,7 @@
 // The device flow's token endpoint, POST /api/oauth/token (RFC 8628 §3.4) and its GET alias for sandboxes.
 // - the poll comes as the spec's JSON TokenRequest or as a form, as standard RFC 8628 clients send it
-//   (client_id and other extra parameters are ignored: the device_code alone names the request)
+//   (the device_code alone names the request; other parameters are ignored, except that a registered client,
+//   named by client_id or by HTTP Basic, authenticates as at /api/oauth/v2/token: api/oauth/check_client.ts)
 // - grant_type: the short `device_code` or the RFC's URN; every parameter at most once
 // - every failure is the RFC 6749 §5.2 error JSON, never a 422: polling clients parse `error`
 // The same redemption answers the device grant at /api/oauth/v2/token (api/oauth/grants/device_code.ts).
@@ -8,16 +9,20 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { oauthEndpoint, oauthJson } from '../oauth/endpoint.ts';
 import { InvalidRequest, UnsupportedGrantType } from '../oauth/errors.ts';
+import { OAuthErrorBody } from '../oauth/schemas.ts';
+import { authenticateDeviceClient } from '../oauth/check_client.ts';
+import type { Client, OAuthStore } from '../oauth/store.ts';
 import { FORM_ENCODED, mediaType, singleValued } from '../oauth/form.ts';
 import type { DeviceFlow } from './flow.ts';
 import { DEVICE_GRANT_TYPES, TokenError, TokenForm, TokenRequest, TokenResponse } from './schemas.ts';
 
 /**
  * The token response for a device_code, once: the API key, or for a request that asked for OAuth tokens the
- * RFC 6749 token response (with the client_id to refresh with). Throws DeviceGrantError while not granted.
+ * RFC 6749 token response (with the client_id to refresh with). Throws DeviceGrantError while not granted,
+ * and invalid_client or invalid_grant when the request is a registered client's and `client` is not it.
  */
-export function redeemDeviceCode(flow: DeviceFlow, deviceCode: string, viaGet: boolean) {
-  const issued = flow.redeem(deviceCode, viaGet);
+export function redeemDeviceCode(flow: DeviceFlow, deviceCode: string, viaGet: boolean, client: Client | null) {
+  const issued = flow.redeem(deviceCode, viaGet, client);
   if (issued.kind === 'oauth') {
     return {
       ...issued.tokens,
@@ -55,21 +60,24 @@ async function readPoll(c: Context): Promise<Map<string, string>> {
   return params;
 }
 
-function poll(flow: DeviceFlow, params: Map<string, string>, viaGet: boolean): Response {
+function poll(c: Context, flow: DeviceFlow, store: OAuthStore, params: Map<string, string>, viaGet: boolean): Response {
   // The GET alias exists for sandboxes that can only build a URL: the one grant it serves is the default.
   const grantType = params.get('grant_type') ?? (viaGet ? 'device_code' : undefined);
   if (!grantType) throw new InvalidRequest('grant_type is required: send grant_type=device_code (or urn:ietf:params:oauth:grant-type:device_code)');
   if (!(DEVICE_GRANT_TYPES as readonly string[]).includes(grantType)) {
     throw new UnsupportedGrantType(`This endpoint only takes grant_type ${DEVICE_GRANT_TYPES.join(' or ')}`);
   }
+  const client = authenticateDeviceClient(c, params, store);
   const deviceCode = params.get('device_code');
   if (!deviceCode) throw new InvalidRequest('device_code is required');
-  return oauthJson(redeemDeviceCode(flow, deviceCode, viaGet));
+  return oauthJson(redeemDeviceCode(flow, deviceCode, viaGet, client));
 }
 
 const json = (schema: typeof TokenResponse | typeof TokenError, description: string) => ({ description, content: { 'application/json': { schema } } });
 
-export function registerDeviceTokenEndpoint(app: OpenAPIHono, flow: DeviceFlow, opts: { baseUrl: string }): void {
+const CLIENT_401 = { 401: { description: 'A registered client failed to authenticate (RFC 6749 §5.2 invalid_client, with a Basic challenge)', content: { 'application/json': { schema: OAuthErrorBody } } } };
+
+export function registerDeviceTokenEndpoint(app: OpenAPIHono, flow: DeviceFlow, opts: { baseUrl: string; store: OAuthStore }): void {
   oauthEndpoint(
     app,
     createRoute({
@@ -83,10 +91,11 @@ export function registerDeviceTokenEndpoint(app: OpenAPIHono, flow: DeviceFlow, 
       responses: {
         200: json(TokenResponse, 'The API key'),
         400: json(TokenError, 'Not (yet) granted, or a malformed poll: the RFC 6749 §5.2 / RFC 8628 §3.5 error'),
+        ...CLIENT_401,
       },
     }),
     opts.baseUrl,
-    async (c) => poll(flow, await readPoll(c), false),
+    async (c) => poll(c, flow, opts.store, await readPoll(c), false),
   );
 
   oauthEndpoint(
@@ -100,9 +109,10 @@ export function registerDeviceTokenEndpoint(app: OpenAPIHono, flow: DeviceFlow, 
       responses: {
         200: json(TokenResponse, 'The API key'),
         400: json(TokenError, 'Not (yet) granted, or a malformed poll: the RFC 6749 §5.2 / RFC 8628 §3.5 error'),
+        ...CLIENT_401,
       },
     }),
     opts.baseUrl,
-    (c) => poll(flow, singleValued(new URL(c.req.url).searchParams), true),
+    (c) => poll(c, flow, opts.store, singleValued(new URL(c.req.url).searchParams), true),
   );
 }

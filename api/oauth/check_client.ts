@@ -3,6 +3,8 @@
 // - token and revocation endpoints: confidential clients authenticate with HTTP Basic and their secret,
 //   compared as SHA-256 in constant time; public clients send client_id and nothing else; one method per
 //   request; a client may use a grant type only if it registered it
+// - device endpoints: the same, for a registered client or one that sends credentials; any other client_id
+//   is only a name
 import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { hashSecret } from '../auth/secrets.ts';
@@ -39,6 +41,21 @@ export function authenticateClient(c: Context, params: Map<string, string>, stor
   if (!client) throw new InvalidClient('client authentication failed: unknown client_id');
   if (client.token_endpoint_auth_method !== 'none') throw new InvalidClient('this client is confidential: authenticate with HTTP Basic');
   return client;
+}
+
+/**
+ * The client at the device endpoints (RFC 8628 §3.1 and the device grant, §3.4), or null. A client_id
+ * needs no registration there: an unregistered one only names the program. A request that names a
+ * registered client, or sends client credentials, is that client's and authenticates as at the token
+ * endpoint (RFC 6749 §3.2.1): a confidential client with HTTP Basic and its secret, a public one by its
+ * client_id. An `Authorization: Bearer` header is a person's credential, not a client's, and left alone.
+ */
+export function authenticateDeviceClient(c: Context, params: Map<string, string>, store: OAuthStore): Client | null {
+  const header = c.req.header('authorization');
+  const credentials = (header !== undefined && !/^bearer\s/i.test(header)) || params.has('client_secret') || params.has('client_assertion');
+  const clientId = params.get('client_id');
+  if (!credentials && !(clientId && store.getClient(clientId))) return null;
+  return authenticateClient(c, params, store);
 }
 
 export function checkGrantType(client: Client, grantType: string): void {
