@@ -71,9 +71,9 @@ export function writeJsonPieces(fd: number, pieces: Iterable<string>): void {
   if (batch) flush();
 }
 
-/** Writes a JSON text given in pieces (writeJsonPieces) to a new file, replacing one of that name. */
-export function writeJsonPiecesFile(file: string, pieces: Iterable<string>, mode = 0o666): void {
-  const fd = fs.openSync(file, 'w', mode);
+/** Writes a JSON text given in pieces (writeJsonPieces) to a new file, replacing one of that name (flag `wx`: only a new one). */
+export function writeJsonPiecesFile(file: string, pieces: Iterable<string>, mode = 0o666, flag: 'w' | 'wx' = 'w'): void {
+  const fd = fs.openSync(file, flag, mode);
   try {
     writeJsonPieces(fd, pieces);
   } finally {

@@ -111,6 +111,7 @@ describe('buildSite', () => {
         plant(path.join(dir, `dist.new-${os.hostname()}-${gone}`)),
         plant(path.join(cache, `kb-build-${gone}-7`)), // the name before the owner was in it
         plant(path.join(os.tmpdir(), `kb-models-${gone}-1-abc.json`), false),
+        plant(path.join(os.tmpdir(), `kb-models-${gone}-AbC123`)), // a private hand-off folder
       ];
       const liveOnes = [
         plant(path.join(dir, `dist.old-${os.hostname()}-${live}`)),
@@ -119,6 +120,7 @@ describe('buildSite', () => {
         plant(path.join(cache, `kb-build-${gone}-${live}-1`)), // its render process still runs
         plant(path.join(cache, `kb-build-docs-${live}-1`)),
         plant(path.join(os.tmpdir(), `kb-selection-${live}-1-abc.json`), false),
+        plant(path.join(os.tmpdir(), `kb-selection-${live}-XyZ789`)),
       ];
       const again = spawnSync('npm', ['run', 'build'], { env, encoding: 'utf8' });
       expect(again.status, again.stderr).toBe(0);
@@ -132,6 +134,42 @@ describe('buildSite', () => {
     } finally {
       alive.kill();
       for (const f of planted) fs.rmSync(f, { recursive: true, force: true });
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it('hands its render processes their pages in private files: a folder of its own (0700), the file 0600, made exclusively', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-build-'));
+    try {
+      generateCorpus({ dir: path.join(dir, 'content'), videos: 12, seed: 3 });
+      // Two render processes (a shard each), each told its pages and handed their models in files.
+      const env = { ...process.env, CONTENT_DIR: path.join(dir, 'content'), DIST_DIR: path.join(dir, 'dist'), DATA_DIR: path.join(dir, 'var'), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true', KB_PAGES_PER_SHARD: '10' };
+      const build = spawn('npm', ['run', 'build'], { env, stdio: 'ignore' });
+      const ended = new Promise<number | null>((resolve) => build.once('exit', resolve));
+      // What the temporary folder holds while the build runs (other tests' builds too: they run the same code).
+      const seen = new Map<string, string>();
+      let running = true;
+      void ended.then(() => (running = false));
+      while (running) {
+        for (const name of fs.readdirSync(os.tmpdir())) {
+          if (!/^kb-(?:selection|models)-\d+-/.test(name) || seen.has(name)) continue;
+          try {
+            const folder = fs.lstatSync(path.join(os.tmpdir(), name));
+            const kind = name.split('-')[1];
+            const file = fs.lstatSync(path.join(os.tmpdir(), name, `${kind}.json`));
+            seen.set(name, `${folder.isDirectory() ? 'folder' : 'file'} ${(folder.mode & 0o777).toString(8)}, ${file.isFile() ? 'file' : 'other'} ${(file.mode & 0o777).toString(8)}`);
+          } catch (err) {
+            // gone between the listing and the look (a render that ended), or a plain file: recorded as such
+            if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') seen.set(name, 'file');
+          }
+        }
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      expect(await ended).toBe(0);
+      // Each shard's selection at least (models files, where a build hands them, are made the same way).
+      expect([...seen.keys()].filter((n) => n.startsWith('kb-selection-')).length).toBeGreaterThanOrEqual(1);
+      for (const [name, what] of seen) expect(what, name).toBe('folder 700, file 600');
+    } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }, 180_000);

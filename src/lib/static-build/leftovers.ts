@@ -43,8 +43,8 @@ function allGone(pids: string[], file: string): boolean {
  *   the process that rendered them; `kb-build-<pid>-<n>` before they were named so) and
  *   `kb-build-docs-<pid>-<time>` (a full build's documents);
  * - beside dist/, `<dist>.new-<host>-<pid>` and `<dist>.old-<host>-<pid>` of this host (a full build's swap);
- * - in the temporary folder, `kb-selection-<pid>-…json` and `kb-models-<pid>-…json` (what a build told its
- *   render processes).
+ * - in the temporary folder, `kb-selection-<pid>-XXXXXX` and `kb-models-<pid>-XXXXXX` (private folders
+ *   holding what a build told its render processes; `kb-selection-<pid>-…json` files before).
  */
 export function sweepBuildLeftovers(distDir: string, log?: (line: string) => void): string[] {
   const removed: string[] = [];
@@ -66,7 +66,7 @@ export function sweepBuildLeftovers(distDir: string, log?: (line: string) => voi
   const dist = path.resolve(distDir);
   // This host's only: another host's process cannot be told alive from here.
   sweep(path.dirname(dist), new RegExp(`^${escapeRegExp(path.basename(dist))}\\.(?:new|old)-${escapeRegExp(os.hostname())}-(\\d+)$`));
-  sweep(os.tmpdir(), /^kb-(?:selection|models)-(\d+)-\d+-[a-z0-9]+\.json$/);
+  sweep(os.tmpdir(), /^kb-(?:selection|models)-(\d+)-(?:[A-Za-z0-9]{6}|\d+-[a-z0-9]+\.json)$/);
   if (removed.length) log?.(`build: removed what ${removed.length === 1 ? 'a killed build' : 'killed builds'} left: ${removed.map((p) => path.basename(p)).join(', ')}`);
   return removed;
 }

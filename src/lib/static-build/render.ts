@@ -131,11 +131,25 @@ export function shardCount(pages: number, env: Record<string, string | undefined
   return Math.max(1, Math.min(MAX_SHARDS, os.availableParallelism(), Math.floor(pages / perShard)));
 }
 
-const tmpFile = (kind: string) => path.join(os.tmpdir(), `kb-${kind}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+/**
+ * A new hand-off file for a render process (its selection, its models): in a folder of its own in the
+ * temporary folder, which mkdtemp makes for this user alone (0700), created exclusively (it cannot be a file
+ * or link another user placed there first) with mode 0600, so no other user of the machine reads or swaps
+ * what a build hands over. The folder is named `kb-<kind>-<pid>-XXXXXX` for the leftovers' sweep;
+ * removeHandOff takes it with the file.
+ */
+function handOffFile(kind: 'selection' | 'models'): string {
+  return path.join(fs.mkdtempSync(path.join(os.tmpdir(), `kb-${kind}-${process.pid}-`)), `${kind}.json`);
+}
+
+/** Removes a hand-off file and its folder. */
+const removeHandOff = (file: string | undefined): void => {
+  if (file) fs.rmSync(path.dirname(file), { recursive: true, force: true });
+};
 
 function writeSelection(keys: readonly string[]): string {
-  const file = tmpFile('selection');
-  fs.writeFileSync(file, JSON.stringify(keys));
+  const file = handOffFile('selection');
+  fs.writeFileSync(file, JSON.stringify(keys), { flag: 'wx', mode: 0o600 });
   return file;
 }
 
@@ -154,14 +168,14 @@ export interface HandedModels {
  * pages are MBs each), piece by piece, in ASCII (json-file.ts: the render process parses it faster).
  */
 function writeModelsFile(models: HandedModels, keys: readonly string[]): string {
-  const file = tmpFile('models');
+  const file = handOffFile('models');
   const pages = function* (): Generator<[string, Iterable<string>]> {
     for (const k of keys) {
       const m = models.pages[k];
       if (m) yield [k, objectPieces([['route', JSON.stringify(m.route)], ['params', JSON.stringify(m.params)], ['props', m.json]])];
     }
   };
-  writeJsonPiecesFile(file, objectPieces([['site', JSON.stringify(models.site)], ['pages', objectPieces(pages())]]), 0o600);
+  writeJsonPiecesFile(file, objectPieces([['site', JSON.stringify(models.site)], ['pages', objectPieces(pages())]]), 0o600, 'wx');
   return file;
 }
 
@@ -248,7 +262,7 @@ export function startRender(env: Record<string, string | undefined>): EarlyRende
   });
   let used = false;
   let selection: string | undefined;
-  const result = done.finally(() => selection && fs.rmSync(selection, { force: true }));
+  const result = done.finally(() => removeHandOff(selection));
   result.catch(() => {});
   return {
     result,
@@ -336,7 +350,7 @@ export async function startPages(
   if (shards === 1 && !opts.inChild && !early) {
     const selection = opts.all ? undefined : writeSelection(keys);
     const result = renderWithAstro(withModels(0), generatedAt, selection, onPage).finally(() => {
-      for (const f of [selection, ...modelsFiles]) if (f) fs.rmSync(f, { force: true });
+      for (const f of [selection, ...modelsFiles]) removeHandOff(f);
     });
     return { result };
   }
@@ -354,7 +368,7 @@ export async function startPages(
   });
   const result = (async () => {
     const results = await Promise.allSettled(renders);
-    for (const f of files) fs.rmSync(f, { force: true });
+    for (const f of files) removeHandOff(f);
     const folders = results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<string>).value);
     const failed = results.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
     if (failed) {
