@@ -39,7 +39,41 @@ export function authenticate(identity: Identity, opts: { publicOrigin: string })
     }
     c.set('principal' as never, principal as never);
     await next();
+    // An answer to a caller's credential must not be kept by a shared cache and handed to the next caller:
+    // one whose route looked at the caller (principal()), any other answer to a signed-in caller unless it
+    // says it is public (the same for everyone), and any answer that sets a cookie.
+    const cc = c.res.headers.get('Cache-Control');
+    if (c.get(CREDENTIAL_READ as never) || (principal && !/(^|,)\s*public\s*(,|$)/i.test(cc ?? '')) || c.res.headers.has('Set-Cookie')) {
+      const wanted = privateCacheControl(cc, c.res.headers.get('Vary'));
+      if (wanted !== cc) setHeader(c, 'Cache-Control', wanted);
+    }
   };
+}
+
+/** Set in the context when a route looked at the caller's identity and there was one (see `principal`). */
+const CREDENTIAL_READ = 'kbCredentialRead';
+
+/**
+ * The Cache-Control of a response that depends on the caller's credential: kept when it already says
+ * `private` with `no-store`, or `private, no-cache` with a Vary on the credential (Cookie or Authorization);
+ * otherwise `private, no-store` (`public` or a max-age would let a shared cache hand the answer to the next
+ * caller).
+ */
+export function privateCacheControl(cacheControl: string | null, vary: string | null): string {
+  const directives = new Set((cacheControl ?? '').toLowerCase().split(',').map((d) => d.trim().split('=')[0]).filter(Boolean));
+  const varies = /(^|,)\s*(cookie|authorization|\*)\s*(,|$)/i.test(vary ?? '');
+  if (directives.has('private') && (directives.has('no-store') || (directives.has('no-cache') && varies))) return cacheControl!;
+  return 'private, no-store';
+}
+
+/** Sets a header on the context's response (a Response whose headers are immutable is copied first). */
+function setHeader(c: Context, name: string, value: string): void {
+  try {
+    c.res.headers.set(name, value);
+  } catch {
+    c.res = new Response(c.res.body, c.res);
+    c.res.headers.set(name, value);
+  }
 }
 
 function originOf(url: string | undefined): string | undefined {
@@ -51,8 +85,14 @@ function originOf(url: string | undefined): string | undefined {
   }
 }
 
+/**
+ * The caller, or null when anonymous. Whatever answers after asking this with a caller present depends on
+ * the credential: the response is marked `private, no-store` on its way out (authenticate).
+ */
 export function principal(c: Context): Principal | null {
-  return (c.get('principal' as never) as Principal | null | undefined) ?? null;
+  const p = (c.get('principal' as never) as Principal | null | undefined) ?? null;
+  if (p) c.set(CREDENTIAL_READ as never, true as never);
+  return p;
 }
 
 /** True when the request carried a bearer token that is unknown, expired or revoked. */

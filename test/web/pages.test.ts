@@ -155,7 +155,7 @@ describe("the server's pages", () => {
     const s = sessionFor(srv, 'eva@example.org', 'Eva Horvat');
     const page = await srv.get('/account', { headers: s.headers });
     expect(page.status).toBe(200);
-    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.headers.get('cache-control')).toBe('private, no-store');
     expect(page.headers.get('x-frame-options')).toBe('DENY');
     expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self'.*frame-ancestors 'none'/);
     const html = await page.text();

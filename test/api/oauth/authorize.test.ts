@@ -45,7 +45,7 @@ describe('the consent page', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.headers.get('x-frame-options')).toBe('DENY');
     expect(res.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
-    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
     // Not no-referrer: browsers would then send Origin: null on the form's POST, which CSRF rules refuse.
     expect(res.headers.get('referrer-policy')).toBe('same-origin');
     // form-action governs the redirect after the POST too, so the client's origin is allowed.

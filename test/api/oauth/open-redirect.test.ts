@@ -41,7 +41,8 @@ describe('a failing authorization request of a client registered by anyone', () 
       expect(res.status, who).toBe(400);
       expect(res.headers.get('location'), who).toBeNull();
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-      expect(res.headers.get('cache-control')).toBe('no-store');
+      // Private as well for the person signed in: the page answers their session.
+      expect(res.headers.get('cache-control'), who).toBe(who === 'anonymous' ? 'no-store' : 'private, no-store');
       const html = await res.text();
       expect(html).toContain('<code>invalid_scope</code>');
       // A plain link the person may follow, without the error parameters a redirect would have carried.
