@@ -19,7 +19,7 @@ import { auditOriginOptions, createAuditLog, type AuditLog } from './audit/index
 import { createIdentity, type Identity } from './auth/identity.ts';
 import { createEmbeddedIdp } from './auth/embedded-idp/index.ts';
 import { openSearch, type SearchService } from '../src/lib/search/index.ts';
-import { syncPublishedPosts } from './search/posts.ts';
+import { refreshPublishedPosts, syncPublishedPosts } from './search/posts.ts';
 import { listen } from './db/listen.ts';
 import { createPostStore } from './posts/store.ts';
 import { createNotifications } from './notifications/index.ts';
@@ -118,9 +118,12 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   const posts = createPostStore(db, audit, createNotifications(db));
   let search = await openSearch(config, content.snapshot, log);
   await syncPublishedPosts(search, posts);
-  // Several instances on one PostgreSQL: a post published through another instance reaches this one's
-  // live index when the database says a post changed (LISTEN kb_posts).
-  const postsListener = config.databaseUrl ? await listen(config.databaseUrl, 'kb_posts', () => syncPublishedPosts(search, posts), log) : null;
+  // Several instances on one PostgreSQL: a post published, edited or removed through another instance
+  // reaches this one's live index when the database names it (LISTEN kb_posts: publication changes only,
+  // api/db/migrations/postgres/014); after a reconnection every published post is read again.
+  const postsListener = config.databaseUrl
+    ? await listen(config.databaseUrl, 'kb_posts', (ids) => (ids ? refreshPublishedPosts(search, posts, ids) : syncPublishedPosts(search, posts)), log)
+    : null;
   const app = createApp({ config, content: () => content, db, audit, identity, idp, search: () => search, log: (m) => console.error(m), staticSite: () => staticSite });
   const honoListener = getRequestListener(app.fetch);
   const serveStatic = createStaticHandler(() => staticSite);

@@ -1,7 +1,7 @@
 // LISTEN/NOTIFY on PostgreSQL: how one instance hears of another's writes (api/db/migrations/postgres/
 // 012_shared_state.sql names the channels). A plain asynchronous connection of its own, apart from the
-// synchronous query path; it reconnects after a drop, and calls `onChange` again then, since
-// notifications sent while it was away are lost.
+// synchronous query path; it reconnects after a drop, and calls `onChange` with null then (resync
+// everything), since notifications sent while it was away are lost.
 import pg from 'pg';
 
 export interface Listener {
@@ -9,26 +9,35 @@ export interface Listener {
 }
 
 /**
- * Calls `onChange` (at most once per `debounceMs`) after notifications on `channel`, and once after each
- * reconnection.
- * @example const l = await listen(config.databaseUrl, 'kb_posts', () => syncPublishedPosts(search(), posts), log)
+ * Calls `onChange` (at most once per `debounceMs`) with the distinct payloads of the notifications on
+ * `channel` since the last call, in order; with null after each reconnection (what was missed is unknown).
+ * @example const l = await listen(config.databaseUrl, 'kb_posts', (ids) => ids ? refreshPublishedPosts(search(), posts, ids) : syncPublishedPosts(search(), posts), log)
  */
-export async function listen(url: string, channel: string, onChange: () => void | Promise<void>, log: (m: string) => void, debounceMs = 100): Promise<Listener> {
+export async function listen(url: string, channel: string, onChange: (payloads: string[] | null) => void | Promise<void>, log: (m: string) => void, debounceMs = 100): Promise<Listener> {
   if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`invalid channel name ${channel}`);
   let client: pg.Client | null = null;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   let retry: NodeJS.Timeout | undefined;
-  const fire = () => {
-    if (timer || closed) return;
+  /** The payloads heard since the last call; null when everything must be read again. */
+  let pending: Set<string> | null = new Set();
+  const fire = (payload: string | null) => {
+    if (closed) return;
+    if (payload === null) pending = null;
+    else pending?.add(payload);
+    if (timer) return;
     timer = setTimeout(() => {
       timer = undefined;
-      Promise.resolve(onChange()).catch((err) => log(`listen ${channel}: ${(err as Error).message}`));
+      const heard = pending;
+      pending = new Set();
+      Promise.resolve()
+        .then(() => onChange(heard === null ? null : [...heard]))
+        .catch((err) => log(`listen ${channel}: ${(err as Error).message}`));
     }, debounceMs);
   };
   const connect = async (): Promise<void> => {
     const c = new pg.Client({ connectionString: url, application_name: `kb-listen-${channel}` });
-    c.on('notification', fire);
+    c.on('notification', (n) => fire(n.payload ?? null));
     c.on('error', (err) => {
       log(`listen ${channel}: connection lost (${err.message}); reconnecting`);
       c.end().catch(() => {});
@@ -42,7 +51,7 @@ export async function listen(url: string, channel: string, onChange: () => void 
   const reconnect = () => {
     retry = undefined;
     connect()
-      .then(fire)
+      .then(() => fire(null))
       .catch((err) => {
         log(`listen ${channel}: ${(err as Error).message}; retrying`);
         if (!closed) retry = setTimeout(reconnect, 2000);

@@ -38,6 +38,19 @@ export function searchPostListener(search: () => SearchService, log: (m: string)
 }
 
 /**
+ * Brings the live index in step with the posts `ids` as the database has them now: a published one is
+ * added or refreshed, any other (a draft, back in review, deleted, gone) is removed. What another
+ * instance's publication, edit or removal calls for (LISTEN kb_posts), one post at a time.
+ */
+export async function refreshPublishedPosts(search: SearchService, store: Pick<PostStore, 'get' | 'essay'>, ids: readonly string[]): Promise<void> {
+  for (const id of ids) {
+    const post = store.get(id);
+    if (post && post.status === 'published') await search.addDocument(postDocument(post, store.essay(post.id)?.body ?? ''));
+    else search.removeDocument('post', id);
+  }
+}
+
+/**
  * Makes the live index hold the published posts: adds or refreshes each, and removes the posts it held
  * when the sync began that are no longer published. (Posts the listener adds while this runs are left
  * alone, so a publication during a sync is not undone.) For a new service at start or after a rebuild.
