@@ -9,7 +9,7 @@ import { postgresBinDir } from './scripts/lib/postgres-cluster.ts';
 const POSTGRES_SUITES = [
   // The stores and what reads them: every table, transaction and shared limit the write side has.
   'test/api/audit/{store,http,origin,pseudonyms}.test.ts',
-  'test/api/auth/{signin,account,roles}.test.ts',
+  'test/api/auth/{signin,account,roles,sessions}.test.ts',
   'test/api/comments/**/*.test.ts',
   'test/api/device/{device-flow,rate-limit}.test.ts',
   'test/api/notifications/**/*.test.ts',

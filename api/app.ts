@@ -84,8 +84,9 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     search: deps.search,
     searchLimiter: new RateLimiter({ name: 'search', limit: deps.config.searchRateLimitPerMinute, windowMs: 60_000, db: deps.db }),
   });
-  registerAccountRoutes(app, deps.identity, { secureCookies: deps.config.secureCookies });
-  registerOidcRoutes(app, deps.db, deps.identity, {
+  // Sign-out ends the browser's session at the identity provider too (the routes registered next know it).
+  registerAccountRoutes(app, deps.identity, { secureCookies: deps.config.secureCookies, endSessionUrl: (idToken) => browserSignIn.endSessionUrl(idToken) });
+  const browserSignIn = registerOidcRoutes(app, deps.db, deps.identity, {
     ...deps.idp,
     baseUrl: deps.config.baseUrl,
     sessionTtlHours: deps.config.sessionTtlHours,

@@ -102,6 +102,7 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
     adminEmails: config.adminEmails,
     moderatorEmails: config.moderatorEmails,
     sessionTtlHours: config.sessionTtlHours,
+    sessionIdleHours: config.sessionIdleHours,
   });
   // Roles follow ADMIN_EMAILS and MODERATOR_EMAILS: an address taken off a list loses its role now.
   const rolesChanged = identity.applyConfiguredRoles();

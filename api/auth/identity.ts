@@ -41,14 +41,38 @@ export interface IdentityOptions {
   adminEmails: string[];
   moderatorEmails: string[];
   sessionTtlHours: number;
+  /** A session unused this long ends (SESSION_IDLE_HOURS); unset: only its lifetime ends it. */
+  sessionIdleHours?: number;
   now?: () => Date;
 }
+
+/** A live browser session as its person sees it on the account page. */
+export interface SessionInfo {
+  /** Public and stable: the first 8 bytes of the session's hash, in hex (a principal's credentialId). */
+  id: string;
+  userAgent: string | null;
+  createdAt: string;
+  lastSeenAt: string;
+  expiresAt: string;
+}
+
+/** The public id of a session: its principal's credentialId. */
+const sessionIdOf = (idHash: Buffer) => idHash.toString('hex').slice(0, 16);
 
 const iso = (d: Date) => d.toISOString();
 
 export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
   const now = opts.now ?? (() => new Date());
   const resolvers: BearerResolver[] = [];
+  const idleMs = (opts.sessionIdleHours ?? opts.sessionTtlHours) * 3_600_000;
+  /** Sessions last seen at or before this are idle: ended, though their lifetime has not run out. */
+  const idleCutoff = (t: Date) => iso(new Date(t.getTime() - idleMs));
+  const liveSessionHashes = (userId: string) => {
+    const t = now();
+    return db
+      .prepare<[string, string, string], { id_hash: Buffer }>('SELECT id_hash FROM sessions WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ? AND last_seen_at > ?')
+      .all(userId, iso(t), idleCutoff(t));
+  };
   /** The role ADMIN_EMAILS and MODERATOR_EMAILS give an address; every other account is a user. */
   const configuredRole = (email: string): Role => {
     const e = email.toLowerCase();
@@ -120,7 +144,10 @@ export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
      * refused (SignInRefused). Roles go by the account's own e-mail, the verified address it was opened or
      * linked with, not by what a later sign-in claims.
      */
-    signIn(claims: { issuer: string; subject: string; email: string; emailVerified: boolean; name?: string }, meta: { userAgent?: string } = {}): { user: User; sessionSecret: string } {
+    signIn(
+      claims: { issuer: string; subject: string; email: string; emailVerified: boolean; name?: string },
+      meta: { userAgent?: string; idToken?: string } = {},
+    ): { user: User; sessionSecret: string } {
       return db.transaction(() => {
         const t = iso(now());
         let user = userBySubject.get(claims.issuer, claims.subject) ?? (claims.emailVerified ? userByEmail.get(claims.email) : undefined);
@@ -144,34 +171,86 @@ export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
         const sessionSecret = randomSecret('', 32);
         const idHash = hashSecret(sessionSecret);
         const expires = new Date(now().getTime() + opts.sessionTtlHours * 3_600_000);
-        db.prepare('INSERT INTO sessions (id_hash, user_id, created_at, expires_at, last_seen_at) VALUES (?, ?, ?, ?, ?)').run(
-          idHash, user.id, t, iso(expires), t,
+        // The browser (for the account page's list) and the provider's ID token (the hint of its sign-out).
+        db.prepare('INSERT INTO sessions (id_hash, user_id, created_at, expires_at, last_seen_at, user_agent, id_token) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+          idHash, user.id, t, iso(expires), t, meta.userAgent?.slice(0, 512) || null, meta.idToken ?? null,
         );
         // The public log names the session, not the person: a user id here would publish when they sign in.
         audit.append({ kind: 'auth.sign_in', subjectType: 'session', subjectId: sessionSubject(idHash), actor: { userId: user.id }, data: { method: 'oidc' } });
-        void meta;
         return { user, sessionSecret };
       }).immediate();
     },
 
-    /** The live session behind a cookie value, if any. */
+    /**
+     * The live session behind a cookie value, if any: not signed out, within its lifetime, and used within
+     * SESSION_IDLE_HOURS. Using it moves its last_seen_at on.
+     */
     resolveSession(secret: string): Principal | null {
+      const idHash = hashSecret(secret);
       const row = db
         .prepare<[Buffer], { user_id: string; expires_at: string; revoked_at: string | null; last_seen_at: string }>(
           'SELECT user_id, expires_at, revoked_at, last_seen_at FROM sessions WHERE id_hash = ?',
         )
-        .get(hashSecret(secret));
-      if (!row || row.revoked_at || row.expires_at <= iso(now())) return null;
+        .get(idHash);
+      const t = now();
+      if (!row || row.revoked_at || row.expires_at <= iso(t) || row.last_seen_at <= idleCutoff(t)) return null;
       const user = userById.get(row.user_id);
       if (!user) return null;
-      return { user, via: 'session', scopes: null, audience: null, credentialId: hashSecret(secret).toString('hex').slice(0, 16) };
+      // Bookkeeping, not an event, and not a write per request: once a minute (sooner under a short idle limit).
+      if (t.getTime() - Date.parse(row.last_seen_at) > Math.min(60_000, idleMs / 4)) {
+        db.prepare('UPDATE sessions SET last_seen_at = ? WHERE id_hash = ?').run(iso(t), idHash);
+      }
+      return { user, via: 'session', scopes: null, audience: null, credentialId: sessionIdOf(idHash) };
+    },
+
+    /** The person's live sessions, the most recently used first. */
+    listSessions(userId: string): SessionInfo[] {
+      const t = now();
+      return db
+        .prepare<[string, string, string], { id_hash: Buffer; user_agent: string | null; created_at: string; last_seen_at: string; expires_at: string }>(
+          `SELECT id_hash, user_agent, created_at, last_seen_at, expires_at FROM sessions
+           WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ? AND last_seen_at > ? ORDER BY last_seen_at DESC, created_at DESC`,
+        )
+        .all(userId, iso(t), idleCutoff(t))
+        .map((r) => ({ id: sessionIdOf(r.id_hash), userAgent: r.user_agent, createdAt: r.created_at, lastSeenAt: r.last_seen_at, expiresAt: r.expires_at }));
+    },
+
+    /** Ends one of the person's sessions by its public id (the account page); false when there is no such live session. */
+    endSession(userId: string, sessionId: string): boolean {
+      return db.transaction(() => {
+        const rows = liveSessionHashes(userId);
+        const row = rows.find((r) => sessionIdOf(r.id_hash) === sessionId);
+        if (!row) return false;
+        db.prepare('UPDATE sessions SET revoked_at = ?, id_token = NULL WHERE id_hash = ?').run(iso(now()), row.id_hash);
+        audit.append({ kind: 'auth.sign_out', subjectType: 'session', subjectId: sessionSubject(row.id_hash), actor: { userId }, data: { ended: 'from_account' } });
+        return true;
+      }).immediate();
+    },
+
+    /** Signs the person out everywhere: ends every session of theirs still open. Returns how many. */
+    endAllSessions(userId: string): number {
+      return db.transaction(() => {
+        const rows = liveSessionHashes(userId);
+        const t = iso(now());
+        for (const r of rows) {
+          db.prepare('UPDATE sessions SET revoked_at = ?, id_token = NULL WHERE id_hash = ?').run(t, r.id_hash);
+          audit.append({ kind: 'auth.sign_out', subjectType: 'session', subjectId: sessionSubject(r.id_hash), actor: { userId }, data: { ended: 'everywhere' } });
+        }
+        return rows.length;
+      }).immediate();
+    },
+
+    /** The provider's ID token the session behind a cookie value was opened with, for its sign-out; null once it has ended. */
+    sessionIdToken(secret: string): string | null {
+      return db.prepare<[Buffer], string | null>('SELECT id_token FROM sessions WHERE id_hash = ?').pluck().get(hashSecret(secret)) ?? null;
     },
 
     /** Ends a session (sign-out). */
     revokeSession(secret: string, userId: string): void {
       db.transaction(() => {
         const idHash = hashSecret(secret);
-        const r = db.prepare('UPDATE sessions SET revoked_at = ? WHERE id_hash = ? AND revoked_at IS NULL').run(iso(now()), idHash);
+        // The ID token (personal claims) is kept only while it may still serve as the sign-out's hint.
+        const r = db.prepare('UPDATE sessions SET revoked_at = ?, id_token = NULL WHERE id_hash = ? AND revoked_at IS NULL').run(iso(now()), idHash);
         if (r.changes > 0) audit.append({ kind: 'auth.sign_out', subjectType: 'session', subjectId: sessionSubject(idHash), actor: { userId } });
       }).immediate();
     },

@@ -69,8 +69,17 @@ export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity,
       const local = opts.localIssuerOrigin?.();
       const publicOrigin = new URL(opts.issuer).origin;
       const execute = opts.issuer.startsWith('http://') ? [oidc.allowInsecureRequests] : [];
+      // Reached through the local address, the embedded provider still names its endpoints after the public
+      // origin (it trusts X-Forwarded-*): the browser meets it at BASE_URL, where its session cookie lives and
+      // where sign-out sends the browser back (endSessionUrl, a same-origin redirect).
+      const forwarded = { 'X-Forwarded-Host': new URL(publicOrigin).host, 'X-Forwarded-Proto': new URL(publicOrigin).protocol.slice(0, -1) };
       const fetchVia: oidc.CustomFetch | undefined = local
-        ? (url, init) => fetch(url.startsWith(publicOrigin) ? local + url.slice(publicOrigin.length) : url, init as RequestInit)
+        ? (url, init) => {
+            if (!url.startsWith(publicOrigin)) return fetch(url, init as RequestInit);
+            const headers = new Headers(init.headers as HeadersInit);
+            for (const [k, v] of Object.entries(forwarded)) headers.set(k, v);
+            return fetch(local + url.slice(publicOrigin.length), { ...(init as RequestInit), headers });
+          }
         : undefined;
       return oidc.discovery(new URL(opts.issuer), opts.clientId, undefined, opts.clientSecret ? oidc.ClientSecretBasic(opts.clientSecret) : oidc.None(), {
         execute,
@@ -179,6 +188,7 @@ export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity,
       if (query.error) throw new ApiError(400, `Sign-in failed: ${query.error_description ?? query.error}`);
       const config = await configuration();
       let claims: oidc.IDToken;
+      let idToken: string | undefined;
       try {
         const tokens = await oidc.authorizationCodeGrant(config, new URL(c.req.url.replace(/^[^?]*/, redirectUri)), {
           pkceCodeVerifier: flow.code_verifier,
@@ -187,6 +197,7 @@ export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity,
           idTokenExpected: true,
         });
         claims = tokens.claims()!;
+        idToken = tokens.id_token;
         // Many providers keep profile claims out of the ID token: ask the userinfo endpoint for them. The
         // e-mail and whether it is verified are taken as a pair, from one source.
         const needEmail = typeof claims.email !== 'string';
@@ -212,7 +223,7 @@ export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity,
           email,
           emailVerified: claims.email_verified === true,
           name: typeof claims.name === 'string' ? claims.name : undefined,
-        }));
+        }, { userAgent: c.req.header('user-agent'), idToken }));
       } catch (err) {
         if (err instanceof SignInRefused) throw new ApiError(400, `Sign-in failed: ${err.message}`);
         throw err;
@@ -227,4 +238,23 @@ export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity,
       return c.redirect(flow.next ?? '/', 302);
     },
   );
+
+  return {
+    /**
+     * Where the browser ends its session at the identity provider after signing out here (OpenID Connect
+     * RP-Initiated Logout): the provider's end_session_endpoint with the session's ID token as
+     * id_token_hint (client_id alone when there is none) and post_logout_redirect_uri {BASE_URL}/. Null when
+     * the provider has no such endpoint or cannot be reached: the sign-out here stands either way.
+     */
+    async endSessionUrl(idToken: string | null): Promise<string | null> {
+      let config: oidc.Configuration;
+      try {
+        config = await configuration();
+      } catch {
+        return null;
+      }
+      if (!config.serverMetadata().end_session_endpoint) return null;
+      return oidc.buildEndSessionUrl(config, { post_logout_redirect_uri: `${opts.baseUrl}/`, ...(idToken ? { id_token_hint: idToken } : {}) }).href;
+    },
+  };
 }

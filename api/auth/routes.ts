@@ -1,12 +1,14 @@
-// Account and session endpoints: /api/auth/me, /api/auth/logout, /api/account/me, API keys, and public
-// user profiles. None of them ever shows another person's e-mail.
+// Account and session endpoints: /api/auth/me, /api/auth/logout, /api/account/me, the person's browser
+// sessions, API keys, and public user profiles. None of them ever shows another person's e-mail.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { deleteCookie, getCookie } from 'hono/cookie';
 import { addRoute } from '../validation/route.ts';
 import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
 import type { Identity, User } from './identity.ts';
 import { SESSION_COOKIE, hasInvalidToken, principal, requireAccountAccess, requireSession } from './middleware.ts';
+import { describeUserAgent } from './user-agent.ts';
 
 const E401 = { 401: json(ErrorDetail, 'Not authenticated') };
 const E422 = { 422: json(HTTPValidationError, 'Validation error') };
@@ -33,6 +35,25 @@ const ApiKeyCreate = z
   })
   .openapi('ApiKeyCreate');
 const ApiKeyCreateResponse = ApiKeyOut.extend({ key: z.string().openapi({ description: 'The secret. Shown once; store it now.' }) }).openapi('ApiKeyCreateResponse');
+const SessionOut = z
+  .object({
+    id: z.string(),
+    device: z.string().openapi({ description: 'The browser and system, read from its User-Agent, e.g. "Firefox on Windows".' }),
+    user_agent: z.string().nullable(),
+    created_at: z.string().openapi({ description: 'When it signed in.' }),
+    last_seen_at: z.string().openapi({ description: 'Last used (to the minute); unused for SESSION_IDLE_HOURS, it ends.' }),
+    expires_at: z.string(),
+    current: z.boolean().openapi({ description: 'The session making this call.' }),
+  })
+  .openapi('SessionOut');
+const LogoutOut = z
+  .object({
+    ok: z.boolean(),
+    end_session_url: z.string().nullable().openapi({
+      description: "Where to send the browser next to end its session at the identity provider too (OpenID Connect RP-Initiated Logout), or null. Without it the provider would sign the person back in without asking.",
+    }),
+  })
+  .openapi('LogoutOut');
 
 export const publicUser = (u: User) => ({ id: u.id, display_name: u.display_name, handle: u.handle, bio: u.bio, role: u.role, created_at: u.created_at });
 const fullUser = (u: User) => ({ ...publicUser(u), email: u.email, updated_at: u.updated_at, last_login_at: u.last_login_at });
@@ -40,8 +61,12 @@ const keyOut = (k: { id: string; name: string; hint: string; source: 'account' |
   id: k.id, name: k.name, hint: k.hint, source: k.source, created_at: k.created_at, last_used_at: k.last_used_at, expires_at: k.expires_at,
 });
 
-export function registerAccountRoutes(app: OpenAPIHono, identity: Identity, opts: { secureCookies: boolean }) {
+/**
+ * @param opts.endSessionUrl the identity provider's sign-out URL for a session's ID token (api/auth/oidc.ts)
+ */
+export function registerAccountRoutes(app: OpenAPIHono, identity: Identity, opts: { secureCookies: boolean; endSessionUrl?: (idToken: string | null) => Promise<string | null> }) {
   const noStore = { 'Cache-Control': 'no-store' };
+  const clearCookie = (c: Context) => deleteCookie(c, SESSION_COOKIE, { path: '/', secure: opts.secureCookies, httpOnly: true, sameSite: 'Lax' });
 
   addRoute(
     app,
@@ -66,13 +91,67 @@ export function registerAccountRoutes(app: OpenAPIHono, identity: Identity, opts
 
   addRoute(
     app,
-    createRoute({ method: 'post', path: '/api/auth/logout', tags: ['auth'], summary: 'Ends the browser session', responses: { 200: json(z.object({ ok: z.boolean() }), 'Signed out') } }),
-    (c) => {
+    createRoute({
+      method: 'post',
+      path: '/api/auth/logout',
+      tags: ['auth'],
+      summary: 'Ends the browser session (with everywhere=true every session of its person)',
+      request: {
+        query: z.object({
+          everywhere: z.enum(['true', 'false']).optional().openapi({ description: 'true: sign out everywhere, ending every browser session of this person.' }),
+        }),
+      },
+      responses: { 200: json(LogoutOut, 'Signed out'), ...E422 },
+    }),
+    async (c, { query }) => {
       const p = principal(c);
       const secret = getCookie(c, SESSION_COOKIE);
-      if (p?.via === 'session' && secret) identity.revokeSession(secret, p.user.id);
-      deleteCookie(c, SESSION_COOKIE, { path: '/', secure: opts.secureCookies, httpOnly: true, sameSite: 'Lax' });
-      return c.json({ ok: true }, 200, noStore);
+      // Read before the session ends, which forgets it: the hint of the provider's sign-out below.
+      const idToken = secret && (!p || p.via === 'session') ? identity.sessionIdToken(secret) : undefined;
+      if (p?.via === 'session' && secret) {
+        if (query.everywhere === 'true') identity.endAllSessions(p.user.id);
+        else identity.revokeSession(secret, p.user.id);
+      }
+      clearCookie(c);
+      // The browser's session at the provider ends too, or the next sign-in would pass without a question.
+      const endSessionUrl = idToken !== undefined && opts.endSessionUrl ? await opts.endSessionUrl(idToken) : null;
+      return c.json({ ok: true, end_session_url: endSessionUrl }, 200, noStore);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({ method: 'get', path: '/api/account/sessions', tags: ['account'], summary: 'Your open browser sessions, the most recently used first (browser session only)', responses: { 200: json(z.array(SessionOut), 'Sessions'), ...E401, ...E403 } }),
+    (c) => {
+      const p = requireAccountAccess(c);
+      const out = identity.listSessions(p.user.id).map((s) => ({
+        id: s.id,
+        device: describeUserAgent(s.userAgent),
+        user_agent: s.userAgent,
+        created_at: s.createdAt,
+        last_seen_at: s.lastSeenAt,
+        expires_at: s.expiresAt,
+        current: s.id === p.credentialId,
+      }));
+      return c.json(out, 200, noStore);
+    },
+  );
+
+  addRoute(
+    app,
+    createRoute({
+      method: 'delete',
+      path: '/api/account/sessions/{session_id}',
+      tags: ['account'],
+      summary: 'End one of your browser sessions (browser session only); ending this one signs this browser out',
+      request: { params: z.object({ session_id: z.string().max(100) }) },
+      responses: { 204: { description: 'Ended' }, ...E401, ...E403, 404: json(ErrorDetail, 'No such open session of yours') },
+    }),
+    (c, { params }) => {
+      const p = requireAccountAccess(c);
+      if (!identity.endSession(p.user.id, params.session_id)) throw new ApiError(404, 'Session not found');
+      if (params.session_id === p.credentialId) clearCookie(c);
+      return c.body(null, 204, noStore);
     },
   );
 

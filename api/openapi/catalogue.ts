@@ -40,7 +40,7 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'content', description: 'Anonymous reads of the curated content: videos, channels, essays, digests, knowledge, personas, tags, the graph.' },
   { name: 'search', description: 'Keyword and hybrid search, and related items per item.' },
   { name: 'auth', description: 'Browser sign-in through the identity provider, the caller\'s identity, sign-out.' },
-  { name: 'account', description: 'The signed-in person\'s profile, API keys and connected OAuth apps; public profiles.' },
+  { name: 'account', description: 'The signed-in person\'s profile, browser sessions, API keys and connected OAuth apps; public profiles.' },
   { name: 'notifications', description: 'Per-user notifications: mentions, replies and system messages.' },
   { name: 'comments', description: 'Comments on any item, with replies, reactions and edits.' },
   { name: 'moderation', description: 'Moderator powers: hidden comments, post reviews, proposal decisions.' },
@@ -114,12 +114,19 @@ export const CATALOGUE: Record<string, OperationEntry> = {
 
   // ---- auth and account ----
   'GET /api/auth/me': { operationId: 'getCurrentIdentity', access: 'optional', description: 'Whether the credentials (session, API key or OAuth token) are valid and whose they are: {authenticated:false} without credentials. Never returns e-mail or other personal data.' },
-  'POST /api/auth/logout': { operationId: 'logout', access: 'optional', description: 'Ends the browser session, if any, and clears its cookie.' },
+  'POST /api/auth/logout': {
+    operationId: 'logout',
+    access: 'optional',
+    description:
+      'Ends the browser session, if any, and clears its cookie; everywhere=true ends every browser session of its person. end_session_url, when not null, is where the browser goes next so the identity provider signs it out too.',
+  },
   'GET /api/account/me': { operationId: 'getAccount', access: 'session', description: 'The full profile of the signed-in person, e-mail included.' },
   'PATCH /api/account/me': { operationId: 'updateAccount', access: 'session', description: 'Change your display name, bio or handle (409 when the handle is taken).' },
   'GET /api/account/api-keys': { operationId: 'listApiKeys', access: 'account', description: 'Your live API keys, without their secrets.' },
   'POST /api/account/api-keys': { operationId: 'createApiKey', access: 'account', description: 'Create an API key; its secret is shown in this response only.' },
   'DELETE /api/account/api-keys/{key_id}': { operationId: 'revokeApiKey', access: 'account', description: 'Revoke one of your API keys; it stops working at once.' },
+  'GET /api/account/sessions': { operationId: 'listSessions', access: 'account', description: 'Where you are signed in: each open browser session with its device, when it signed in and when it was last used; current marks this one.' },
+  'DELETE /api/account/sessions/{session_id}': { operationId: 'endSession', access: 'account', description: 'Sign one of your browser sessions out; it stops working at once.' },
   'GET /api/users/{user_id}': { operationId: 'getUserProfile', access: 'public', description: 'A person\'s public profile (display name, handle, role); never e-mail.' },
   'GET /api/auth/idp/login': { operationId: 'startBrowserLogin', access: 'browser', description: 'Redirects the browser to the identity provider; next (and next_user_code for the device page) say where to return.' },
   'GET /api/auth/idp/callback': { operationId: 'finishBrowserLogin', access: 'browser', description: 'The identity provider returns here; on success a session cookie is set and the browser goes on to next.' },

@@ -1,4 +1,5 @@
-// /account: the profile, API keys (the secret shown once, with a copy button), connected OAuth apps with
+// /account: the profile, where the person is signed in (each browser session, signed out one by one or
+// everywhere), API keys (the secret shown once, with a copy button), connected OAuth apps with
 // revoke, and the personal-knowledge connection (?pk=connected / ?pk=error after its callback). Every
 // action is a plain form post to this server, which calls the API and answers with the page again (or,
 // for connecting the note store, sends the browser on to the host).
@@ -8,6 +9,7 @@ import { html, type SafeHtml } from '../../src/web/html.ts';
 import { formatTime } from '../../src/web/format.ts';
 import { problem, type CallApi } from './call.ts';
 import { PAGE_CSP, flash, formText, pageResponse, seeOther, sessionUser, signInRedirect } from './render.ts';
+import { signedOut } from './session.ts';
 import type { WebDeps } from './index.ts';
 
 interface Profile {
@@ -27,6 +29,13 @@ interface ApiKey {
   last_used_at: string | null;
   expires_at: string | null;
 }
+interface Session {
+  id: string;
+  device: string;
+  created_at: string;
+  last_seen_at: string;
+  current: boolean;
+}
 interface OAuthClient {
   client_id: string;
   client_name: string;
@@ -38,6 +47,7 @@ interface OAuthClient {
 
 const DONE: Record<string, string> = {
   profile: 'Your profile is saved.',
+  'session-ended': 'That session is signed out.',
   'key-revoked': 'The API key is revoked; it stops working at once.',
   'app-revoked': "The app's access is revoked.",
   'pk-disconnected': 'Your personal knowledge store is disconnected.',
@@ -59,8 +69,9 @@ export function registerAccountPages(app: OpenAPIHono, deps: WebDeps, callApi: C
   const host = deps.config.vcs.host;
   const csp = host ? PAGE_CSP.replace("form-action 'self'", `form-action 'self' ${new URL(host.authorizeUrl).origin}`) : PAGE_CSP;
   async function render(c: Context, extra: { newKey?: ApiKey & { key: string }; error?: string; status?: 200 | 400 | 409 | 422 | 429 | 502 } = {}) {
-    const [me, keys, clients, pk, unread] = await Promise.all([
+    const [me, sessions, keys, clients, pk, unread] = await Promise.all([
       callApi(c, 'GET', '/api/account/me'),
+      callApi(c, 'GET', '/api/account/sessions'),
       callApi(c, 'GET', '/api/account/api-keys'),
       callApi(c, 'GET', '/api/account/oauth-clients'),
       callApi(c, 'GET', '/api/me/personal-knowledge'),
@@ -74,10 +85,11 @@ export function registerAccountPages(app: OpenAPIHono, deps: WebDeps, callApi: C
     const body = html`<h1>Your account</h1>
 ${notices}
 ${profileSection(me.body as Profile)}
+${sessionsSection(sessions.ok ? (sessions.body as Session[]) : [], deps.config.sessionIdleHours)}
 ${keysSection(keys.ok ? (keys.body as ApiKey[]) : [], extra.newKey)}
 ${appsSection(clients.ok ? (clients.body as OAuthClient[]) : [])}
 ${personalKnowledgeSection(pk.status, pk.body)}`;
-    return pageResponse(c, deps.config, { title: 'Your account', description: 'Your account: profile, API keys, connected apps and personal knowledge.', path: '/account', utility: true, scripts: ['/assets/account.js'] }, body, {
+    return pageResponse(c, deps.config, { title: 'Your account', description: 'Your account: profile, sessions, API keys, connected apps and personal knowledge.', path: '/account', utility: true, scripts: ['/assets/account.js'] }, body, {
       section: 'account',
       status: extra.status,
       unread: unread.ok ? (unread.body as { unread: number }).unread : undefined,
@@ -103,6 +115,19 @@ ${personalKnowledgeSection(pk.status, pk.body)}`;
     // The secret is in this one answer: the page shows it now and never again (no redirect, no cache).
     if (r.status === 201) return render(c, { newKey: r.body as ApiKey & { key: string } });
     return render(c, { error: problem(r), status: r.status === 429 ? 429 : 422 });
+  });
+
+  app.post('/account/sessions/:id/end', async (c) => {
+    if (!sessionUser(c)) return signInRedirect(c);
+    const r = await callApi(c, 'DELETE', `/api/account/sessions/${encodeURIComponent(c.req.param('id'))}`);
+    if (r.ok) return seeOther('/account?done=session-ended#sessions');
+    return render(c, { error: problem(r), status: 400 });
+  });
+
+  // Every session of the person ends, this one too, and this browser's session at the identity provider.
+  app.post('/account/sessions/end-all', async (c) => {
+    if (!sessionUser(c)) return signInRedirect(c);
+    return signedOut(c, deps, await callApi(c, 'POST', '/api/auth/logout?everywhere=true'));
   });
 
   app.post('/account/api-keys/:id/revoke', async (c) => {
@@ -155,6 +180,26 @@ function profileSection(me: Profile): SafeHtml {
 <textarea id="bio" name="bio" maxlength="1000">${me.bio}</textarea>
 <div class="actions"><button type="submit" class="primary">Save profile</button></div>
 </form>
+</section>`;
+}
+
+function sessionsSection(sessions: Session[], idleHours: number): SafeHtml {
+  const idle = idleHours % 24 === 0 ? `${idleHours / 24} day${idleHours === 24 ? '' : 's'}` : `${idleHours} hour${idleHours === 1 ? '' : 's'}`;
+  // This browser first, then the others as the API lists them (the most recently used first).
+  const ordered = [...sessions.filter((s) => s.current), ...sessions.filter((s) => !s.current)];
+  const rows = ordered.map(
+    (s) => html`<tr${s.current ? html` aria-current="true"` : ''}><td>${s.device}${s.current ? html` <strong>(this browser)</strong>` : ''}</td><td>${formatTime(s.created_at)}</td><td>${formatTime(s.last_seen_at)}</td>
+<td><form method="post" action="${s.current ? '/signout' : `/account/sessions/${encodeURIComponent(s.id)}/end`}"><button type="submit" class="danger">Sign out<span class="visually-hidden"> ${s.current ? 'this browser' : `${s.device}, last seen ${formatTime(s.last_seen_at)}`}</span></button></form></td></tr>
+`,
+  );
+  return html`<section id="sessions" aria-labelledby="sessions-title">
+<h2 id="sessions-title">Where you are signed in</h2>
+<p>Each browser you signed in with. Sign out any you do not recognise or no longer use; a session unused for ${idle} ends by itself.</p>
+<table class="data"><caption class="visually-hidden">Your sessions</caption>
+<thead><tr><th scope="col">Device</th><th scope="col">Signed in</th><th scope="col">Last seen</th><th scope="col"><span class="visually-hidden">Sign out</span></th></tr></thead>
+<tbody>
+${rows}</tbody></table>
+<form method="post" action="/account/sessions/end-all"><button type="submit" class="danger">Sign out everywhere</button></form>
 </section>`;
 }
 

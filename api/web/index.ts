@@ -18,7 +18,7 @@ import { registerSessionPages } from './session.ts';
 import { registerPageFallback } from './fallback.ts';
 
 export interface WebDeps {
-  config: Pick<Config, 'siteName' | 'baseUrl' | 'postsAutoPublish' | 'vcs'>;
+  config: Pick<Config, 'siteName' | 'baseUrl' | 'postsAutoPublish' | 'vcs' | 'sessionIdleHours'>;
   /** The prerendered site the server holds in memory (swapped on rebuild); absent in API-only setups. */
   staticSite?: () => StaticSite;
 }
@@ -29,7 +29,7 @@ export interface WebDeps {
  */
 export function registerWebPages(app: OpenAPIHono, deps: WebDeps): void {
   const callApi = apiCaller(app);
-  registerSessionPages(app, callApi);
+  registerSessionPages(app, deps, callApi);
   registerAccountPages(app, deps, callApi);
   registerNotificationPages(app, deps, callApi);
   registerPostPages(app, deps, callApi);

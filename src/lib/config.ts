@@ -44,6 +44,7 @@ const EnvSchema = z.object({
   ADMIN_EMAILS: z.string().default(''),
   MODERATOR_EMAILS: z.string().default(''),
   SESSION_TTL_HOURS: z.coerce.number().min(0.01).max(24 * 365).default(24 * 30),
+  SESSION_IDLE_HOURS: z.coerce.number().min(0.01).max(24 * 365).default(24 * 7),
   WRITE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   SEARCH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(20),
@@ -126,6 +127,8 @@ export interface Config {
   adminEmails: string[];
   moderatorEmails: string[];
   sessionTtlHours: number;
+  /** A browser session unused this long ends (SESSION_IDLE_HOURS), however long its lifetime has left. */
+  sessionIdleHours: number;
   /** Cookies get Secure when the public origin is https. */
   secureCookies: boolean;
   /** Writes (comments, posts, flags, …) one user may make per minute before 429. */
@@ -260,6 +263,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminEmails: emailList(e.ADMIN_EMAILS),
     moderatorEmails: emailList(e.MODERATOR_EMAILS),
     sessionTtlHours: e.SESSION_TTL_HOURS,
+    sessionIdleHours: e.SESSION_IDLE_HOURS,
     secureCookies: baseUrl.startsWith('https://'),
     writeRateLimitPerMinute: e.WRITE_RATE_LIMIT_PER_MINUTE,
     searchRateLimitPerMinute: e.SEARCH_RATE_LIMIT_PER_MINUTE,

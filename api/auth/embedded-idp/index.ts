@@ -9,7 +9,7 @@ import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Provider, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../../db/index.ts';
-import { loginPage, errorPage } from './pages.ts';
+import { loginPage, errorPage, logoutPage, signedOutPage } from './pages.ts';
 import { sqliteAdapterFactory } from './adapter.ts';
 import { keysDir as keysDirOf } from '../../keys/index.ts';
 import { arrivedOnLoopback } from '../loopback.ts';
@@ -84,6 +84,8 @@ export function createEmbeddedIdp(db: Db, opts: { baseUrl: string; dataDir: stri
         client_id: EMBEDDED_CLIENT_ID,
         client_secret: secrets.client,
         redirect_uris: [`${opts.baseUrl}/api/auth/idp/callback`],
+        // Where RP-initiated logout returns the browser after /signout (api/auth/oidc.ts, endSessionUrl).
+        post_logout_redirect_uris: [`${opts.baseUrl}/`],
         grant_types: ['authorization_code'],
         response_types: ['code'],
         token_endpoint_auth_method: 'client_secret_basic',
@@ -94,7 +96,22 @@ export function createEmbeddedIdp(db: Db, opts: { baseUrl: string; dataDir: stri
     pkce: { required: () => true },
     scopes: ['openid', 'email', 'profile'],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-    features: { devInteractions: { enabled: false } },
+    features: {
+      devInteractions: { enabled: false },
+      // The person asked to sign out on the site: end this provider's session too, without a second question
+      // (the form posts itself; a browser without JavaScript shows its button).
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx, form) => {
+          ctx.type = 'html';
+          ctx.body = logoutPage(form);
+        },
+        postLogoutSuccessSource: async (ctx) => {
+          ctx.type = 'html';
+          ctx.body = signedOutPage();
+        },
+      },
+    },
     interactions: { url: (_ctx: KoaContextWithOIDC, interaction: { uid: string }) => `${IDP_PREFIX}/interaction/${interaction.uid}` },
     async findAccount(_ctx: KoaContextWithOIDC, sub: string) {
       const a = account.get(sub);

@@ -49,3 +49,24 @@ ${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
 export function errorPage(message: string): string {
   return page('Sign-in problem', `<h1>Sign-in problem</h1><p>${esc(message)}</p><p><a href="/">Back to the knowledge base</a></p>`);
 }
+
+/**
+ * The provider's sign-out step (RP-initiated logout from /signout): `form` is oidc-provider's form with its
+ * CSRF token; `logout=yes` ends the whole provider session, and the page submits it at once. The provider
+ * pages carry no Content-Security-Policy, so the inline script runs (as in oidc-provider's own form_post).
+ */
+export function logoutPage(form: string): string {
+  const withChoice = form.replace('</form>', '<input type="hidden" name="logout" value="yes"/></form>');
+  return page(
+    'Signing out',
+    `<h1>Signing out</h1>
+<p>Ending the development sign-in for this browser too, so the next sign-in asks for an e-mail again.</p>
+${withChoice}
+<noscript><button type="submit" form="op.logoutForm">Sign out</button></noscript>
+<script>document.getElementById('op.logoutForm').submit()</script>`,
+  );
+}
+
+export function signedOutPage(): string {
+  return page('Signed out', `<h1>Signed out</h1><p>You are signed out of the development sign-in.</p><p><a href="/">Back to the knowledge base</a></p>`);
+}
