@@ -1,8 +1,12 @@
 // Content-Encoding for reads: brotli or gzip by the request's Accept-Encoding, for text-like bodies of at
 // least COMPRESS_MIN_BYTES. A prerendered file's (or a cached dynamic read's) compressed variants are made
 // once, on first request, and kept beside it; each variant has its own strong ETag (the identity ETag with
-// "-br" / "-gz"), made by the same function for a file and its dynamic twin, so the two still agree.
+// "-br" / "-gz"), made by the same function for a file and its dynamic twin, so the two still agree. Other
+// dynamic bodies are compressed once per content (kept by the hash of their bytes), and every compression
+// uses a fast setting: brotli 9 cost 10-30 ms of CPU per response (the OpenAPI document, a page of audit
+// events), which anyone could ask for again and again (issue 39, item 10).
 import zlib from 'node:zlib';
+import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 
 export type Encoding = 'br' | 'gzip';
@@ -40,11 +44,18 @@ export function variantEtag(etag: string, enc: Encoding): string {
   return `${weak ? 'W/' : ''}"${inner}-${enc === 'br' ? 'br' : 'gz'}"`;
 }
 
+/**
+ * Brotli 5 and gzip 6: on this service's JSON and Markdown brotli 5 comes within 1-2% of brotli 9's size
+ * at a fifth to a fifteenth of its time (npm run bench -- compression), and gzip 9 buys nothing over 6.
+ */
+export const BROTLI_QUALITY = 5;
+export const GZIP_LEVEL = 6;
+
 /** Deterministic for the same bytes (fixed levels), so equal variants carry equal ETags. */
 export function compressBody(body: Uint8Array, enc: Encoding): Buffer {
   return enc === 'br'
-    ? zlib.brotliCompressSync(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 9, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length } })
-    : zlib.gzipSync(body, { level: 9 });
+    ? zlib.brotliCompressSync(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length } })
+    : zlib.gzipSync(body, { level: GZIP_LEVEL });
 }
 
 /** Adds Accept-Encoding to a Vary value. */
@@ -83,11 +94,50 @@ export function variantOf(key: object, rep: Representation, enc: Encoding): Vari
 }
 
 /**
+ * Compressed dynamic bodies by the strong ETag of their bytes (a SHA-1, as the static files' ETags) and
+ * encoding, the most recently used kept up to a byte budget: the same document asked for again is sent
+ * from here. Keyed by the bytes, not by the ETag a route sent, which need not name every byte (a note's is
+ * its blob id), so a body never gets another body's compressed bytes.
+ */
+export class CompressedBodies {
+  private entries = new Map<string, Buffer | null>();
+  private bytes = 0;
+  private readonly maxBytes: number;
+  private readonly maxEntries: number;
+  constructor(maxBytes = 32 * 1024 * 1024, maxEntries = 20_000) {
+    this.maxBytes = maxBytes;
+    this.maxEntries = maxEntries;
+  }
+
+  /** The compressed body, or null when it would not shrink; compressed here the first time. */
+  get(body: Uint8Array, enc: Encoding): Buffer | null {
+    const key = `${createHash('sha1').update(body).digest('base64url')}:${enc}:${body.length}`;
+    const hit = this.entries.get(key);
+    if (hit !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return hit;
+    }
+    const out = compressBody(body, enc);
+    const kept = out.length < body.length ? out : null;
+    this.entries.set(key, kept);
+    this.bytes += kept?.length ?? 0;
+    for (const [k, v] of this.entries) {
+      if (this.bytes <= this.maxBytes && this.entries.size <= this.maxEntries) break;
+      this.entries.delete(k);
+      this.bytes -= v?.length ?? 0;
+    }
+    return kept;
+  }
+}
+
+/**
  * Hono middleware: compresses the dynamic responses that did not compress themselves (search results,
  * lists of comments, the OpenAPI document…) when they are text-like and at least COMPRESS_MIN_BYTES.
- * Event streams pass untouched.
+ * Public bodies are compressed once per content (CompressedBodies); a private one (it depends on the
+ * caller's credential) is compressed for its response only and never kept. Event streams pass untouched.
  */
-export function compressResponses(): MiddlewareHandler {
+export function compressResponses(cache = new CompressedBodies()): MiddlewareHandler {
   return async (c, next) => {
     await next();
     const res = c.res;
@@ -98,7 +148,8 @@ export function compressResponses(): MiddlewareHandler {
     if (declared !== null && Number(declared) < COMPRESS_MIN_BYTES) return;
     const enc = negotiateEncoding(c.req.header('accept-encoding'));
     const body = new Uint8Array(await res.arrayBuffer());
-    const compressed = enc && body.length >= COMPRESS_MIN_BYTES ? compressBody(body, enc) : null;
+    const personal = /(^|[\s,])private([\s,=]|$)/i.test(res.headers.get('Cache-Control') ?? '');
+    const compressed = !enc || body.length < COMPRESS_MIN_BYTES ? null : personal ? compressBody(body, enc) : cache.get(body, enc);
     const use = compressed !== null && compressed.length < body.length;
     // Hono copies the previous response's headers onto a new c.res; the changes go on after the swap.
     c.res = new Response((use ? compressed : body) as Uint8Array<ArrayBuffer>, res);

@@ -9,6 +9,7 @@ import { runWritesBench } from './writes.ts';
 import { runSearchBench } from './search.ts';
 import { runPipelineBench } from './pipeline.ts';
 import { runWebBench } from './web.ts';
+import { runCompressionBench } from './compression.ts';
 import { helpRequested } from '../cli.ts';
 import { benchDir } from './util.ts';
 
@@ -20,6 +21,7 @@ const SUITES: Record<string, (args: string[]) => Promise<Record<string, unknown>
   search: runSearchBench,
   pipeline: runPipelineBench,
   web: runWebBench,
+  compression: runCompressionBench,
 };
 
 helpRequested(`usage: npm run bench -- <suite> [args]

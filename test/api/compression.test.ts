@@ -4,8 +4,9 @@
 // sees the bytes on the wire (fetch would decode them).
 import http from 'node:http';
 import zlib from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { sessionFor } from '../helpers/auth.ts';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -87,5 +88,36 @@ describe('compression', () => {
     const small = await get('/api/health', { 'Accept-Encoding': 'br, gzip' });
     expect(small.status).toBe(200);
     expect(small.headers['content-encoding']).toBeUndefined();
+  });
+
+  // Issue 39, item 10: brotli 9 on every response made an anonymous GET of /openapi.json or a page of audit
+  // events cost 10-30 ms of CPU each. A body is now compressed once (kept by its bytes' hash), and every
+  // compression uses a fast setting.
+  it('compresses a dynamic body once however often it is asked for, and never at a slow setting', async () => {
+    for (let i = 0; i < 8; i++) sessionFor(srv, `reader${i}@example.org`); // sign-ins: a page of audit events over 1 KB
+    const brotli = vi.spyOn(zlib, 'brotliCompressSync');
+    const gzip = vi.spyOn(zlib, 'gzipSync');
+    try {
+      for (const path of ['/openapi.json', '/api/audit?limit=200']) {
+        const first = await get(path, { 'Accept-Encoding': 'br' });
+        expect(first.headers['content-encoding'], path).toBe('br');
+        for (let i = 0; i < 4; i++) expect((await get(path, { 'Accept-Encoding': 'br' })).raw.equals(first.raw), path).toBe(true);
+        const gz = await get(path, { 'Accept-Encoding': 'gzip' });
+        expect(gz.headers['content-encoding'], path).toBe('gzip');
+        expect((await get(path, { 'Accept-Encoding': 'gzip' })).raw.equals(gz.raw), path).toBe(true);
+      }
+      // Once per body and encoding at most (a body an earlier test asked for may be kept already).
+      expect(brotli.mock.calls.length).toBeLessThanOrEqual(2);
+      expect(gzip.mock.calls.length).toBeLessThanOrEqual(2);
+      // A fresh body (another page) is compressed in its turn, at the same fast setting.
+      const before = brotli.mock.calls.length;
+      expect((await get('/api/audit?limit=200&after_seq=1', { 'Accept-Encoding': 'br' })).headers['content-encoding']).toBe('br');
+      expect(brotli.mock.calls.length).toBe(before + 1);
+      for (const [, opts] of brotli.mock.calls) expect(opts?.params?.[zlib.constants.BROTLI_PARAM_QUALITY]).toBeLessThanOrEqual(5);
+      for (const [, opts] of gzip.mock.calls) expect(opts?.level).toBeLessThanOrEqual(6);
+    } finally {
+      brotli.mockRestore();
+      gzip.mockRestore();
+    }
   });
 });
