@@ -42,15 +42,33 @@ export function parseAddress(raw: string | undefined): Address | null {
   return ipaddr.process(s);
 }
 
+/** `text` split at `sep` outside double quotes (a backslash escapes inside them), in one pass. */
+function splitOutsideQuotes(text: string, sep: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quoted && ch === '\\') i++;
+    else if (ch === '"') quoted = !quoted;
+    else if (ch === sep && !quoted) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
+}
+
 /** The `for=` nodes of a Forwarded header, left to right (RFC 7239 §4; quoted values may hold commas). */
 export function forwardedFor(header: string): string[] {
-  const out: string[] = [];
-  for (const element of header.match(/(?:[^,"]|"(?:[^"\\]|\\.)*")+/g) ?? []) {
-    const m = /(?:^|;)\s*for\s*=\s*("(?:[^"\\]|\\.)*"|[^;\s]*)/i.exec(element);
+  return splitOutsideQuotes(header, ',').map((element) => {
+    const pair = splitOutsideQuotes(element, ';').find((p) => /^\s*for\s*=/i.test(p));
     // An element without for= is a hop that did not say: it breaks the chain as an unknown node does.
-    out.push(m ? m[1].replace(/^"|"$/g, '').replace(/\\(.)/g, '$1') : 'unknown');
-  }
-  return out;
+    if (!pair) return 'unknown';
+    const value = pair.slice(pair.indexOf('=') + 1).trim();
+    return value.startsWith('"') ? value.slice(1, value.endsWith('"') ? -1 : undefined).replace(/\\(.)/g, '$1') : value;
+  });
 }
 
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(',') : v);

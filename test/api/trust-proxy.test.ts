@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { ConfigError, loadConfig } from '../../src/lib/config.ts';
-import { forwardedClientAddress } from '../../api/rate-limit/client-address.ts';
+import { forwardedClientAddress, forwardedFor } from '../../api/rate-limit/client-address.ts';
 
 let n = 0;
 /** A search that misses the result cache (a new query each time), so it counts against the limit. */
@@ -113,6 +113,8 @@ describe('the address a request came from', () => {
     expect(forwardedClientAddress('127.0.0.1', { 'x-forwarded-for': '[2001:db8::1]:443' }, trustAll)).toBe('2001:db8::1');
     expect(forwardedClientAddress('127.0.0.1', { 'x-forwarded-for': '::ffff:198.51.100.4' }, trustAll)).toBe('198.51.100.4');
     expect(forwardedClientAddress(undefined, { 'x-forwarded-for': '203.0.113.9' }, trustAll)).toBe('unknown');
+    // RFC 7239: quoted values may hold commas and semicolons; an element without for= names no one.
+    expect(forwardedFor('for="_a,b;c";proto=https, by=10.0.0.1, For = 192.0.2.1 ;host=x')).toEqual(['_a,b;c', 'unknown', '192.0.2.1']);
   });
 
   it('is configured as off, a hop count or addresses and CIDRs; anything else stops the start', () => {
