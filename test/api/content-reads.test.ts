@@ -1,10 +1,10 @@
 // Every read endpoint of the spec's "Content reads" table, through the real server.
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
-const snap = loadSnapshot(path.resolve('content'));
+const snap = loadSnapshot(fixtureContent());
 let srv: TestServer;
 beforeAll(async () => {
   srv = await startTestServer();

@@ -18,6 +18,7 @@ import { sender } from '../helpers/http.ts';
 import { Browser } from '../helpers/browser.ts';
 import { timed } from '../helpers/responsive.ts';
 import { connect, person, type Person } from './personal-knowledge/helpers.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
 const LIMIT_MS = 1000;
 /** The note content cap (NotePutBody), less room for the characters around the filler. */
@@ -149,7 +150,7 @@ describe('posts, sources and drafted concepts, with the worst Markdown', () => {
     page.origin = `http://127.0.0.2:${(page.server.address() as AddressInfo).port}`;
     // The knowledge draft writes into the content folder: a copy of it.
     contentDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-hostile-content-'));
-    fs.cpSync(path.resolve('content'), contentDir, { recursive: true });
+    fs.cpSync(fixtureContent(), contentDir, { recursive: true });
     s2 = await startTestServer({ contentDir, env: { WRITE_RATE_LIMIT_PER_MINUTE: '100000', SOURCES_ALLOW_PRIVATE_CIDRS: '127.0.0.2/32', SOURCE_MAX_BYTES: '1000000' } });
   }, 60_000);
   afterAll(async () => {

@@ -13,8 +13,9 @@ import { sessionFor, type TestSession } from '../helpers/auth.ts';
 import { sender, type Send } from '../helpers/http.ts';
 import { failAuditEvents } from '../helpers/db-faults.ts';
 import { discover, fullFlow } from './oauth/helpers.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
-const video = loadSnapshot('content').videos[0].video_id;
+const video = loadSnapshot(fixtureContent()).videos[0].video_id;
 const NUL = '\u0000';
 let srv: TestServer;
 let send: Send;

@@ -1,11 +1,13 @@
-// Builds the sample content once for the whole run into a temporary folder; suites start servers on it.
+// Writes out the sample content (content/ as git tracks it) and builds it once for the whole run into a
+// temporary folder; suites read that content and start servers on that build.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { buildSite } from '../../scripts/build.ts';
+import { materialiseTrackedContent } from './tracked-content.ts';
 
-/** Every file of content/ with its size and mtime: tests read the sample content, never write it. */
+/** Every file of the sample content with its size and mtime: tests read it, never write it. */
 function contentState(dir: string): string {
   return fs
     .readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -20,28 +22,32 @@ function contentState(dir: string): string {
 }
 
 export default async function setup(project: TestProject) {
-  const content = path.resolve('content');
-  const before = contentState(content);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-test-build-'));
+  // Not the working tree's content/: a first `npm start` drafts concepts there, and editors work there.
+  const content = materialiseTrackedContent(process.cwd(), root);
+  const before = contentState(content);
   const distDir = path.join(root, 'dist');
   const dataDir = path.join(root, 'var');
-  await buildSite({ ...process.env, CONTENT_DIR: path.resolve('content'), DIST_DIR: distDir, DATA_DIR: dataDir, BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true', PORT: '0' }, { renderInProcess: true });
+  await buildSite({ ...process.env, CONTENT_DIR: content, DIST_DIR: distDir, DATA_DIR: dataDir, BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true', PORT: '0' }, { renderInProcess: true });
+  project.provide('fixtureContent', content);
   project.provide('sampleDist', distDir);
   return () => {
-    fs.rmSync(root, { recursive: true, force: true });
-    // A test whose server wrote into the repository's content/ (a draft concept, an applied proposal) would
-    // change what later runs build from, and the sample dist/ no longer matches it mid-run.
+    // A test whose server wrote into the sample content (a draft concept, an applied proposal) would change
+    // what the tests after it read, and the sample dist/ no longer matches it mid-run.
     const after = contentState(content);
+    fs.rmSync(root, { recursive: true, force: true });
     if (after !== before) {
       const was = new Set(before.split('\n'));
       const changed = after.split('\n').filter((l) => !was.has(l)).map((l) => l.split(' ')[0]);
-      throw new Error(`a test wrote into content/ (give its server a copy: startTestServer({ contentDir })): ${changed.join(', ') || 'files removed'}`);
+      throw new Error(`a test wrote into the sample content (copy fixtureContent() and give its server the copy: startTestServer({ contentDir })): ${changed.join(', ') || 'files removed'}`);
     }
   };
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
+    /** content/ as git tracks it (test/helpers/content.ts, fixtureContent()). */
+    fixtureContent: string;
     sampleDist: string;
   }
 }

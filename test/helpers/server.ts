@@ -7,6 +7,7 @@ import net from 'node:net';
 import { inject } from 'vitest';
 import { loadConfig } from '../../src/lib/config.ts';
 import { startServer, type RunningServer } from '../../api/server.ts';
+import { fixtureContent } from './content.ts';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
@@ -46,7 +47,7 @@ export async function startTestServer(
 async function startIn(dataDir: string, opts: { distDir?: string; contentDir?: string; env?: Record<string, string>; ownOrigin?: boolean }): Promise<TestServer> {
   const port = opts.ownOrigin ? await freePort() : 0;
   const config = loadConfig({
-    CONTENT_DIR: opts.contentDir ?? path.resolve('content'),
+    CONTENT_DIR: opts.contentDir ?? fixtureContent(),
     DIST_DIR: opts.ownOrigin ? path.join(dataDir, 'no-dist') : (opts.distDir ?? inject('sampleDist')),
     DATA_DIR: dataDir,
     BASE_URL: opts.ownOrigin ? `http://127.0.0.1:${port}` : 'http://kb.test',

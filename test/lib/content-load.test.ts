@@ -6,6 +6,7 @@ import type { Snapshot } from '../../src/lib/content/model.ts';
 import { loadSnapshot, loadVideos, ContentError } from '../../src/lib/content/load.ts';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
 import { DigestShapeError, markdownLinks, parseDigest } from '../../src/lib/content/markdown.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
 const temps: string[] = [];
 function corpus(videos = 20, seed = 7): string {
@@ -35,7 +36,7 @@ function firstFile(dir: string, sub: string): string {
 describe('the sample knowledge base', () => {
   let snap: Snapshot;
   beforeAll(() => {
-    snap = loadSnapshot(path.resolve('content'));
+    snap = loadSnapshot(fixtureContent());
   });
 
   it('has the size the product asks for', () => {
@@ -180,7 +181,7 @@ describe('loadSnapshot validation', () => {
   });
 
   it('reads a digest as text (markup gone, escapes and entities resolved) and refuses anything beside its blocks', () => {
-    const file = fs.readFileSync(path.resolve('content/digests/2026-11-07.md'), 'utf8');
+    const file = fs.readFileSync(path.join(fixtureContent(), 'digests', '2026-11-07.md'), 'utf8');
     const body = file.slice(file.indexOf('\n---\n', 4) + 5);
     const parsed = parseDigest('2026-11-07', body);
     expect(parsed.items.map((i) => i.number)).toEqual([1, 2, 3, 4, 5]);

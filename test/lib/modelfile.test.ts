@@ -1,7 +1,7 @@
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseModelfile, ModelfileError } from '../../src/lib/personas/modelfile.ts';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
 describe('parseModelfile', () => {
   it('reads FROM, typed PARAMETERs, repeated stop, and a triple-quoted SYSTEM', () => {
@@ -31,7 +31,7 @@ MESSAGE user Hello there
   });
 
   it('parses every modelfile of the sample personas', () => {
-    for (const p of loadSnapshot(path.resolve('content')).personas) {
+    for (const p of loadSnapshot(fixtureContent()).personas) {
       for (const [key, text] of p.modelfiles) {
         const m = parseModelfile(text);
         expect(m.from, key).toBeTruthy();

@@ -16,8 +16,9 @@ import { rewriteLinksForAgents } from '../../src/lib/content/markdown.ts';
 import { llmsFullParts, llmsFullTxt } from '../../src/lib/read/page-markdown.ts';
 import { writePiecesFile } from '../../src/lib/static-build/pieces.ts';
 import type { Piece } from '../../src/lib/representation.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
-const snap = loadSnapshot(path.resolve('content'));
+const snap = loadSnapshot(fixtureContent());
 const site = {
   baseUrl: 'http://kb.test',
   siteName: 'KB',

@@ -12,8 +12,9 @@ import { siteContext } from '../../src/lib/site.ts';
 import { PAGE_ROUTES, pageKey, type RouteName } from '../../src/lib/pages/index.ts';
 import { PAGE_MODELS_ENV, type PageModelsFile } from '../../src/lib/build-inputs.ts';
 import { startPages } from '../../src/lib/static-build/render.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
-const env = { ...process.env, CONTENT_DIR: path.resolve('content'), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' };
+const env = { ...process.env, CONTENT_DIR: fixtureContent(), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' };
 const snap = loadSnapshot(env.CONTENT_DIR);
 const site = siteContext(loadConfig(env), new Date('2026-11-20T08:00:00Z'));
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-render-models-'));

@@ -18,6 +18,7 @@ import { createIdentity, type Identity } from '../../api/auth/identity.ts';
 import { indexDir } from '../../src/lib/search/manifest.ts';
 import { startPostgres, type PgCluster } from '../helpers/postgres.ts';
 import { freePort } from '../helpers/server.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
 export interface Instance {
   /** The instance's own address (http://127.0.0.1:<port>). */
@@ -161,6 +162,7 @@ export async function startInstances(
     BASE_URL: baseUrl,
     DATABASE_URL: databaseUrl,
     KEYS_DIR: keysDir,
+    CONTENT_DIR: fixtureContent(),
     DIST_DIR: path.join(root, 'no-dist'),
     ...TEST_ENV,
     ...opts.env,

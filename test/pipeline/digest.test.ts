@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
 const run = promisify(execFile);
 let root: string;
@@ -15,7 +16,7 @@ let contentDir: string;
 beforeAll(() => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-digest-'));
   contentDir = path.join(root, 'content');
-  fs.cpSync(path.resolve('content'), contentDir, { recursive: true });
+  fs.cpSync(fixtureContent(), contentDir, { recursive: true });
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 

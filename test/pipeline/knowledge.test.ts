@@ -13,6 +13,7 @@ import { buildKnowledge } from '../../pipeline/lib/knowledge.ts';
 import { databaseTarget, openDatabase } from '../../api/db/index.ts';
 import { loadConfig } from '../../src/lib/config.ts';
 import { startTestServer, testDatabaseEnv } from '../helpers/server.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
 let root: string;
 let database: Record<string, string> = {};
@@ -22,7 +23,7 @@ const run = () => runJob('build-knowledge', { ...jobContext({}, env()), log: () 
 beforeAll(async () => {
   database = await testDatabaseEnv();
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-knowledge-'));
-  fs.cpSync(path.resolve('content'), path.join(root, 'content'), { recursive: true });
+  fs.cpSync(fixtureContent(), path.join(root, 'content'), { recursive: true });
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 

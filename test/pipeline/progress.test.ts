@@ -7,13 +7,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtureContent } from '../helpers/content.ts';
 
 const run = promisify(execFile);
 let root: string;
 
 beforeAll(() => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-progress-'));
-  fs.cpSync(path.resolve('content'), path.join(root, 'content'), { recursive: true });
+  fs.cpSync(fixtureContent(), path.join(root, 'content'), { recursive: true });
 });
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 

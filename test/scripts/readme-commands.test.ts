@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { fixtureContent } from '../helpers/content.ts';
 
 const readme = fs.readFileSync(path.resolve('README.md'), 'utf8');
 const scripts = (JSON.parse(fs.readFileSync(path.resolve('package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
@@ -26,7 +27,7 @@ function npm(args: string[]): { status: number | null; out: string } {
   const { BASE_URL: _vite, ...env } = process.env;
   const r = spawnSync('npm', args, {
     encoding: 'utf8',
-    env: { ...env, KB_NODE_QUIET: '1', DATA_DIR: dataDir, DIST_DIR: path.join(dataDir, 'dist'), npm_config_loglevel: 'error' },
+    env: { ...env, KB_NODE_QUIET: '1', CONTENT_DIR: fixtureContent(), DATA_DIR: dataDir, DIST_DIR: path.join(dataDir, 'dist'), npm_config_loglevel: 'error' },
     timeout: 60_000,
   });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };

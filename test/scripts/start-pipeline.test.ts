@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readStatus } from '../../pipeline/lib/status.ts';
 import { atomFeed, startFeedHost, type FeedHost } from '../pipeline/feeds.ts';
 import { NO_SCHEDULES, stopGroup } from '../helpers/pipeline.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
 let root: string;
 let host: FeedHost;
@@ -17,7 +18,7 @@ const dirs = () => ({ CONTENT_DIR: path.join(root, 'content'), DIST_DIR: path.jo
 
 beforeAll(async () => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-start-pipeline-'));
-  fs.cpSync(path.resolve('content'), dirs().CONTENT_DIR, { recursive: true });
+  fs.cpSync(fixtureContent(), dirs().CONTENT_DIR, { recursive: true });
   host = await startFeedHost();
   // Every channel's feed on loopback (empty, but for one new video in the first channel's).
   const channels = fs.readdirSync(path.join(dirs().CONTENT_DIR, 'channels')).map((f) => f.replace(/\.md$/, ''));

@@ -1,11 +1,11 @@
 // The six /related endpoints through the real server: k at its bounds, never the item itself, 404 for
 // unknown items, and neighbours that reflect both the text and the links editors made.
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { startSearchServer, type SearchTestServer } from './helpers/search-server.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
-const snap = loadSnapshot(path.resolve('content'));
+const snap = loadSnapshot(fixtureContent());
 let srv: SearchTestServer;
 beforeAll(async () => {
   srv = await startSearchServer();

@@ -11,6 +11,7 @@ import { startSearchServer, type SearchTestServer } from './helpers/search-serve
 import { registerSearchRoutes } from '../../api/search/index.ts';
 import { RateLimiter } from '../../api/rate-limit/index.ts';
 import { DEFAULT_HYBRID_TUNING } from '../../src/lib/search/index.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
 interface Hit {
   type: string;
@@ -51,7 +52,7 @@ let send: Send;
 
 beforeAll(async () => {
   contentDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-search-content-'));
-  fs.cpSync(path.resolve('content'), contentDir, { recursive: true });
+  fs.cpSync(fixtureContent(), contentDir, { recursive: true });
   fs.writeFileSync(path.join(contentDir, 'knowledge', 'zz-twin-page.md'), TWIN(false));
   fs.writeFileSync(path.join(contentDir, 'knowledge', 'zz-twin-stub.md'), TWIN(true));
   srv = await startSearchServer({ contentDir });

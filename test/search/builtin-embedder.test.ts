@@ -9,8 +9,9 @@ import { documentsFromSnapshot } from '../../src/lib/search/documents.ts';
 import { BuiltinEmbedder } from '../../src/lib/search/embedders/builtin.ts';
 import { resolveEmbedderSetting } from '../../src/lib/search/embedders/select.ts';
 import { loadConfig } from '../../src/lib/config.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
-const docs = documentsFromSnapshot(loadSnapshot(path.resolve('content')));
+const docs = documentsFromSnapshot(loadSnapshot(fixtureContent()));
 let embedder: BuiltinEmbedder;
 let dir: string;
 beforeAll(async () => {

@@ -9,8 +9,9 @@ import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { buildSearchIndex, SearchService, type LoadedIndex } from '../../src/lib/search/index.ts';
 import { documentsFromSnapshot } from '../../src/lib/search/documents.ts';
 import { loadLexicon, trainLexicon } from '../../src/lib/search/translate.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
-const snap = loadSnapshot(path.resolve('content'));
+const snap = loadSnapshot(fixtureContent());
 const docs = documentsFromSnapshot(snap);
 let dataDir: string;
 let index: LoadedIndex;

@@ -16,8 +16,9 @@ import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { MAX_QUERY_CHARS, MAX_QUERY_WORDS } from '../../src/lib/search/analyse.ts';
 import { OVERSIZED_QUERIES as OVERSIZED, WORST_QUERIES as WORST } from '../../scripts/bench/hostile-queries.ts';
 import { MAX_MESSAGE_CHARS } from '../../api/chat/routes.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
-const PERSONA = loadSnapshot(path.resolve('content')).personas[0].persona_id;
+const PERSONA = loadSnapshot(fixtureContent()).personas[0].persona_id;
 let srv: TestServer;
 let send: Send;
 let mcp: Client;

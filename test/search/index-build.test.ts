@@ -11,8 +11,9 @@ import { buildSearchIndex, loadSearchIndex, openSearch, readManifest, SearchServ
 import type { Embedder } from '../../src/lib/search/index.ts';
 import { documentsFromSnapshot, languageVersions } from '../../src/lib/search/documents.ts';
 import { loadConfig } from '../../src/lib/config.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
-const snap = loadSnapshot(path.resolve('content'));
+const snap = loadSnapshot(fixtureContent());
 const builtin = { provider: 'builtin' as const, dimensions: 128 };
 let dataDir: string;
 beforeEach(() => {

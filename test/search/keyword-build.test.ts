@@ -2,7 +2,6 @@
 // writes must be lunr's own index, byte for byte, and what it hands a caller (the token set, the scorer)
 // must answer as the index loaded from that file does. The reference here is lunr.Builder itself, fed as
 // the index used to be built.
-import path from 'node:path';
 import lunr from 'lunr';
 import { describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
@@ -11,6 +10,7 @@ import { buildKeywordIndex, documentLanguages, fieldTerms, FIELD_BOOSTS, idfDocu
 import { KeywordScorer, takePostings } from '../../src/lib/search/postings.ts';
 import { analyseQuery, type TextLang } from '../../src/lib/search/analyse.ts';
 import { indexVocabulary, planQuery } from '../../src/lib/search/query-plan.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
 /** The index as lunr.Builder builds it from the same terms (with idf per language, as keyword.ts gives it). */
 function lunrBuilderIndex(docs: readonly SearchDocument[], refs: readonly number[]): lunr.Index {
@@ -43,7 +43,7 @@ function lunrBuilderIndex(docs: readonly SearchDocument[], refs: readonly number
   }
 }
 
-const docs = documentsFromSnapshot(loadSnapshot(path.resolve('content')));
+const docs = documentsFromSnapshot(loadSnapshot(fixtureContent()));
 const refs: number[] = [];
 let rows = 0;
 for (const d of docs) {

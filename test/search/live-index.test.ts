@@ -6,8 +6,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { buildSearchIndex, documentFromPost, SearchService, type Embedder } from '../../src/lib/search/index.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
-const snap = loadSnapshot(path.resolve('content'));
+const snap = loadSnapshot(fixtureContent());
 let dataDir: string;
 let service: SearchService;
 beforeAll(async () => {

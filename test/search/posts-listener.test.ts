@@ -7,8 +7,9 @@ import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { buildSearchIndex, SearchService } from '../../src/lib/search/index.ts';
 import { searchPostListener, syncPublishedPosts } from '../../api/search/posts.ts';
 import type { PostRow } from '../../api/posts/store.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
-const snap = loadSnapshot(path.resolve('content'));
+const snap = loadSnapshot(fixtureContent());
 let dataDir: string;
 let service: SearchService;
 beforeAll(async () => {

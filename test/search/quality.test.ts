@@ -15,12 +15,13 @@ import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { buildSearchIndex, SearchService } from '../../src/lib/search/index.ts';
 import { documentsFromSnapshot } from '../../src/lib/search/documents.ts';
 import { evaluate, loadQuerySet, type JudgedQuery, type QualityReport } from './helpers/metrics.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
 const queries = loadQuerySet();
 const questions = loadQuerySet(path.resolve('test/search/questions.json'));
 let dataDir: string;
 let service: SearchService;
-const snap = loadSnapshot(path.resolve('content'));
+const snap = loadSnapshot(fixtureContent());
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-search-quality-'));

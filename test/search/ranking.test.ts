@@ -1,6 +1,5 @@
 // The pieces ranking rests on: reciprocal rank fusion, keyword scoring over lunr's index, exact nearest
 // neighbours, the truncated SVD behind the builtin embedder, and snippets.
-import path from 'node:path';
 import lunr from 'lunr';
 import { describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
@@ -14,6 +13,7 @@ import { indexVocabulary, planQuery } from '../../src/lib/search/query-plan.ts';
 import { reciprocalRankFusion, RRF_K } from '../../src/lib/search/rrf.ts';
 import { makeSnippet } from '../../src/lib/search/snippet.ts';
 import { nearest } from '../../src/lib/search/vectors.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
 describe('reciprocal rank fusion', () => {
   it('gives each item 1 / (60 + rank) from every ranking it is in', () => {
@@ -27,7 +27,7 @@ describe('reciprocal rank fusion', () => {
 
 describe('keyword scoring', () => {
   it('gives the scores and order of lunr\'s own query engine', () => {
-    const docs = documentsFromSnapshot(loadSnapshot(path.resolve('content')));
+    const docs = documentsFromSnapshot(loadSnapshot(fixtureContent()));
     const index = lunr.Index.load(JSON.parse([...buildKeywordIndex(docs, docs.map((_, i) => i)).serialised()].join('')));
     const scorer = KeywordScorer.fromIndex(index, docs.length);
     const vocabulary = indexVocabulary(index, (t) => scorer.has(t));

@@ -12,6 +12,7 @@ import { createTransformersEmbedder, EmbedderUnavailableError } from '../../src/
 import { documentsFromSnapshot } from '../../src/lib/search/documents.ts';
 import { writeTinyModel } from './helpers/tiny-model.ts';
 import { startSearchServer } from './helpers/search-server.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
 const MODEL = 'kb-test/tiny-embedder';
 // "upleveling" occurs nowhere in the content: only the model knows it means training.
@@ -60,7 +61,7 @@ describe('transformers embedder', () => {
     expect(q[queryAxis]).toBeGreaterThan(0.3);
     expect(q[passageAxis]).toBeLessThan(0.05);
     expect((await without.embedQuery('governance board'))[queryAxis]).toBeLessThan(0.05);
-    const doc = documentsFromSnapshot(loadSnapshot(path.resolve('content'))).find((d) => d.id === 'ai-governance-board')!;
+    const doc = documentsFromSnapshot(loadSnapshot(fixtureContent())).find((d) => d.id === 'ai-governance-board')!;
     const d = await withPrefixes.embedDocuments([doc]);
     expect(d[passageAxis]).toBeGreaterThan(0.01);
     expect(d[queryAxis]).toBeLessThan(d[passageAxis]);
@@ -87,7 +88,7 @@ describe('transformers embedder', () => {
   });
 
   it('is recorded in the index manifest, and the loaded index embeds queries with it', async () => {
-    const snap = loadSnapshot(path.resolve('content'));
+    const snap = loadSnapshot(fixtureContent());
     const built = await buildSearchIndex(snap, { dataDir, embedder: { provider: 'transformers', ...setting() } });
     expect(built.manifest.embedder).toEqual({ name: 'transformers', model: MODEL, dimension: 16, dtype: 'fp32' });
     expect(fs.statSync(path.join(dataDir, 'index', 'vectors.f32')).size).toBe(built.manifest.rows * 16 * 4);

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/lib/config.ts';
 import { startServer } from '../../api/server.ts';
 import { buildSite } from '../../scripts/build.ts';
 import { asTestServer, freePort, type TestServer } from '../helpers/server.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
 export async function startWebServer(env: Record<string, string> = {}): Promise<TestServer> {
   const port = await freePort();
@@ -16,7 +17,7 @@ export async function startWebServer(env: Record<string, string> = {}): Promise<
   const dataDir = path.join(root, 'var');
   const distDir = path.join(root, 'dist');
   const base = {
-    CONTENT_DIR: path.resolve('content'),
+    CONTENT_DIR: fixtureContent(),
     DIST_DIR: distDir,
     DATA_DIR: dataDir,
     BASE_URL: origin,

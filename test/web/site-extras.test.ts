@@ -14,6 +14,7 @@ import { urlPathForDistFile } from '../../src/lib/representation.ts';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { graphData } from '../../src/lib/read/graph.ts';
 import { sitemapDocuments, SITEMAP_MAX_URLS } from '../../src/web/crawl.ts';
+import { fixtureContent } from '../helpers/content.ts';
 
 let srv: TestServer;
 const clientDir = path.join(inject('sampleDist'), 'client');
@@ -61,7 +62,7 @@ describe('for crawlers (item 5)', () => {
   });
 
   it('splits a sitemap of more than 50,000 URLs into an index and parts', async () => {
-    const snap = await loadSnapshot(path.resolve('content'));
+    const snap = await loadSnapshot(fixtureContent());
     const many = { ...snap, videos: Array.from({ length: SITEMAP_MAX_URLS }, (_, i) => ({ ...snap.videos[0], video_id: `v${i}` })) };
     const docs = sitemapDocuments(many, 'https://kb.example');
     expect(docs.map((d) => d.path)).toEqual(['/sitemap.xml', '/sitemaps/1.xml', '/sitemaps/2.xml']);
@@ -105,7 +106,7 @@ describe('the graph data (item 1)', () => {
       expect(res.status, n.url).toBe(200);
     }
     // A fresh load (no memo) lays it out to the same bytes: the prerendered file and its twin agree.
-    const again = graphData(await loadSnapshot(path.resolve('content')));
+    const again = graphData(await loadSnapshot(fixtureContent()));
     expect(JSON.stringify(again)).toBe(JSON.stringify(data));
   });
 });
@@ -137,7 +138,7 @@ describe('video thumbnails served by the site (item 2)', () => {
     await new Promise<void>((r) => host.listen(0, '127.0.0.1', r));
     const hostName = `127.0.0.1:${(host.address() as AddressInfo).port}`;
     const content = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-thumb-content-'));
-    fs.cpSync(path.resolve('content'), content, { recursive: true });
+    fs.cpSync(fixtureContent(), content, { recursive: true });
     const [real, missing] = fs.readdirSync(path.join(content, 'videos')).slice(0, 2);
     const point = (file: string, url: string) => {
       const p = path.join(content, 'videos', file);

@@ -13,6 +13,7 @@ import { ConfigError, loadConfig } from '../../../src/lib/config.ts';
 import { startServer } from '../../../api/server.ts';
 import { asTestServer, startTestServer, testDatabaseEnv, type TestServer } from '../../helpers/server.ts';
 import { signInThroughIdp } from '../../helpers/browser.ts';
+import { fixtureContent } from '../../helpers/content.ts';
 
 describe('dev mode outside this machine', () => {
   it('is refused at config load for a BASE_URL that is not loopback or localhost, naming the variables', () => {
@@ -35,7 +36,7 @@ describe('dev mode outside this machine', () => {
   it('stops `npm start` with the message', () => {
     // Vitest's own BASE_URL=/ must not leak in, nor settings of the shell that runs the tests.
     const { BASE_URL: _vite, ALLOW_DEV_IDP: _allow, OIDC_ISSUER: _issuer, ...env } = process.env;
-    const r = spawnSync(process.execPath, ['scripts/start.ts'], { env: { ...env, BASE_URL: 'https://kb.example.org', PORT: '0' }, encoding: 'utf8', timeout: 30_000 });
+    const r = spawnSync(process.execPath, ['scripts/start.ts'], { env: { ...env, CONTENT_DIR: fixtureContent(), BASE_URL: 'https://kb.example.org', PORT: '0' }, encoding: 'utf8', timeout: 30_000 });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/ALLOW_DEV_IDP/);
     expect(r.stderr).toMatch(/OIDC_ISSUER/);
@@ -52,7 +53,7 @@ describe('dev mode on the network', () => {
 
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-test-data-'));
     const logged: string[] = [];
-    const config = loadConfig({ CONTENT_DIR: path.resolve('content'), DIST_DIR: path.join(dataDir, 'no-dist'), DATA_DIR: dataDir, PORT: '0', ...(await testDatabaseEnv()) });
+    const config = loadConfig({ CONTENT_DIR: fixtureContent(), DIST_DIR: path.join(dataDir, 'no-dist'), DATA_DIR: dataDir, PORT: '0', ...(await testDatabaseEnv()) });
     const srv = asTestServer(await startServer(config, { log: (m) => logged.push(m) }), dataDir, dataDir);
     try {
       expect((srv.server.address() as AddressInfo).address).toBe('127.0.0.1');

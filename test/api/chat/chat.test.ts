@@ -1,15 +1,15 @@
 // Chat with the knowledge base: chat tokens and their bindings, extractive answers on the sample content
 // in both languages, and a real OpenAI-compatible server on loopback that replies, streams, hangs, fails
 // and cuts its stream.
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../../src/lib/content/load.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sessionFor, type TestSession } from '../../helpers/auth.ts';
 import { sender, type Send } from '../../helpers/http.ts';
 import { readEvents, startLlmServer, type LlmServer } from './llm-server.ts';
+import { fixtureContent } from '../../helpers/content.ts';
 
-const snap = loadSnapshot(path.resolve('content'));
+const snap = loadSnapshot(fixtureContent());
 const persona = snap.personas[0];
 const other = snap.personas[1];
 const exists = (s: { type: string; id: string }) =>

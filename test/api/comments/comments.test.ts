@@ -1,5 +1,4 @@
 // Comments, replies, mentions, edits, deletes, moderation, reactions and the GET-only creation path.
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../../src/lib/content/load.ts';
@@ -7,8 +6,9 @@ import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { bearerFor, sessionFor, type TestSession } from '../../helpers/auth.ts';
 import { sender, type Send } from '../../helpers/http.ts';
 import { failAuditEvents } from '../../helpers/db-faults.ts';
+import { fixtureContent } from '../../helpers/content.ts';
 
-const snap = loadSnapshot(path.resolve('content'));
+const snap = loadSnapshot(fixtureContent());
 const video = snap.videos[0].video_id;
 let srv: TestServer;
 let send: Send;

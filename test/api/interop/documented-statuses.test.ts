@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { bearerFor, sessionFor, type TestSession } from '../../helpers/auth.ts';
+import { fixtureContent } from '../../helpers/content.ts';
 
 type Schema = Record<string, unknown>;
 interface Parameter {
@@ -39,7 +40,7 @@ beforeAll(async () => {
   // Its writes are real (a draft concept file, an applied proposal): a copy of the content takes them.
   contentRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-statuses-'));
   const contentDir = path.join(contentRoot, 'content');
-  fs.cpSync(path.resolve('content'), contentDir, { recursive: true });
+  fs.cpSync(fixtureContent(), contentDir, { recursive: true });
   srv = await startTestServer({
     contentDir,
     env: { WRITE_RATE_LIMIT_PER_MINUTE: '100000', LOGIN_RATE_LIMIT_PER_MINUTE: '100000', CHAT_RATE_LIMIT_PER_MINUTE: '100000', MODERATOR_EMAILS: MODERATOR },

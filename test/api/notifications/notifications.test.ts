@@ -1,13 +1,13 @@
 // Notifications: filters, unread count, read, dismiss, and only the owner sees or changes them.
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../../src/lib/content/load.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sessionFor, type TestSession } from '../../helpers/auth.ts';
 import { sender, type Send } from '../../helpers/http.ts';
+import { fixtureContent } from '../../helpers/content.ts';
 
-const video = loadSnapshot(path.resolve('content')).videos[0].video_id;
+const video = loadSnapshot(fixtureContent()).videos[0].video_id;
 let srv: TestServer;
 let send: Send;
 let owner: TestSession, other: TestSession;

@@ -10,9 +10,10 @@ import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sessionFor, type TestSession } from '../../helpers/auth.ts';
 import { sender, type Send } from '../../helpers/http.ts';
 import { failAuditEvents } from '../../helpers/db-faults.ts';
+import { fixtureContent } from '../../helpers/content.ts';
 
 const THRESHOLD = 3;
-const snap = loadSnapshot(path.resolve('content'));
+const snap = loadSnapshot(fixtureContent());
 const video = snap.videos[0];
 const concept = snap.concepts.find((c) => !c.draft)!;
 let contentDir: string;
@@ -23,7 +24,7 @@ let ana: TestSession, bor: TestSession, cid: TestSession, dan: TestSession, mod:
 beforeAll(async () => {
   // Applying a concept_stub writes into content/: a temporary copy keeps the repository's untouched.
   contentDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-proposals-content-'));
-  fs.cpSync(path.resolve('content'), contentDir, { recursive: true });
+  fs.cpSync(fixtureContent(), contentDir, { recursive: true });
   srv = await startTestServer({ contentDir, env: { MODERATOR_EMAILS: 'mod@example.org', AUTO_REJECT_FLAG_THRESHOLD: String(THRESHOLD), WRITE_RATE_LIMIT_PER_MINUTE: '1000' } });
   send = sender(srv);
   ana = sessionFor(srv, 'ana@example.org', 'Ana');
@@ -359,7 +360,7 @@ describe('moderator decisions', () => {
     expect(applied.applied).toMatchObject({ content_changed: true, files: ['knowledge/accounts-payable-automation.md'] });
     const loaded = loadSnapshot(contentDir).conceptsBySlug.get('accounts-payable-automation');
     expect(loaded).toMatchObject({ title: 'Accounts payable automation', draft: false, tags: ['finance'] });
-    expect(fs.existsSync(path.resolve('content/knowledge/accounts-payable-automation.md'))).toBe(false);
+    expect(fs.existsSync(path.join(fixtureContent(), 'knowledge', 'accounts-payable-automation.md'))).toBe(false);
   });
 
   it('is documented in /openapi.json', async () => {

@@ -12,14 +12,15 @@ import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sessionFor, type TestSession } from '../../helpers/auth.ts';
 import { sender, type Send } from '../../helpers/http.ts';
 import { failAuditEvents } from '../../helpers/db-faults.ts';
+import { fixtureContent } from '../../helpers/content.ts';
 
-const repoSnap = loadSnapshot(path.resolve('content'));
+const repoSnap = loadSnapshot(fixtureContent());
 const TOPIC = 'claims handling';
 const SLUG = 'claims-handling';
 
 function copyContent(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-knowledge-content-'));
-  fs.cpSync(path.resolve('content'), dir, { recursive: true });
+  fs.cpSync(fixtureContent(), dir, { recursive: true });
   return dir;
 }
 
@@ -57,7 +58,7 @@ describe('extractive drafts (no LLM configured)', () => {
     const loaded = loadSnapshot(contentDir).conceptsBySlug.get(SLUG);
     expect(loaded).toMatchObject({ title: 'Claims handling', draft: true });
     expect(loaded!.sources).toEqual(out.draft.sources);
-    expect(fs.existsSync(path.resolve('content/knowledge', `${SLUG}.md`))).toBe(false);
+    expect(fs.existsSync(path.join(fixtureContent(), 'knowledge', `${SLUG}.md`))).toBe(false);
 
     expect(out.proposal).toMatchObject({
       kind: 'concept_stub',

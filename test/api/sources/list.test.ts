@@ -1,13 +1,13 @@
 // GET /api/sources: one newest-first feed of content, added pages, published posts and top-level visible
 // comments; never knowledge concepts, drafts, replies, hidden or deleted comments; type filter and paging.
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../../src/lib/content/load.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sessionFor } from '../../helpers/auth.ts';
 import { sender, type Send } from '../../helpers/http.ts';
+import { fixtureContent } from '../../helpers/content.ts';
 
-const snap = loadSnapshot(path.resolve('content'));
+const snap = loadSnapshot(fixtureContent());
 const contentCount = snap.videos.length + snap.essays.length + snap.digests.length;
 let srv: TestServer;
 let send: Send;
