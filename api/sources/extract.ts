@@ -22,23 +22,57 @@ interface DomNode {
   childNodes: ArrayLike<DomNode>;
 }
 
-/** Text of a DOM subtree with block elements on their own lines (textContent would glue "Title" and "Body"). */
+/**
+ * Text of a DOM subtree with block elements on their own lines (textContent would glue "Title" and "Body").
+ * Walked with a stack of its own, not by recursion: a page nested 20,000 deep must not overflow the stack.
+ */
 function blockText(root: DomNode): string {
   const out: string[] = [];
-  const walk = (n: DomNode) => {
+  // A node to enter, or the string to write when a block element's children are done.
+  const stack: (DomNode | string)[] = [root];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (typeof n === 'string') {
+      out.push(n);
+      continue;
+    }
     if (n.nodeType === 3) {
       out.push(n.textContent ?? '');
-      return;
+      continue;
     }
-    if (n.nodeType !== 1 && n.nodeType !== 9 && n.nodeType !== 11) return;
-    if (SKIP.has(n.nodeName.toUpperCase())) return;
+    if (n.nodeType !== 1 && n.nodeType !== 9 && n.nodeType !== 11) continue;
+    if (SKIP.has(n.nodeName.toUpperCase())) continue;
     const block = BLOCK.has(n.nodeName.toUpperCase());
-    if (block) out.push('\n\n');
-    for (let i = 0; i < n.childNodes.length; i++) walk(n.childNodes[i]);
-    if (block) out.push('\n\n');
-  };
-  walk(root);
+    if (block) {
+      out.push('\n\n');
+      stack.push('\n\n');
+    }
+    // childNodes once per node: linkedom builds the list anew at each access (quadratic in a loop's test).
+    const kids = n.childNodes;
+    for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
+  }
   return tidy(out.join(''));
+}
+
+/**
+ * Readability reads pages of this shape in well under a second; past it, its cost grows steeply with the
+ * DOM as linkedom builds it (1,000 nested elements took 5 s, 50,000 links 188 s: the event loop's, before
+ * extraction moved to a thread), so a larger or deeper page is read as plain block text instead.
+ */
+export const READABLE_SHAPE = { elements: 10_000, depth: 150 };
+
+/** Whether the document is within READABLE_SHAPE: one walk with a stack, stopping as soon as it is not. */
+function readableShape(root: DomNode): boolean {
+  const stack: [DomNode, number][] = [[root, 0]];
+  let elements = 0;
+  while (stack.length) {
+    const [n, depth] = stack.pop()!;
+    if (n.nodeType !== 1 && n.nodeType !== 9 && n.nodeType !== 11) continue;
+    if (++elements > READABLE_SHAPE.elements || depth > READABLE_SHAPE.depth) return false;
+    const kids = n.childNodes;
+    for (let i = 0; i < kids.length; i++) stack.push([kids[i], depth + 1]);
+  }
+  return true;
 }
 
 export function tidy(text: string): string {
@@ -67,14 +101,19 @@ export function extractHtml(html: string, pageUrl: string): Extracted {
   const headTitle = (document.querySelector('meta[property="og:title"]')?.getAttribute('content') ?? document.title ?? '').trim();
   // Readability changes the document it reads, so it comes after everything read from the head.
   let article: { title?: string | null; content?: string | null } | null = null;
-  try {
-    article = new Readability(document as unknown as Document, { charThreshold: 200 }).parse();
-  } catch {
-    article = null;
+  if (readableShape(document as unknown as DomNode)) {
+    try {
+      article = new Readability(document as unknown as Document, { charThreshold: 200, maxElemsToParse: READABLE_SHAPE.elements }).parse();
+    } catch {
+      article = null;
+    }
   }
   let text = '';
   if (article?.content) text = blockText(parseHTML(`<!doctype html><html><body>${article.content}</body></html>`).document as unknown as DomNode);
-  if (!text) text = blockText((parseHTML(html).document.body ?? parseHTML(html).document) as unknown as DomNode);
+  if (!text) {
+    const again = parseHTML(html).document;
+    text = blockText((again.body ?? again) as unknown as DomNode);
+  }
   const title = (article?.title?.trim() || headTitle || firstLine(text) || pageUrl).slice(0, 300);
   return { title, text, canonical };
 }

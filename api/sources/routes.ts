@@ -19,7 +19,8 @@ import { SOURCE_TYPES, listSources, type SourceType } from './list.ts';
 import { createSourceStore, sha256, type SourceRow } from './store.ts';
 import { SourceRefused, checkUrl } from './guard.ts';
 import { SourceFetchFailed, fetchPublicPage } from './fetch-page.ts';
-import { extractHtml, extractPlainText, tidy } from './extract.ts';
+import { tidy } from './extract.ts';
+import { extractInThread, PageUnreadable } from './extract-thread.ts';
 import { canonicalUrl, pageCanonicalUrl } from './canonical-url.ts';
 import { indexedSourceSearch, type SearchSources } from './word-search.ts';
 import { citable, draftConcept, slugify } from './knowledge.ts';
@@ -179,7 +180,13 @@ export function registerSourceRoutes(app: OpenAPIHono, deps: CommunityDeps, opts
         if (err instanceof SourceFetchFailed) throw new ApiError(err.timeout ? 504 : 502, err.message);
         throw err;
       }
-      const extracted = page.contentType.startsWith('text/plain') ? extractPlainText(page.body, page.url) : extractHtml(page.body, page.url);
+      let extracted;
+      try {
+        extracted = await extractInThread({ body: page.body, url: page.url, contentType: page.contentType });
+      } catch (err) {
+        if (err instanceof PageUnreadable) throw new ApiError(502, err.message, {}, 'Add the page\'s text instead: POST /api/sources {"title": "…", "text": "…"}.');
+        throw err;
+      }
       if (!extracted.text) throw new ApiError(502, 'The page has no readable text');
       const row = store.add({
         type: 'web_page',
