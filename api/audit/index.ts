@@ -50,6 +50,8 @@ export interface AuditOptions {
   /** PKCS#8 PEM file of the Ed25519 signing key; created on first start when absent. */
   signingKeyFile?: string;
   now?: () => Date;
+  /** Where the checkpoint timer reports a failure (the database unreachable): once, and when it recovers. */
+  log?: (message: string) => void;
 }
 
 /**
@@ -90,6 +92,7 @@ export interface PublicEvent {
 export function createAuditLog(db: Db, opts: AuditOptions) {
   const store: AuditStore = auditStore(db);
   const now = opts.now ?? (() => new Date());
+  const report = opts.log ?? ((m: string) => console.error(m));
   const keyFile = opts.signingKeyFile ?? path.join(keysDir(opts.dataDir), 'audit-ed25519.pem');
   // The origin is fixed with the log: serving it under another host later must not orphan its checkpoints.
   if (!isValidKeyName(opts.origin)) throw new AuditOriginError(`invalid audit log origin "${opts.origin}": non-empty, without spaces or '+'`);
@@ -167,10 +170,21 @@ export function createAuditLog(db: Db, opts: AuditOptions) {
 
     /** Starts the timer that checkpoints new events at least every checkpointIntervalSeconds. */
     startCheckpointing(): void {
+      // A tick that fails (the database restarting) is logged once and tried again at the next tick: an
+      // error thrown from a timer would end the process, every instance at once on a shared database.
+      let failing: string | null = null;
       timer ??= setInterval(() => {
-        const last = store.lastCheckpoint();
-        const due = !last || now().getTime() - Date.parse(last.created_at) >= opts.checkpointIntervalSeconds * 1000;
-        if (due && store.size() > (last?.tree_size ?? 0)) log.checkpointNow();
+        try {
+          const last = store.lastCheckpoint();
+          const due = !last || now().getTime() - Date.parse(last.created_at) >= opts.checkpointIntervalSeconds * 1000;
+          if (due && store.size() > (last?.tree_size ?? 0)) log.checkpointNow();
+          if (failing) report('audit: checkpoints are made again');
+          failing = null;
+        } catch (err) {
+          const message = (err as Error).message;
+          if (failing !== message) report(`audit: a checkpoint could not be made (${message}); retrying every tick`);
+          failing = message;
+        }
       }, Math.min(1000, opts.checkpointIntervalSeconds * 1000)).unref();
     },
 

@@ -6,6 +6,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { RequestValidationError } from '../validation/route.ts';
 import { nulDetail, TextWithNul } from '../validation/nul.ts';
 import { InvalidRequest, oauthErrorResponse } from '../oauth/errors.ts';
+import { databaseUnavailable, RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
 import { defaultHint, JSON_BODY_HINT, NOT_FOUND_PATH_HINT, validationHint } from './hints.ts';
 
 export { scopeHint, SIGN_IN_HINT } from './hints.ts';
@@ -78,6 +79,16 @@ export function errorHandler(log: (msg: string) => void = console.error): ErrorH
         return c.json({ detail: [{ type: 'json_invalid', loc: ['body'], msg: 'JSON decode error', input: null }], hint: JSON_BODY_HINT }, 422);
       }
       return detail(c, status, err.message || 'Request failed');
+    }
+    const unavailable = databaseUnavailable(err);
+    if (unavailable) {
+      // An outage, not a bug: logged once a minute (not per request), answered 503 so clients retry.
+      report('database', err);
+      const headers = { 'Retry-After': String(RETRY_AFTER_SECONDS) };
+      const message = `The database is unavailable for a moment (${unavailable}); try again`;
+      // The OAuth endpoints answer in RFC 6749's form (temporarily_unavailable, §4.1.2.1).
+      if (c.req.path.startsWith('/api/oauth/')) return c.json({ error: 'temporarily_unavailable', error_description: message }, 503, { ...headers, 'Cache-Control': 'no-store' });
+      return detail(c, 503, message, headers, `Retry after ${RETRY_AFTER_SECONDS} s; reads of published content (static pages, /api/latest) are still served.`);
     }
     // By route, not by path: a flood of one bad request over many paths (/api/users/<anything>) is one entry.
     report(`${c.req.method} ${c.req.routePath}`, err);

@@ -5,7 +5,7 @@
 // does. As root, initdb refuses to run, so the cluster belongs to the `postgres` user (runuser).
 // No vitest here: the benches import it too. The caller says which settings the server runs with (the
 // tests turn fsync off, the writes bench keeps PostgreSQL's durable defaults).
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -21,6 +21,13 @@ export interface PostgresCluster {
   version: string;
   /** The settings in force, as the running server reports them (SHOW): the write-path ones and any the caller set. */
   settings: Record<string, string>;
+  /**
+   * Stops the server as an outage would (`pg_ctl stop -m fast`: sessions are ended, the data stays), without
+   * blocking this process's event loop; resume() starts it again on the same port.
+   */
+  pause(): Promise<void>;
+  /** Starts a paused server again, on the same port and data. */
+  resume(): Promise<void>;
   /** Stops the server (in the mode given to startCluster) and removes its folder. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -146,7 +153,15 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Postgr
     return { ok: r.status === 0, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}`.trim() };
   };
 
+  /** run(), asynchronously: for pause() and resume() while servers in this process keep answering. */
+  const runAsync = (name: string, args: string[]): Promise<{ ok: boolean; output: string }> =>
+    new Promise((resolve) => {
+      const [cmd, argv] = command(name, args);
+      execFile(cmd, argv, { cwd: dir, env, encoding: 'utf8', timeout: 120_000 }, (err, stdout, stderr) => resolve({ ok: !err, output: `${stdout ?? ''}${stderr ?? ''}${err ? String(err) : ''}`.trim() }));
+    });
+
   let port = 0;
+  let serverOptions = '';
   let watchdog: ReturnType<typeof spawn> | null = null;
   try {
     // --no-sync only skips initdb's own final flush of the fresh cluster; the server's settings decide
@@ -162,7 +177,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Postgr
     // The free port can be taken between finding it and the server binding it: try a few.
     for (let attempt = 1; ; attempt++) {
       port = await freePort();
-      const serverOptions = [
+      serverOptions = [
         '-c listen_addresses=127.0.0.1',
         `-p ${port}`,
         `-k ${shellQuote(dir)}`,
@@ -232,6 +247,14 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Postgr
     url,
     version,
     settings: reported,
+    async pause() {
+      const r = await runAsync('pg_ctl', ['-w', '-D', data, '-m', 'fast', 'stop']);
+      if (!r.ok) throw new Error(`pg_ctl stop failed:\n${r.output}`);
+    },
+    async resume() {
+      const r = await runAsync('pg_ctl', ['-w', '-t', '60', '-D', data, '-l', log, '-o', serverOptions, 'start']);
+      if (!r.ok) throw new Error(`pg_ctl start failed:\n${r.output}\n--- server log (tail) ---\n${tail(log)}`);
+    },
     async createDatabase(name?: string): Promise<string> {
       if (stopped) throw new Error('createDatabase: the PostgreSQL cluster is stopped');
       const db = name ?? `db_${process.pid}_${++counter}`;

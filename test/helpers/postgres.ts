@@ -26,6 +26,10 @@ export interface PgCluster {
   url(database: string): string;
   /** Creates a fresh, empty database (a generated name unless given) and returns its URL. */
   createDatabase(name?: string): Promise<string>;
+  /** Stops the server as an outage would (sessions ended, data kept), without blocking the event loop. */
+  pause(): Promise<void>;
+  /** Starts a paused server again on the same port. */
+  resume(): Promise<void>;
   /** Stops the server (immediate mode) and removes its folder. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -72,6 +76,8 @@ export async function startPostgres(): Promise<PgCluster> {
   return {
     url: cluster.url,
     createDatabase: (name?: string) => cluster.createDatabase(name ?? `test_${process.pid}_${++counter}`),
+    pause: cluster.pause,
+    resume: cluster.resume,
     stop: cluster.stop,
   };
 }
