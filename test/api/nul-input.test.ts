@@ -3,7 +3,7 @@
 // stack per distinct path). Now, on both databases: 404 for a path, 422 naming the parameter or field for
 // the rest (RFC 6749 invalid_request at the OAuth endpoints, a JSON-RPC error at /mcp), nothing stored, and
 // no unhandled error.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oauth from 'oauth4webapi';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -12,6 +12,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { sessionFor, type TestSession } from '../helpers/auth.ts';
 import { sender, type Send } from '../helpers/http.ts';
 import { failAuditEvents } from '../helpers/db-faults.ts';
+import { captureConsoleErrors } from '../helpers/console-log.ts';
 import { discover, fullFlow } from './oauth/helpers.ts';
 import { fixtureContent } from '../helpers/content.ts';
 
@@ -20,23 +21,21 @@ const NUL = '\u0000';
 let srv: TestServer;
 let send: Send;
 let ana: TestSession;
-const logged: string[] = [];
-let restoreLog: () => void;
+// The app logs unhandled errors to console.error: kept to check that none happened (and how often).
+let log: ReturnType<typeof captureConsoleErrors>;
 
 beforeAll(async () => {
-  // The app logs unhandled errors to console.error: kept to check that none happened (and how often).
-  const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')));
-  restoreLog = () => spy.mockRestore();
+  log = captureConsoleErrors();
   srv = await startTestServer({ ownOrigin: true, env: { WRITE_RATE_LIMIT_PER_MINUTE: '10000' } });
   send = sender(srv);
   ana = sessionFor(srv, 'nul-ana@example.org', 'Ana');
 }, 60_000);
 afterAll(async () => {
   await srv?.stop();
-  restoreLog?.();
+  log?.restore();
 });
 
-const unhandled = () => logged.filter((l) => l.includes('unhandled error'));
+const unhandled = () => log.lines.filter((l) => l.includes('unhandled error'));
 const count = (table: string) => Number(srv.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() && (srv.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number | string }).n);
 
 describe('a NUL character in a request', () => {

@@ -3,13 +3,14 @@
 // served, the audit checkpoint timer keeps failing quietly instead of ending the process (before, its
 // uncaught error ended every instance on the database at once), and writing resumes by itself once the
 // database is back, every acknowledged write stored.
-import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadSnapshot } from '../../../src/lib/content/load.ts';
 import { fixtureContent } from '../../helpers/content.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sessionFor, type TestSession } from '../../helpers/auth.ts';
 import { sender, type Send } from '../../helpers/http.ts';
 import { describePostgres, startPostgres, type PgCluster } from '../../helpers/postgres.ts';
+import { captureConsoleErrors } from '../../helpers/console-log.ts';
 
 describePostgres('a PostgreSQL outage', () => {
   const video = loadSnapshot(fixtureContent()).videos[0].video_id;
@@ -17,12 +18,10 @@ describePostgres('a PostgreSQL outage', () => {
   let srv: TestServer;
   let send: Send;
   let ana: TestSession;
-  const logged: string[] = [];
-  let restoreLog: () => void;
+  let log: ReturnType<typeof captureConsoleErrors>;
 
   beforeAll(async () => {
-    const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')));
-    restoreLog = () => spy.mockRestore();
+    log = captureConsoleErrors();
     cluster = await startPostgres();
     // The checkpoint timer asks the database every second (and a checkpoint is due after a second).
     srv = await startTestServer({ env: { DATABASE_URL: await cluster.createDatabase(), AUDIT_CHECKPOINT_INTERVAL_SECONDS: '1', WRITE_RATE_LIMIT_PER_MINUTE: '10000' } });
@@ -32,7 +31,7 @@ describePostgres('a PostgreSQL outage', () => {
   afterAll(async () => {
     await srv?.stop();
     await cluster?.stop();
-    restoreLog?.();
+    log?.restore();
   });
 
   const comment = (body: string) => send('/api/comments', { method: 'POST', as: ana, json: { entity_type: 'video', entity_id: video, body } });
@@ -64,8 +63,8 @@ describePostgres('a PostgreSQL outage', () => {
     // The checkpoint timer ticks against the stopped database (an uncaught error there ends this process,
     // and vitest fails the file); the outage is logged, not every request of it.
     await new Promise((r) => setTimeout(r, 2500));
-    expect(logged.filter((l) => l.includes('unhandled error on database')).length).toBeLessThanOrEqual(2);
-    expect(logged.filter((l) => /unhandled error on (POST|GET) /.test(l))).toEqual([]);
+    expect(log.lines.filter((l) => l.includes('unhandled error on database')).length).toBeLessThanOrEqual(2);
+    expect(log.lines.filter((l) => /unhandled error on (POST|GET) /.test(l))).toEqual([]);
 
     await cluster.resume();
     const back = Date.now();
