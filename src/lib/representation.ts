@@ -1,6 +1,6 @@
 // How a read is put into bytes, and where its prerendered file lives in dist/. Shared by the static build
 // and the server so a prerendered file and its dynamic twin are byte for byte the same.
-export type Representation = 'json' | 'markdown' | 'text' | 'html' | 'shell' | 'svg' | 'xml';
+export type Representation = 'json' | 'markdown' | 'text' | 'html' | 'shell' | 'svg' | 'xml' | 'atom';
 
 export const EXTENSION: Record<Representation, string> = {
   json: '.json',
@@ -10,6 +10,8 @@ export const EXTENSION: Record<Representation, string> = {
   shell: '.sh',
   svg: '.svg',
   xml: '.xml',
+  // Atom feeds (src/lib/read/feeds.ts): .atom is the extension static hosts map to application/atom+xml.
+  atom: '.atom',
 };
 
 export const CONTENT_TYPE: Record<Representation, string> = {
@@ -20,6 +22,7 @@ export const CONTENT_TYPE: Record<Representation, string> = {
   shell: 'text/x-shellscript; charset=utf-8',
   svg: 'image/svg+xml; charset=utf-8',
   xml: 'application/xml; charset=utf-8',
+  atom: 'application/atom+xml; charset=utf-8',
 };
 
 /** Content types of the other files dist/ may hold (Astro's assets, public/). */
@@ -62,7 +65,7 @@ export function distFileFor(urlPath: string, rep: Representation): string {
 
 /** The inverse of distFileFor: the URL path a file in dist/ answers. */
 export function urlPathForDistFile(rel: string): string {
-  const m = /^(.*?)(?:^|\/)index\.(json|md|txt|html|sh|svg|xml)$/.exec(rel);
+  const m = /^(.*?)(?:^|\/)index\.(json|md|txt|html|sh|svg|xml|atom)$/.exec(rel);
   if (m) return '/' + m[1];
   return '/' + rel;
 }

@@ -16,6 +16,7 @@ import { briefing } from './read/latest.ts';
 import { llmsFullParts, llmsFullTxt, pageMarkdown, pageMarkdownPaths } from './read/page-markdown.ts';
 import { digestThumbnail, essayThumbnail, videoThumbnail, videoThumbnailPath } from './read/thumbnails.ts';
 import { robotsTxt, sitemapDocuments } from '../web/crawl.ts';
+import { atomFeed, feedPath, FEED_NAMES } from './read/feeds.ts';
 import {
   agentCard,
   agentLoginScript,
@@ -139,4 +140,7 @@ export function* prerenderedResources(snap: Snapshot, site: SiteContext): Genera
   // Crawlers
   yield { path: '/robots.txt', type: 'text', body: robotsTxt(site.baseUrl) };
   for (const doc of sitemapDocuments(snap, site.baseUrl)) yield { path: doc.path, type: 'xml', body: doc.body };
+
+  // Feed readers: Atom feeds of the newest items (everything, per kind, per language)
+  for (const name of FEED_NAMES) yield { path: feedPath(name), type: 'atom', body: atomFeed(snap, site, name) };
 }

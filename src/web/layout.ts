@@ -5,6 +5,7 @@
 import type { Lang } from '../lib/content/schema.ts';
 import { OG_LOCALE } from './format.ts';
 import { html, raw, type SafeHtml } from './html.ts';
+import { FEED_TYPE, feedPath, feedTitle, pageFeeds } from '../lib/read/feeds.ts';
 
 export interface PageMeta {
   /** The page's own title; the site name is appended (the home page passes the site name itself). */
@@ -69,14 +70,14 @@ export function headHtml(meta: PageMeta, site: SiteChrome): SafeHtml {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${fullTitle}</title>
-${meta.description ? html`<meta name="description" content="${meta.description}">\n` : ''}${assetsHtml(meta, site)}`;
+${meta.description ? html`<meta name="description" content="${meta.description}">\n` : ''}${feedLinks(meta, site)}${assetsHtml(meta, site)}`;
   }
   return html`<meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${fullTitle}</title>
 <meta name="description" content="${meta.description}">
 ${meta.noindex ? html`<meta name="robots" content="noindex">\n` : ''}<link rel="canonical" href="${abs(site.baseUrl, meta.path)}">
-${meta.jsonTwin ? html`<link rel="alternate" type="application/json" href="${meta.jsonTwin}">\n` : ''}${(meta.alternates ?? []).map((a) => html`<link rel="alternate" hreflang="${a.lang}" href="${abs(site.baseUrl, a.path)}">\n`)}<meta property="og:site_name" content="${site.siteName}">
+${meta.jsonTwin ? html`<link rel="alternate" type="application/json" href="${meta.jsonTwin}">\n` : ''}${feedLinks(meta, site)}${(meta.alternates ?? []).map((a) => html`<link rel="alternate" hreflang="${a.lang}" href="${abs(site.baseUrl, a.path)}">\n`)}<meta property="og:site_name" content="${site.siteName}">
 <meta property="og:title" content="${meta.title}">
 <meta property="og:description" content="${meta.description}">
 <meta property="og:type" content="${meta.ogType ?? 'website'}">
@@ -88,6 +89,13 @@ ${img
 ${img.width ? html`<meta property="og:image:width" content="${img.width}">\n<meta property="og:image:height" content="${img.height}">\n` : ''}<meta name="twitter:card" content="summary_large_image">`
   : html`<meta name="twitter:card" content="summary">`}
 ${assetsHtml(meta, site)}`;
+}
+
+/** The Atom feeds a page names for feed readers (src/lib/read/feeds.ts pageFeeds says which). */
+function feedLinks(meta: PageMeta, site: SiteChrome): SafeHtml[] {
+  return pageFeeds(meta.path, site.section, meta.lang).map(
+    (name) => html`<link rel="alternate" type="${FEED_TYPE}" title="${feedTitle(site.siteName, name)}" href="${abs(site.baseUrl, feedPath(name))}">\n`,
+  );
 }
 
 /** Icon, stylesheets and module scripts (who.js on prerendered pages). */

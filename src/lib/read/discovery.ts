@@ -5,6 +5,7 @@ import type { Snapshot } from '../content/model.ts';
 import { LANGUAGES } from '../content/schema.ts';
 import type { SiteContext } from '../site.ts';
 import { skillUrl } from './skills.ts';
+import { FEED_ENTRIES, feedUrls } from './feeds.ts';
 
 /**
  * OAuth scopes the authorization server grants: `read` (always granted: MCP and GET endpoints that need a
@@ -65,6 +66,9 @@ corpus is one Markdown file at /llms-full.txt.
 Right now: ${snap.videos.length} videos from ${snap.channels.length} channels, ${snap.essays.length} essays,
 ${snap.digests.length} digests, ${snap.concepts.filter((c) => !c.draft).length} knowledge concepts,
 ${snap.personas.length} personas. Languages: ${LANGUAGES.join(', ')}.
+
+Atom feeds of the newest ${FEED_ENTRIES} items, for feed readers: everything at /feeds/all.atom, one kind at
+/feeds/videos.atom, /feeds/essays.atom and /feeds/digests.atom, one language at ${LANGUAGES.map((l) => `/feeds/${l}.atom`).join(' and ')}.
 
 ## Signing in (only to write)
 
@@ -130,6 +134,7 @@ export function apiSummary(snap: Snapshot, site: SiteContext) {
     reference: '/api/skill.md',
     briefing: '/api/latest',
     search: '/api/search?q=<query>',
+    feeds: feedUrls(site.baseUrl),
     counts: {
       videos: snap.videos.length,
       channels: snap.channels.length,
@@ -200,6 +205,12 @@ and answers \`Accept: text/markdown\` or \`application/json\` with it. Cite \`pa
 - [Search](${b}/api/search?q=agents&agent=true): keyword and hybrid search
 - [Whole corpus](${b}/llms-full.txt): every essay, digest, knowledge concept and persona, and every video's summary, as one Markdown file
 
+## Feeds
+
+- [Everything](${b}/feeds/all.atom): Atom feed of the newest ${FEED_ENTRIES} videos, essays and digests
+- [Videos](${b}/feeds/videos.atom), [Essays](${b}/feeds/essays.atom), [Digests](${b}/feeds/digests.atom): one kind each
+- ${LANGUAGES.map((l) => `[${l}](${b}/feeds/${l}.atom)`).join(', ')}: one language each
+
 ## Pages as Markdown
 
 - [Home](${b}/index.html.md)
@@ -237,6 +248,7 @@ export function agentCard(snap: Snapshot, site: SiteContext) {
       mcp: `${b}/mcp`,
       llms: `${b}/llms.txt`,
       skill: `${b}/SKILL.md`,
+      feed: `${b}/feeds/all.atom`,
     },
     authentication: {
       schemes: ['oauth2', 'bearer'],

@@ -5,6 +5,7 @@ import { LANGUAGES } from '../content/schema.ts';
 import type { SiteContext } from '../site.ts';
 import { essayItem, essayThumbnailUrl, featuredEssay } from './essays.ts';
 import { itemUrl, pageUrl } from './links.ts';
+import { feedUrls } from './feeds.ts';
 
 export const LATEST_VIDEO_COUNT = 10;
 export const LATEST_ESSAY_COUNT = 5;
@@ -127,5 +128,7 @@ export function briefing(snap: Snapshot, site: SiteContext) {
       all_videos: '/api/videos',
       skills: '/api/skills',
     },
+    // Atom feeds of the newest items, for a person's feed reader (or an agent that polls): absolute URLs.
+    feeds: feedUrls(site.baseUrl),
   };
 }
