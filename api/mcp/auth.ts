@@ -1,6 +1,6 @@
 // Who calls the MCP resource. Without an Authorization header: anyone, for the read tools, as the same
 // reads are anonymous over HTTP. With one: an OAuth access token issued for this resource (audience
-// {BASE_URL}/mcp), whose scopes decide which tools are offered (`write` adds the tools that act). A bad
+// {BASE_URL}/mcp), whose scopes decide which tools may be called (`write`: the tools that act). A bad
 // token, and an API key (not audience-bound; the spec protects this resource with OAuth 2.1), get the
 // RFC 6750 challenge pointing at the protected resource metadata (RFC 9728 §5.1), which is how MCP
 // clients discover where to sign in; so does a call of a tool that needs a scope the caller lacks.

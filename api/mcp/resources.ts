@@ -1,9 +1,10 @@
 // MCP resources: every digest, essay and published knowledge concept as Markdown, addressed as
 // kb://digests/<date>, kb://essays/<slug>, kb://knowledge/<slug>. A listed resource's `name` is its
 // identifier (the date or slug) and its `title` the item's title, as the MCP schema means them; its
-// description ends with the page to cite. Site links inside are in the agent form.
-import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+// description ends with the page to cite. Site links inside are in the agent form. A URI that names no
+// resource is the MCP spec's JSON-RPC error -32002 (Resource not found), with the URI in its data.
+import { ResourceTemplate, type McpServer, type RegisteredResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError, ReadResourceRequestSchema, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ContentState } from '../content/index.ts';
 import { essayIn } from '../../src/lib/content/model.ts';
 import { getDigest } from '../../src/lib/read/digests.ts';
@@ -13,8 +14,13 @@ import { pageUrl } from '../../src/lib/read/links.ts';
 
 const MARKDOWN = 'text/markdown';
 
+/** The MCP spec's code for a resource that does not exist (server/resources, Error Handling). */
+export const RESOURCE_NOT_FOUND = -32002;
+
+const notFound = (uri: string, message: string) => new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${message}`, { uri });
+
 function markdown(uri: URL, text: string | null, what: string, fix: string): ReadResourceResult {
-  if (text === null) throw new Error(`No ${what} at ${uri.href}. ${fix}`);
+  if (text === null) throw notFound(uri.href, `no ${what} at ${uri.href}. ${fix}`);
   return { contents: [{ uri: uri.href, mimeType: MARKDOWN, text }] };
 }
 
@@ -23,7 +29,8 @@ const one = (v: string | string[]) => (Array.isArray(v) ? v[0] : v);
 const cite = (page: string) => `Page to cite: ${page}`;
 
 export function registerResources(server: McpServer, state: () => ContentState): void {
-  server.registerResource(
+  const templates: RegisteredResourceTemplate[] = [];
+  templates.push(server.registerResource(
     'digest',
     new ResourceTemplate('kb://digests/{date}', {
       list: () => {
@@ -44,9 +51,9 @@ export function registerResources(server: McpServer, state: () => ContentState):
       const d = getDigest(state().snapshot, one(date), { agent: true });
       return markdown(uri, d && d.content, 'digest', 'Digests are named by their date YYYY-MM-DD; resources/list gives them.');
     },
-  );
+  ));
 
-  server.registerResource(
+  templates.push(server.registerResource(
     'essay',
     new ResourceTemplate('kb://essays/{slug}', {
       list: () => {
@@ -67,9 +74,9 @@ export function registerResources(server: McpServer, state: () => ContentState):
       const e = getEssay(state().snapshot, one(slug), { agent: true });
       return markdown(uri, e && withTitle(e.title, e.content), 'essay', 'Essays are named by their slug; resources/list gives them.');
     },
-  );
+  ));
 
-  server.registerResource(
+  templates.push(server.registerResource(
     'knowledge',
     new ResourceTemplate('kb://knowledge/{slug}', {
       list: () => {
@@ -86,5 +93,17 @@ export function registerResources(server: McpServer, state: () => ContentState):
       const c = getConcept(state().snapshot, one(slug), { agent: true });
       return markdown(uri, c && withTitle(c.title, c.body), 'knowledge concept', 'Concepts are named by their slug; resources/list gives them.');
     },
-  );
+  ));
+
+  // The SDK answers a URI no template matches with -32602 (Invalid params); the spec's answer is -32002.
+  // This handler replaces the SDK's (setRequestHandler replaces) and reads through the same templates.
+  server.server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const uri = URL.parse(request.params.uri);
+    if (!uri) throw new McpError(ErrorCode.InvalidParams, `Invalid params: uri ${JSON.stringify(request.params.uri)} is not a URI; resources/list gives them (kb://…)`);
+    for (const t of templates) {
+      const variables = t.resourceTemplate.uriTemplate.match(uri.href);
+      if (variables) return t.readCallback(uri, variables, extra);
+    }
+    throw notFound(uri.href, `${uri.href} is none of this server's resources (kb://digests/<date>, kb://essays/<slug>, kb://knowledge/<slug>); resources/list gives them.`);
+  });
 }

@@ -1,10 +1,11 @@
-// The MCP tools. Reads for everyone (search over every type, one item, the briefing, recent items, related
-// items, comments); with a token, the person's notes; with the `write` scope, the tools that act
-// (comment, react, flag a proposal, draft, edit and submit a post, write a note). Every tool but the
+// The MCP tools, all listed to everyone with what each needs (description and _meta.securitySchemes).
+// Reads for everyone (search over every type, one item, the briefing, recent items, related items,
+// comments); with a token, the person's notes; with the `write` scope, the tools that act (comment, react,
+// flag a proposal, draft, edit and submit a post, write a note). Every tool but the
 // snapshot reads goes through the HTTP route it mirrors (api.ts), so checks, limits and audit events are
 // the route's. Each tool has per-field input descriptions, an output schema with structuredContent beside
 // the JSON text, absolute URLs (page_url: the page to cite), and read-only/destructive hints.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ContentState } from '../content/index.ts';
@@ -92,7 +93,7 @@ const postOut = (origin: string, p: Record<string, unknown>) => ({ ...absolutise
 interface ToolDef {
   name: string;
   needs: ToolNeed;
-  register: (server: McpServer, ctx: ToolContext) => void;
+  register: (server: McpServer, ctx: ToolContext) => RegisteredTool;
 }
 
 export const TOOLS: ToolDef[] = [
@@ -521,13 +522,36 @@ export const TOOLS: ToolDef[] = [
   },
 ];
 
-/** What each tool needs, by name: the MCP endpoint answers a call of a tool the caller may not use with the challenge. */
+/** What each tool needs, by name: the MCP endpoint answers a call of a tool the caller may not use with the challenge, and of an unknown one with a JSON-RPC error. */
 export const TOOL_NEEDS: ReadonlyMap<string, ToolNeed> = new Map(TOOLS.map((t) => [t.name, t.needs]));
 
-/** Registers the tools the caller's scopes allow (null: anonymous). */
-export function registerTools(server: McpServer, ctx: ToolContext, scopes: readonly string[] | null): void {
+/** The OAuth scope a token needs for a tool, as the authorization server's scope parameter asks for it. */
+const SCOPE_OF: Record<Exclude<ToolNeed, 'none'>, string> = { read: 'read', write: 'read write' };
+
+/**
+ * What a tool needs, for clients and models reading tools/list: `securitySchemes` in `_meta` (the shape
+ * OpenAI's Apps SDK reads: noauth, or oauth2 with its scopes) and a sentence at the end of the description.
+ */
+function needsNotice(needs: ToolNeed): { sentence: string; meta: Record<string, unknown> } {
+  if (needs === 'none') return { sentence: '', meta: { securitySchemes: [{ type: 'noauth' }] } };
+  const scope = SCOPE_OF[needs];
+  return {
+    sentence:
+      ` Needs sign-in: an OAuth access token for this MCP server with scope "${scope}" (${needs === 'write' ? 'it acts as you' : 'your own data'}). ` +
+      `Called without one it answers HTTP ${needs === 'write' ? '401 (or 403 insufficient_scope with a read-only token)' : '401'} and the WWW-Authenticate challenge your client's OAuth sign-in follows.`,
+    meta: { securitySchemes: [{ type: 'oauth2', scopes: scope.split(' ') }] },
+  };
+}
+
+/**
+ * Registers every tool, whoever calls: a client lists them all (and an agent sees what it could do once
+ * signed in); the endpoint answers a call the caller may not make with the HTTP challenge (index.ts).
+ */
+export function registerTools(server: McpServer, ctx: ToolContext): void {
   for (const t of TOOLS) {
-    if (t.needs === 'none' || (scopes !== null && scopes.includes(t.needs))) t.register(server, ctx);
+    const tool = t.register(server, ctx);
+    const { sentence, meta } = needsNotice(t.needs);
+    tool.update({ description: `${tool.description ?? ''}${sentence}`, _meta: { ...tool._meta, ...meta } });
   }
 }
 

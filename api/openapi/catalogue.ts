@@ -16,7 +16,7 @@
  * - oauth-client: an OAuth client at the token or revocation endpoint (HTTP Basic for confidential clients,
  *   client_id alone for public ones).
  * - mcp: anyone for the read tools; an OAuth access token issued for the /mcp resource for the rest (its
- *   scopes decide which tools are offered); API keys are refused.
+ *   scopes decide which tools may be called; every tool is listed to everyone); API keys are refused.
  * - browser: an HTML page or form for people; a browser session where the page needs one.
  */
 export type Access = 'public' | 'optional' | 'user' | 'session' | 'account' | 'moderator' | 'admin' | 'chat' | 'oauth-client' | 'mcp' | 'browser';

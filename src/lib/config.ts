@@ -54,6 +54,10 @@ const EnvSchema = z.object({
     .refine((v) => trustProxySetting(v) !== undefined, 'false, a hop count (1..20), or a comma-separated list of proxy addresses or CIDRs, e.g. 127.0.0.1,10.0.0.0/8'),
   OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).default(20),
   OAUTH_UNUSED_CLIENT_TTL_HOURS: z.coerce.number().min(0.01).max(24 * 365).default(24),
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .default('')
+    .refine((v) => originList(v) !== undefined, 'a comma-separated list of origins (scheme://host[:port], no path), e.g. https://inspector.example.org,http://localhost:6274'),
   AUTO_REJECT_FLAG_THRESHOLD: z.coerce.number().int().min(1).default(3),
   SOURCES_ALLOW_PRIVATE_CIDRS: z
     .string()
@@ -143,6 +147,8 @@ export interface Config {
   trustProxy: TrustProxy | null;
   /** Dynamic client registration: per-address limit, and the lifetime of clients no one grants anything. */
   oauth: { registrationsPerHour: number; unusedClientTtlHours: number };
+  /** Origins besides BASE_URL's whose browser pages may call /mcp (MCP_ALLOWED_ORIGINS); others get 403 (DNS rebinding). */
+  mcpAllowedOrigins: string[];
   /** Device flow (RFC 8628): how long a device code lives, and the polling interval it starts with. */
   device: { codeTtlSeconds: number; pollIntervalSeconds: number };
   /** Personal knowledge: the git host (null: an embedded bare repository per person plays the host). */
@@ -205,6 +211,17 @@ export class ConfigError extends Error {}
 
 const emailList = (s: string) => s.split(/[\s,]+/).map((x) => x.trim().toLowerCase()).filter(Boolean);
 const cidrList = (s: string) => s.split(/[\s,]+/).map((x) => x.trim()).filter(Boolean);
+
+/** MCP_ALLOWED_ORIGINS: each entry an http(s) origin, as browsers send it in Origin; undefined when one is not. */
+function originList(v: string): string[] | undefined {
+  const out: string[] = [];
+  for (const entry of cidrList(v)) {
+    const u = URL.parse(entry);
+    if (!u || !['http:', 'https:'].includes(u.protocol) || u.pathname !== '/' || u.search || u.hash || u.username || u.password) return undefined;
+    out.push(u.origin);
+  }
+  return out;
+}
 
 /** TRUST_PROXY: null when off (unset, false, 0), a hop count, or a list of proxy addresses and CIDRs; undefined when invalid. */
 function trustProxySetting(v: string): TrustProxy | null | undefined {
@@ -271,6 +288,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: trustProxySetting(e.TRUST_PROXY) ?? null,
     oauth: { registrationsPerHour: e.OAUTH_REGISTRATIONS_PER_HOUR, unusedClientTtlHours: e.OAUTH_UNUSED_CLIENT_TTL_HOURS },
     pipeline: e.PIPELINE === 'on',
+    mcpAllowedOrigins: originList(e.MCP_ALLOWED_ORIGINS) ?? [],
     device: { codeTtlSeconds: e.DEVICE_CODE_TTL_SECONDS, pollIntervalSeconds: e.DEVICE_POLL_INTERVAL_SECONDS },
     vcs: vcsConfig(e),
     autoRejectFlagThreshold: e.AUTO_REJECT_FLAG_THRESHOLD,

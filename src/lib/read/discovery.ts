@@ -84,7 +84,8 @@ Atom feeds of the newest ${FEED_ENTRIES} items, for feed readers: everything at 
 - One login for everything: add \`"resource": "${site.baseUrl}/mcp", "scope": "read write"\` when starting the
   device flow, and the poll answers an OAuth access token (one hour) and refresh token (rotating, 30 days;
   \`grant_type=refresh_token\` with the \`client_id\` it gives, at /api/oauth/v2/token) that work on this API, at
-  /mcp and for chat.
+  /mcp and for chat. From a shell: \`curl -fsS ${site.baseUrl}/agent-login.sh | sh -s -- --scope 'read write'\`
+  saves them (\`--refresh\` renews the access token).
 - API keys: created by a signed-in person at /api/account/api-keys; they start with \`${site.keyPrefix}\`.
 - Send \`Authorization: Bearer <token or key>\`. Check it with \`GET /api/auth/me\`.
 
@@ -117,11 +118,13 @@ Every write is recorded in a public, verifiable audit log (\`/api/audit\`, signe
 
 ## MCP
 
-A Model Context Protocol server (Streamable HTTP, stateless) at ${site.baseUrl}/mcp. Without a token: the read
-tools (search, get_item, latest_briefing, list_recent, related, list_comments), the resources (digests, essays,
-knowledge as Markdown) and each persona as a prompt. With an OAuth access token for this resource
-(/.well-known/oauth-protected-resource): your notes; with its \`write\` scope the tools that act (comment, react,
-flag_proposal, draft_post, edit_post_essay, submit_post, write_note), through the same routes as above.
+A Model Context Protocol server (Streamable HTTP, stateless) at ${site.baseUrl}/mcp. It lists every tool to
+everyone, each saying what it needs. Without a token: the read tools (search, get_item, latest_briefing,
+list_recent, related, list_comments), the resources (digests, essays, knowledge as Markdown) and each persona
+as a prompt. With an OAuth access token for this resource (/.well-known/oauth-protected-resource): your notes;
+with its \`write\` scope the tools that act (comment, react, flag_proposal, draft_post, edit_post_essay,
+submit_post, write_note), through the same routes as above. Calling one without the token or scope answers
+HTTP 401 or 403 with the OAuth challenge, which MCP clients follow to sign in.
 `;
 }
 
@@ -349,6 +352,9 @@ export function credentialsFolder(site: SiteContext): string {
 /**
  * /agent-login.sh: a POSIX sh client of the device flow (curl only) that signs in to the server it was
  * downloaded from and writes the credential file {server, api_key, user_email, issued_at} with mode 0600.
+ * With --scope (and --resource, default {base}/mcp) it asks for OAuth tokens instead of an API key: api_key
+ * is then an OAuth access token that /mcp takes as well as the REST API and chat, saved with its refresh
+ * token, client_id, scope, resource and expires_at; --refresh renews it.
  * Site values enter the script only as single-quoted words (or comments), so no site name can inject code.
  */
 export function agentLoginScript(site: SiteContext): string {
@@ -367,6 +373,13 @@ export function agentLoginScript(site: SiteContext): string {
 #   curl -fsS ${oneLine(site.baseUrl)}/agent-login.sh | sh -s -- --poll    # waits for the approval, saves the key
 # Between the two, the pending sign-in is kept in <credential file>.pending (mode 0600).
 #
+# One login for every surface, the MCP server included: --scope asks for OAuth tokens instead of an API key
+#   curl -fsS ${oneLine(site.baseUrl)}/agent-login.sh | sh -s -- --scope 'read write'
+# (--resource URL names the resource, default <server>/mcp; read is the default scope, write lets it act).
+# api_key is then an OAuth access token (oat_...) for /mcp, the REST API and chat, valid one hour, saved
+# with refresh_token, client_id, scope, resource and expires_at; renew it (the refresh token rotates) with
+#   curl -fsS ${oneLine(site.baseUrl)}/agent-login.sh | sh -s -- --refresh
+#
 # Environment:
 #   KB_SERVER       server to sign in to (default: the one this script came from)
 #   KB_CREDENTIALS  credential file (default: \${XDG_CONFIG_HOME:-~/.config}/${slug}/credentials.json)
@@ -384,20 +397,45 @@ SERVER=\${SERVER%/}
 CREDENTIALS=\${KB_CREDENTIALS:-\${XDG_CONFIG_HOME:-\${HOME:-.}/.config}/${slug}/credentials.json}
 PENDING="$CREDENTIALS.pending"
 MODE=all
-case \${1:-} in
-  '') ;;
-  --start) MODE=start ;;
-  --poll) MODE=poll ;;
-  -h | --help)
-    printf '%s\\n' 'usage: agent-login.sh [--start | --poll]' '  (no option) show the code, wait for the approval, save the key' \\
-      '  --start     show the code and link, keep the pending sign-in, exit' '  --poll      wait for the approval of the pending sign-in, save the key'
-    exit 0
-    ;;
-  *)
-    printf 'agent-login: unknown option %s (try --help)\\n' "$1" >&2
-    exit 1
-    ;;
-esac
+RESOURCE=
+SCOPE=
+usage() {
+  printf '%s\\n' 'usage: agent-login.sh [--start | --poll | --refresh] [--scope SCOPE] [--resource URL]' \\
+    '  (no option)     show the code, wait for the approval, save the key' \\
+    '  --start         show the code and link, keep the pending sign-in, exit' \\
+    '  --poll          wait for the approval of the pending sign-in, save the key' \\
+    "  --scope SCOPE   OAuth tokens instead of an API key, e.g. --scope 'read write' (read, write; moderate, admin)" \\
+    "  --resource URL  the resource they are for (default with --scope: $SERVER/mcp)" \\
+    '  --refresh       renew the saved OAuth access token with its refresh token'
+}
+while [ $# -gt 0 ]; do
+  case $1 in
+    --start) MODE=start ;;
+    --poll) MODE=poll ;;
+    --refresh) MODE=refresh ;;
+    --scope=*) SCOPE=\${1#--scope=} ;;
+    --resource=*) RESOURCE=\${1#--resource=} ;;
+    --scope | --resource)
+      if [ $# -lt 2 ]; then
+        printf 'agent-login: %s needs a value (try --help)\\n' "$1" >&2
+        exit 1
+      fi
+      if [ "$1" = --scope ]; then SCOPE=$2; else RESOURCE=$2; fi
+      shift
+      ;;
+    -h | --help)
+      usage
+      exit 0
+      ;;
+    *)
+      printf 'agent-login: unknown option %s (try --help)\\n' "$1" >&2
+      exit 1
+      ;;
+  esac
+  shift
+done
+# A scope asks for OAuth tokens, for the one resource there is unless told otherwise.
+[ -z "$SCOPE" ] || [ -n "$RESOURCE" ] || RESOURCE="$SERVER/mcp"
 
 say() { printf '%s\\n' "$*"; }
 fail() {
@@ -411,7 +449,7 @@ fail() {
 json_string() { printf '%s' "$1" | tr -d '\\r\\n' | sed -n 's/.*"'"$2"'"[[:space:]]*:[[:space:]]*"\\([^"]*\\)".*/\\1/p'; }
 json_number() { printf '%s' "$1" | tr -d '\\r\\n' | sed -n 's/.*"'"$2"'"[[:space:]]*:[[:space:]]*\\([0-9][0-9]*\\).*/\\1/p'; }
 # What we send is printable and has no quote or backslash, so it needs no JSON escaping.
-json_safe() { printf '%s' "$1" | tr -d '"\\\\\\000-\\037\\177' | cut -c1-100; }
+json_safe() { printf '%s' "$1" | tr -d '"\\\\\\000-\\037\\177' | cut -c1-"\${2:-100}"; }
 json_escape() { printf '%s' "$1" | sed 's/\\\\/\\\\\\\\/g; s/"/\\\\"/g'; }
 
 # POST the JSON on stdin: the device code never appears in the process list.
@@ -443,11 +481,53 @@ write_private() {
 # A terminal answer ends the pending sign-in of --start.
 forget_pending() { [ "$MODE" = poll ] && rm -f "$PENDING"; return 0; }
 
+# A time in seconds since 1970 as UTC ISO 8601 (GNU/busybox date, then BSD date).
+iso_time() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ 2>/dev/null || date -u -r "$1" +%Y-%m-%dT%H:%M:%SZ 2>/dev/null; }
+
+# Saves OAuth tokens from the token answer $1 as the credential file: api_key is the access token (send it
+# as the bearer, at /mcp too), with what renews it. $2 e-mail, $3 client_id, $4 resource, $5 scope if the
+# answer has none.
+save_oauth() {
+  access=$(json_string "$1" access_token)
+  refresh=$(json_string "$1" refresh_token)
+  scope=$(json_string "$1" scope)
+  lifetime=$(json_number "$1" expires_in)
+  case $access in
+    oat_*) ;;
+    *) fail 1 'the server answered with something that is not an OAuth access token; nothing was saved.' ;;
+  esac
+  [ -n "$refresh" ] || fail 1 'the server answered without a refresh token; nothing was saved.'
+  now=$(date +%s)
+  write_private "$CREDENTIALS" "$(printf '{"server":"%s","api_key":"%s","user_email":"%s","issued_at":"%s","expires_at":"%s","refresh_token":"%s","client_id":"%s","scope":"%s","resource":"%s"}' \\
+    "$(json_escape "$SERVER")" "$(json_escape "$access")" "$(json_escape "$2")" "$(iso_time "$now")" "$(iso_time $((now + \${lifetime:-3600})))" \\
+    "$(json_escape "$refresh")" "$(json_escape "$3")" "$(json_escape "\${scope:-$5}")" "$(json_escape "$4")")"
+}
+
+if [ "$MODE" = refresh ]; then
+  [ -f "$CREDENTIALS" ] || fail 1 "no credential file at $CREDENTIALS: sign in first, with --scope 'read write'"
+  saved=$(cat "$CREDENTIALS") || fail 1 "cannot read $CREDENTIALS"
+  [ "$(json_string "$saved" server)" = "$SERVER" ] || fail 1 "the credentials in $CREDENTIALS are for another server"
+  refresh_token=$(json_string "$saved" refresh_token)
+  client_id=$(json_string "$saved" client_id)
+  [ -n "$refresh_token" ] && [ -n "$client_id" ] ||
+    fail 1 "$CREDENTIALS holds an API key, which needs no refresh (90 days); for OAuth tokens sign in with --scope 'read write'"
+  # On stdin, so the refresh token never appears in the process list.
+  answer=$(printf 'grant_type=refresh_token&refresh_token=%s&client_id=%s' "$refresh_token" "$client_id" |
+    curl -sS --max-time 30 -X POST -H 'Content-Type: application/x-www-form-urlencoded' -H 'Accept: application/json' \\
+      --data-binary @- "$SERVER/api/oauth/v2/token") || fail 1 "cannot reach $SERVER"
+  [ -n "$(json_string "$answer" access_token)" ] ||
+    fail 1 "the refresh token was refused (used, expired or revoked); sign in again with --scope: $answer"
+  save_oauth "$answer" "$(json_string "$saved" user_email)" "$client_id" "$(json_string "$saved" resource)" "$(json_string "$saved" scope)"
+  say "Renewed. The new access token is saved in $CREDENTIALS as api_key, valid until $(json_string "$(cat "$CREDENTIALS")" expires_at)."
+  exit 0
+fi
+
 if [ "$MODE" = poll ]; then
   [ -f "$PENDING" ] || fail 1 "no pending sign-in in $PENDING: run with --start first"
   pending=$(cat "$PENDING") || fail 1 "cannot read $PENDING"
   [ "$(json_string "$pending" server)" = "$SERVER" ] || fail 1 "the pending sign-in in $PENDING is for another server; run --start again"
   device_code=$(json_string "$pending" device_code)
+  RESOURCE=$(json_string "$pending" resource)
   interval=$(json_number "$pending" interval)
   expires_at=$(json_number "$pending" expires_at)
   [ -n "$device_code" ] && [ -n "$expires_at" ] || fail 1 "$PENDING is damaged; run --start again"
@@ -464,7 +544,10 @@ else
   [ -n "$name" ] || name=agent-login.sh
   [ -n "$host" ] || host=unknown
 
-  answer=$(printf '{"client_name":"%s","client_host":"%s"}' "$name" "$host" | post_json /api/oauth/device) ||
+  oauth=
+  [ -z "$RESOURCE" ] || oauth="$oauth$(printf ',"resource":"%s"' "$(json_safe "$RESOURCE" 500)")"
+  [ -z "$SCOPE" ] || oauth="$oauth$(printf ',"scope":"%s"' "$(json_safe "$SCOPE" 200)")"
+  answer=$(printf '{"client_name":"%s","client_host":"%s"%s}' "$name" "$host" "$oauth" | post_json /api/oauth/device) ||
     fail 1 "cannot reach $SERVER"
   device_code=$(json_string "$answer" device_code)
   user_code=$(json_string "$answer" user_code)
@@ -482,8 +565,8 @@ else
   say ""
   say "or go to $verification_uri and enter the code $user_code"
   if [ "$MODE" = start ]; then
-    write_private "$PENDING" "$(printf '{"server":"%s","device_code":"%s","interval":%s,"expires_at":%s}' \\
-      "$(json_escape "$SERVER")" "$device_code" "$interval" "$(($(date +%s) + expires_in))")"
+    write_private "$PENDING" "$(printf '{"server":"%s","device_code":"%s","interval":%s,"expires_at":%s,"resource":"%s"}' \\
+      "$(json_escape "$SERVER")" "$device_code" "$interval" "$(($(date +%s) + expires_in))" "$(json_escape "$RESOURCE")")"
     say "Approve only if the page shows the same code. The code expires in $((expires_in / 60)) min."
     say "Then run:  curl -fsS $SERVER/agent-login.sh | sh -s -- --poll"
     exit 0
@@ -525,11 +608,21 @@ while :; do
   [ "$waited" -le $((expires_in + 60)) ] || fail 3 'no approval arrived in time; run this script again.'
 done
 
+user_email=$(json_string "$answer" user_email)
+if [ -n "$RESOURCE" ]; then
+  save_oauth "$answer" "$user_email" "$(json_string "$answer" client_id)" "$RESOURCE" ''
+  forget_pending
+  say ""
+  say "Signed in\${user_email:+ as $user_email}. An OAuth access token for $RESOURCE (scope: $(json_string "$answer" scope)) is saved"
+  say "in $CREDENTIALS (readable only by you) as api_key, with its refresh token."
+  say "Send it as: Authorization: Bearer <api_key>   at $RESOURCE, on the REST API and for chat (check with $SERVER/api/auth/me)"
+  say "It lasts one hour; renew it with:  curl -fsS $SERVER/agent-login.sh | sh -s -- --refresh"
+  exit 0
+fi
 case $api_key in
   "$KEY_PREFIX"*) ;;
   *) fail 1 'the server answered with something that is not an API key; nothing was saved.' ;;
 esac
-user_email=$(json_string "$answer" user_email)
 issued_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
 write_private "$CREDENTIALS" "$(printf '{"server":"%s","api_key":"%s","user_email":"%s","issued_at":"%s"}' \\

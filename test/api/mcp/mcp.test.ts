@@ -1,5 +1,6 @@
-// The MCP resource at /mcp, driven by the MCP SDK's own client over Streamable HTTP: read tools, resources
-// and persona prompts without a token; API keys and bad tokens refused; the SDK's complete OAuth flow
+// The MCP resource at /mcp, driven by the MCP SDK's own client over Streamable HTTP: every tool listed to
+// everyone with what it needs (issue 42, item 7), read tools, resources and persona prompts without a
+// token; API keys and bad tokens refused; the SDK's complete OAuth flow
 // (protected-resource metadata → registration → consent → token) for a read-only and a read-write token;
 // the tools that act go through the HTTP routes (their audit events, limits and errors); tool quality
 // (descriptions, output schemas, structured content, absolute URLs, hints).
@@ -27,6 +28,7 @@ afterAll(() => srv.stop());
 const READ_TOOLS = ['get_item', 'latest_briefing', 'list_comments', 'list_recent', 'related', 'search'];
 const NOTE_TOOLS = ['list_notes', 'read_note'];
 const WRITE_TOOLS = ['comment', 'draft_post', 'edit_post_essay', 'flag_proposal', 'react', 'submit_post', 'write_note'];
+const ALL_TOOLS = [...READ_TOOLS, ...NOTE_TOOLS, ...WRITE_TOOLS].sort();
 
 // Clients list the tools first: the SDK client then checks every result's structuredContent against the
 // tool's output schema, as MCP hosts do.
@@ -137,13 +139,32 @@ const sdkClient = async (provider: TestProvider) => {
 describe('without a token', () => {
   it('serves the read tools, resources and persona prompts, as the same reads are anonymous over HTTP', async () => {
     const client = await connect();
-    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(READ_TOOLS);
     expect(client.getInstructions()).toMatch(/page_url/);
     const hits = ok(await call(client, 'search', { query: 'Agentic workflow' })).hits;
     expect(hits[0]).toMatchObject({ type: 'knowledge', title: 'Agentic workflow' });
     expect(hits[0].url).toMatch(new RegExp(`^${srv.url}/api/knowledge/.+\\?agent=true$`));
     expect(hits[0].page_url).toMatch(new RegExp(`^${srv.url}/knowledge/`));
     await client.close();
+  });
+
+  it('lists every tool, each saying whether it needs sign-in and which scope', async () => {
+    const client = await connect();
+    const tools = (await client.listTools()).tools;
+    await client.close();
+    expect(tools.map((t) => t.name).sort()).toEqual(ALL_TOOLS);
+    const schemes = (name: string) => (tools.find((t) => t.name === name)!._meta as { securitySchemes?: unknown } | undefined)?.securitySchemes;
+    for (const name of READ_TOOLS) {
+      expect(schemes(name), name).toEqual([{ type: 'noauth' }]);
+      expect(tools.find((t) => t.name === name)!.description, name).not.toMatch(/Needs sign-in/);
+    }
+    for (const name of NOTE_TOOLS) {
+      expect(schemes(name), name).toEqual([{ type: 'oauth2', scopes: ['read'] }]);
+      expect(tools.find((t) => t.name === name)!.description, name).toMatch(/Needs sign-in: an OAuth access token for this MCP server with scope "read"/);
+    }
+    for (const name of WRITE_TOOLS) {
+      expect(schemes(name), name).toEqual([{ type: 'oauth2', scopes: ['read', 'write'] }]);
+      expect(tools.find((t) => t.name === name)!.description, name).toMatch(/Needs sign-in: an OAuth access token for this MCP server with scope "read write".*HTTP 401/);
+    }
   });
 
   it('answers a tool that acts with the OAuth challenge for the write scope', async () => {
@@ -308,16 +329,20 @@ describe('resources and prompts', () => {
 });
 
 describe('with a read-only token from the SDK\'s OAuth flow', () => {
-  it('adds the person\'s notes but not the tools that act; calling one is 403 insufficient_scope', async () => {
+  it('uses the person\'s notes; calling a tool that acts is 403 insufficient_scope', async () => {
     const provider = await sdkSignIn('reader@example.org', 'read');
     const client = await sdkClient(provider);
-    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS, ...NOTE_TOOLS].sort());
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(ALL_TOOLS);
     // Not connected to a note store yet: the route's 404 and its hint, as a tool error.
     expect(errorText(await call(client, 'list_notes'))).toMatch(/^HTTP 404/);
     await client.close();
     const res = await callRaw('comment', { entity_type: 'video', entity_id: 'x', body: 'hi' }, { Authorization: `Bearer ${provider.saved!.access_token}` });
     expect(res.status).toBe(403);
     expect(res.headers.get('www-authenticate')).toMatch(/error="insufficient_scope".*scope="read write"/);
+    // Through the SDK client, the same call is refused before anything is written.
+    const again = await sdkClient(provider);
+    await expect(call(again, 'comment', { entity_type: 'video', entity_id: 'x', body: 'hi' })).rejects.toThrow(/403|insufficient_scope/);
+    await again.close();
   });
 });
 
@@ -398,10 +423,14 @@ describe('the MCP SDK\'s own OAuth flow from the challenge', () => {
   it('discovers, registers, gets consent and a token when a tool needs one, then acts', async () => {
     const provider = new TestProvider();
     const url = new URL(`${srv.url}/mcp`);
-    // Connecting needs nothing; the write tool's 401 starts the sign-in, asking for the scope it named.
+    // Connecting needs nothing, and the tool that acts is listed (a host offers only listed tools); its
+    // call's 401 starts the sign-in, asking for the scope it named.
     const first = new StreamableHTTPClientTransport(url, { authProvider: provider });
     const anon = new Client({ name: 'sdk', version: '1' });
     await anon.connect(first);
+    const listed = (await anon.listTools()).tools.find((t) => t.name === 'comment');
+    expect(listed?._meta?.securitySchemes).toEqual([{ type: 'oauth2', scopes: ['read', 'write'] }]);
+    expect(provider.saved).toBeUndefined();
     await expect(anon.callTool({ name: 'comment', arguments: { entity_type: 'video', entity_id: 'x', body: 'x' } })).rejects.toThrow(UnauthorizedError);
     const authUrl = provider.authorizationUrl!;
     expect(authUrl.origin + authUrl.pathname).toBe(`${srv.url}/api/oauth/v2/authorize`);
