@@ -119,6 +119,19 @@ export const TOOLS: ToolDef[] = [
               .optional()
               .describe(`Only these kinds of item (any of ${ITEM_TYPES.join(', ')}); all when absent.`),
             limit: count('limit', 1, 50, 10, 'At most this many hits'),
+            offset: z
+              .number({ error: 'offset must be a whole number, 0 or more' })
+              .int({ error: 'offset must be a whole number, 0 or more' })
+              .min(0, { error: 'offset must be 0 or more' })
+              .default(0)
+              .describe('Hits to skip: the next page is at next_offset (default 0).'),
+            lang: z.enum(['en', 'sl'], { error: 'lang is en or sl' }).optional().describe('Only items with a version in this language: en or sl.'),
+            tag: z.string({ error: 'tag is one tag, e.g. "governance"' }).max(64, { error: 'tag has at most 64 characters' }).optional().describe('Only items carrying this tag (videos, essays, knowledge concepts, posts).'),
+            since: z
+              .string({ error: 'since is a date YYYY-MM-DD' })
+              .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'since is a date YYYY-MM-DD, e.g. 2025-01-31' })
+              .optional()
+              .describe('Only items dated on or after this day, YYYY-MM-DD (knowledge concepts and personas have no date).'),
             hybrid: z.boolean({ error: 'hybrid is true or false' }).default(true).describe('true: words and meaning fused (default); false: words only.'),
           },
           outputSchema: z.looseObject({
@@ -127,16 +140,21 @@ export const TOOLS: ToolDef[] = [
             total_exact: z.boolean(),
             embedder: z.looseObject({ name: z.string(), model: z.string() }).nullable().describe('What ranked by meaning; null for words only.'),
             hits: z.array(Hit),
+            next_offset: z.number().nullable().describe('The offset of the next page, or null on the last one.'),
+            warnings: z.array(z.string()).describe('What was not done as asked (a tag no item carries, an offset past the end).'),
           }),
           annotations: READ,
         },
-        async ({ query, types, limit, hybrid }) => {
-          const qs = new URLSearchParams({ q: query, limit: String(limit), hybrid: String(hybrid), agent: 'true' });
+        async ({ query, types, limit, offset, lang, tag, since, hybrid }) => {
+          const qs = new URLSearchParams({ q: query, limit: String(limit), offset: String(offset), hybrid: String(hybrid), agent: 'true' });
           if (types?.length) qs.set('types', types.join(','));
+          if (lang) qs.set('lang', lang);
+          if (tag !== undefined) qs.set('tag', tag);
+          if (since) qs.set('since', since);
           const a = await call('GET', `/api/search?${qs}`);
           if (!a.ok) return apiError(a, { q: 'query' });
           const origin = state().site.baseUrl;
-          const r = a.body as { query: string; total: number; total_exact?: boolean; embedder?: { name: string; model: string } | null; hits: Record<string, unknown>[] };
+          const r = a.body as { query: string; total: number; total_exact?: boolean; embedder?: { name: string; model: string } | null; hits: Record<string, unknown>[]; next?: string | null; warnings?: string[] };
           const hits = r.hits.map((h) => ({
             type: h.type as string,
             id: h.id as string,
@@ -147,7 +165,8 @@ export const TOOLS: ToolDef[] = [
             url: `${origin}${h.url as string}`,
             page_url: h.page_url as string,
           }));
-          return structured({ query: r.query, total: r.total, total_exact: r.total_exact ?? true, embedder: r.embedder ?? null, hits });
+          const next_offset = r.next ? offset + limit : null;
+          return structured({ query: r.query, total: r.total, total_exact: r.total_exact ?? true, embedder: r.embedder ?? null, hits, next_offset, warnings: r.warnings ?? [] });
         },
       ),
   },

@@ -16,6 +16,9 @@ import { toJson } from '../../src/lib/representation.ts';
 import type { ItemType, SearchService } from '../../src/lib/search/index.ts';
 import { RelatedQuery, SearchQuery, SearchResponse } from './schemas.ts';
 
+const SEARCH_PARAMS = Object.keys(SearchQuery.shape);
+const RELATED_PARAMS = Object.keys(RelatedQuery.shape);
+
 export interface SearchDeps {
   /** The current content snapshot (swapped when a new build is loaded). */
   content: () => ContentState;
@@ -30,6 +33,71 @@ export interface SearchDeps {
 
 const TYPE_DEPRECATED = 'The parameter "type" is deprecated; use "types" (a comma-separated list).';
 const TYPE_IGNORED = 'The deprecated parameter "type" was ignored because "types" was given.';
+
+/** What to use instead of the parameters other search APIs take (each unknown name gets a warning). */
+const OFFSET_INSTEAD = 'use "offset" (hits to skip; the response\'s "next" is the following page)';
+const SEARCH_INSTEAD: Record<string, string> = {
+  page: OFFSET_INSTEAD,
+  cursor: OFFSET_INSTEAD,
+  start: OFFSET_INSTEAD,
+  skip: OFFSET_INSTEAD,
+  per_page: 'use "limit" (1..100)',
+  page_size: 'use "limit" (1..100)',
+  size: 'use "limit" (1..100)',
+  count: 'use "limit" (1..100)',
+  k: 'use "limit" (1..100)',
+  top_k: 'use "limit" (1..100)',
+  mode: 'search is hybrid by default; use "hybrid=false" for keyword only',
+  query: 'use "q"',
+  search: 'use "q"',
+  language: 'use "lang" (en or sl)',
+  locale: 'use "lang" (en or sl)',
+  tags: 'use "tag" (one tag; GET /api/tags lists them)',
+  after: 'use "since" (YYYY-MM-DD: items dated on or after it)',
+  from: 'use "since" (YYYY-MM-DD: items dated on or after it)',
+  date: 'use "since" (YYYY-MM-DD: items dated on or after it)',
+  kind: 'use "types" (a comma-separated list)',
+  sort: 'hits are ranked by relevance; "since" narrows them by date',
+  order: 'hits are ranked by relevance; "since" narrows them by date',
+};
+const RELATED_INSTEAD: Record<string, string> = { limit: 'use "k" (1..20)', n: 'use "k" (1..20)' };
+/** Unknown parameters named one by one; beyond, one line counts the rest. */
+const MAX_UNKNOWN_NAMED = 10;
+
+/** The query parameter names a route does not take, sorted (part of the cache key: they change the warnings). */
+function unknownParams(c: Context, known: readonly string[]): string[] {
+  return [...new Set(Object.keys(c.req.queries()))].filter((n) => !known.includes(n)).sort();
+}
+
+/** One warning per unknown parameter: it was ignored, and what to use instead. */
+function unknownWarnings(names: readonly string[], known: readonly string[], instead: Record<string, string>, path: string): string[] {
+  const out = names.slice(0, MAX_UNKNOWN_NAMED).map((n) => {
+    const name = JSON.stringify(n.length > 64 ? `${n.slice(0, 64)}…` : n);
+    const lower = n.toLowerCase();
+    const hint = known.includes(lower) ? `use "${lower}" (parameter names are lower case)` : Object.hasOwn(instead, lower) ? instead[lower] : null;
+    if (hint) return `Unknown parameter ${name} was ignored: ${hint}.`;
+    const listed = known.filter((k) => k !== 'type'); // deprecated: not offered
+    return `Unknown parameter ${name} was ignored; ${path} takes ${listed.slice(0, -1).join(', ')} and ${listed.at(-1)}.`;
+  });
+  if (names.length > MAX_UNKNOWN_NAMED) out.push(`${names.length - MAX_UNKNOWN_NAMED} more unknown parameters were ignored.`);
+  return out;
+}
+
+/** The next page of a search (the same query, canonically spelled, at offset + limit), or null on the last. */
+function nextPage(query: SearchQuery, types: readonly string[] | undefined, total: number): string | null {
+  if (query.offset + query.limit >= total) return null;
+  const qs = new URLSearchParams({ q: query.q });
+  if (types?.length) qs.set('types', types.join(','));
+  if (query.lang) qs.set('lang', query.lang);
+  if (query.tag !== undefined) qs.set('tag', query.tag);
+  if (query.since) qs.set('since', query.since);
+  if (!query.hybrid) qs.set('hybrid', 'false');
+  if (query.draft) qs.set('draft', 'true');
+  qs.set('limit', String(query.limit));
+  qs.set('offset', String(query.offset + query.limit));
+  if (query.agent) qs.set('agent', 'true');
+  return `/api/search?${qs.toString().replace(/\+/g, '%20')}`;
+}
 
 interface Encoded {
   bytes: Uint8Array<ArrayBuffer>;
@@ -124,23 +192,30 @@ export function registerSearchRoutes(app: OpenAPIHono, deps: SearchDeps): void {
         429: jsonContent(ErrorDetail, 'Too many searches from this caller (SEARCH_RATE_LIMIT_PER_MINUTE); Retry-After says when to try again'),
       },
     }),
-    (c, { query }) =>
-      cached(
+    (c, { query }) => {
+      const unknown = unknownParams(c, SEARCH_PARAMS);
+      return cached(
         c,
-        query,
+        unknown.length ? { query, unknown } : query,
         async (service) => {
-        const warnings: string[] = [];
+        const warnings: string[] = unknownWarnings(unknown, SEARCH_PARAMS, SEARCH_INSTEAD, '/api/search');
         let types = query.types;
         if (query.type !== undefined) {
           warnings.push(TYPE_DEPRECATED);
           if (types === undefined) types = [query.type];
           else warnings.push(TYPE_IGNORED);
         }
-        const result = await service.search({ q: query.q, types, hybrid: query.hybrid, draft: query.draft, limit: query.limit, agent: query.agent, origin: deps.content().site.baseUrl });
-        return encode({ ...result, warnings }, query.type !== undefined ? { Deprecation: 'true' } : {});
+        const { q, hybrid, draft, limit, offset, lang, tag, since, agent } = query;
+        const result = await service.search({ q, types, hybrid, draft, limit, offset, lang, tag, since, everyMatch: true, agent, origin: deps.content().site.baseUrl });
+        if (tag !== undefined && !service.hasTag(tag)) warnings.push(`No item carries the tag ${JSON.stringify(tag)}: GET /api/tags lists the tags in use.`);
+        if (offset > 0 && offset >= result.total) {
+          warnings.push(`offset ${offset} is past the last hit (total ${result.total})${result.total > 0 ? `: the last page starts at offset ${Math.floor((result.total - 1) / limit) * limit}` : ''}.`);
+        }
+        return encode({ ...result, limit, offset, next: nextPage(query, types, result.total), warnings }, query.type !== undefined ? { Deprecation: 'true' } : {});
         },
         deps.searchLimiter,
-      ),
+      );
+    },
   );
 
   for (const r of RELATED) {
@@ -162,10 +237,11 @@ export function registerSearchRoutes(app: OpenAPIHono, deps: SearchDeps): void {
         const id = (params as Record<string, string>)[r.param];
         // Unknown items are answered before the cache, so they cannot crowd it out.
         if (!deps.search().has(r.type, id)) throw notFound(r.what);
-        return cached(c, query, async (service) => {
+        const unknown = unknownParams(c, RELATED_PARAMS);
+        return cached(c, unknown.length ? { query, unknown } : query, async (service) => {
           const result = service.related(r.type, id, query.k, query.agent, deps.content().site.baseUrl);
           if (!result) throw notFound(r.what);
-          return encode({ ...result, warnings: [] }, {});
+          return encode({ ...result, warnings: unknownWarnings(unknown, RELATED_PARAMS, RELATED_INSTEAD, `/api/${r.kind}/{${r.param}}/related`) }, {});
         });
       },
     );

@@ -3,7 +3,8 @@
 import { z } from '@hono/zod-openapi';
 import { ITEM_TYPES, type ItemType } from '../../src/lib/search/index.ts';
 import { MAX_QUERY_CHARS, MAX_QUERY_WORDS, wordsOf } from '../../src/lib/search/analyse.ts';
-import { limitParam, queryBool, queryInt } from '../validation/index.ts';
+import { LANGUAGES } from '../../src/lib/content/schema.ts';
+import { dateString, limitParam, offsetParam, queryBool, queryInt } from '../validation/index.ts';
 
 const TYPE_LIST = ITEM_TYPES.map((t) => `'${t}'`);
 const EXPECTED_TYPES = `${TYPE_LIST.slice(0, -1).join(', ')} or ${TYPE_LIST.at(-1)}`;
@@ -43,6 +44,13 @@ export const SearchQuery = z.object({
   hybrid: queryBool(true, 'Keyword and vector rankings fused by reciprocal rank fusion (k = 60); false: keyword only.'),
   draft: queryBool(false, 'Include draft knowledge concepts (concept stubs), their scores multiplied by 0.7.'),
   limit: limitParam(100, 20),
+  offset: offsetParam().openapi({ description: 'Hits to skip, >= 0: the next page is at offset + limit (the response\'s `next`).' }),
+  lang: z
+    .enum(LANGUAGES)
+    .optional()
+    .openapi({ description: 'Only items with a version in this language (an essay in both languages has both).' }),
+  tag: z.string().max(64).optional().openapi({ description: 'Only items carrying this tag (videos, essays, knowledge concepts and posts have tags; GET /api/tags lists them).', example: 'governance' }),
+  since: dateString('Only items dated on or after this day (knowledge concepts and personas have no date, so they drop out).').optional(),
   agent: queryBool(false, 'Rewrite links to their agent form (/api/...?agent=true).'),
 });
 export type SearchQuery = z.output<typeof SearchQuery>;
@@ -80,7 +88,16 @@ export const SearchResponse = z
       .optional()
       .openapi({ description: 'The embedder that ranked by meaning in hybrid mode; null in keyword mode or when the query had no word it knows.' }),
     hits: z.array(SearchHit),
-    warnings: z.array(z.string()).openapi({ description: 'For instance that the `type` parameter is deprecated.' }),
+    limit: z.number().int().optional().openapi({ description: 'Search: the page size asked for.' }),
+    offset: z.number().int().optional().openapi({ description: 'Search: the hits skipped before these.' }),
+    next: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({ description: 'Search: the path of the next page (the same query at offset + limit), or null on the last page.', example: '/api/search?q=agents&limit=20&offset=20' }),
+    warnings: z
+      .array(z.string())
+      .openapi({ description: 'What the server did not do as asked: a parameter it does not know (and what to use instead), the deprecated `type`, a tag no item carries.' }),
     item: z
       .object({ type: z.enum(ITEM_TYPES), id: z.string(), title: z.string(), url: z.string(), page_url: z.string() })
       .optional()

@@ -258,7 +258,7 @@ describe('the interface description', () => {
     registerSearchRoutes(app, { content: () => ({}) as never, search: () => ({}) as never, searchLimiter: new RateLimiter({ limit: 1, windowMs: 60_000 }) });
     const doc = app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 't', version: '3.0' } });
     const params = doc.paths!['/api/search']!.get!.parameters as { name: string; deprecated?: boolean }[];
-    expect(params.map((p) => p.name).sort()).toEqual(['agent', 'draft', 'hybrid', 'limit', 'q', 'type', 'types']);
+    expect(params.map((p) => p.name).sort()).toEqual(['agent', 'draft', 'hybrid', 'lang', 'limit', 'offset', 'q', 'since', 'tag', 'type', 'types']);
     expect(params.find((p) => p.name === 'type')!.deprecated).toBe(true);
     expect(Object.keys(doc.paths!).filter((p) => p.endsWith('/related')).sort()).toEqual([
       '/api/digests/{date}/related',

@@ -25,7 +25,8 @@ ${site.description}
 Base URL: ${site.baseUrl}. Every read is an anonymous GET that returns JSON (unless noted). Add \`agent=true\`
 to item reads, lists and search so the links inside point at more JSON (\`/api/...?agent=true\`) instead of pages.
 Every item also carries \`page_url\`, the absolute address of its page: cite that one to people.
-Lists take \`limit\` and \`offset\`; a bad parameter gives 422 with
+Lists take \`limit\` and \`offset\` (search too: it answers \`total\` and \`next\`, the path of the next page).
+A parameter search does not know is named in its \`warnings\`, with what to use instead; a bad one gives 422 with
 \`{"detail":[{"type","loc","msg","input"}],"hint"}\`, an unknown id 404 with \`{"detail":"…","hint":"…"}\`: every
 4xx has a \`hint\` saying what to do next. The machine-readable description is OpenAPI 3.1 at /openapi.json.
 Every page also answers as Markdown at \`<page>.md\` (\`/index.html.md\` for the home page) or as JSON, by
@@ -37,7 +38,7 @@ corpus is one Markdown file at /llms-full.txt.
 - \`GET /api/latest\` (alias \`/api/brief\`): one-call briefing: the latest digest, newest videos and essays,
   the featured essay, freshness, counts, and how to sign in.
 - \`GET /api/search?q=<query>&agent=true\`: keyword and hybrid search across videos, knowledge, essays,
-  digests, personas and posts (\`types\`, \`hybrid\`, \`draft\`, \`limit\` 1..100).
+  digests, personas and posts (\`types\`, \`lang\`, \`tag\`, \`since\`, \`hybrid\`, \`draft\`, \`limit\` 1..100, \`offset\`).
 
 ## Content
 
@@ -92,7 +93,10 @@ Atom feeds of the newest ${FEED_ENTRIES} items, for feed readers: everything at 
 ## Search, related items and chat
 
 - \`GET /api/search?q=<words>&agent=true\` with \`types\` (video, knowledge, essay, digest, persona, post),
-  \`hybrid\` (default true: keyword and semantic, fused), \`draft\`, \`limit\` 1..100.
+  \`hybrid\` (default true: keyword and semantic, fused), \`draft\`, \`limit\` 1..100, \`offset\`; filters \`lang\` (en, sl: items
+  with a version in it), \`tag\` (one tag) and \`since\` (YYYY-MM-DD: items dated on or after it; concepts and personas
+  have no date). \`total\` counts every match, \`next\` is the next page (null on the last); \`warnings\` names
+  any parameter it ignored.
 - \`GET /api/videos/{id}/related?k=5\` (also knowledge, essays, digests, personas, posts): nearest items.
 - \`POST /api/chat/completions\` (OpenAI-compatible) answers from the knowledge base with [n] citations and a
   \`sources\` list of exactly what it cites (each with \`page_url\`). Send your API key or OAuth token with
@@ -163,7 +167,8 @@ Base URL: ${site.baseUrl}
 1. \`GET ${site.baseUrl}/api/latest\`: the briefing. Read \`latest_digest.content\` and \`latest_videos\`;
    every \`url\` there ends in \`?agent=true\` and returns JSON; cite \`page_url\` (the page) to people.
 2. \`GET ${site.baseUrl}/api/search?q=<words>&agent=true\`: search; narrow with
-   \`types=video,knowledge,essay,digest,persona,post\`.
+   \`types=video,knowledge,essay,digest,persona,post\`, \`lang=sl\`, \`tag=<tag>\`, \`since=YYYY-MM-DD\`; the answer's
+   \`next\` is the next page (\`offset\`).
 3. Follow a hit's \`url\`; related items are at \`<item api path>/related?k=5\`.
 4. To write, sign in: \`curl -fsS ${site.baseUrl}/agent-login.sh | sh\` (device flow), or OAuth 2.1 from
    ${site.baseUrl}/.well-known/oauth-authorization-server. Send \`Authorization: Bearer <key>\`. Starting the

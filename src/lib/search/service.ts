@@ -47,6 +47,20 @@ export interface SearchParams {
   /** Include draft concepts, their scores multiplied by DRAFT_SCORE_MULTIPLIER. */
   draft: boolean;
   limit: number;
+  /** Hits to skip (a later page); 0 when absent. */
+  offset?: number;
+  /** Only items with a version in this language (an essay in both languages has both). */
+  lang?: TextLang;
+  /** Only items carrying this tag (videos, essays, concepts and posts have tags). */
+  tag?: string;
+  /** Only items dated on or after this day, YYYY-MM-DD (concepts and personas have no date). */
+  since?: string;
+  /**
+   * Rank every match `total` counts, so that paging reaches it: hybrid mode then lists the keyword
+   * matches that did not enter the fusion (words that hardly count here, or ranked below its depth)
+   * after the fused ones, by keyword rank and with score 0. The API's pages do; chat's few passages not.
+   */
+  everyMatch?: boolean;
   agent: boolean;
   /** The site's origin: hits' page_url are absolute with it. */
   origin?: string;
@@ -105,6 +119,11 @@ interface Scored {
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
+/** Whether a document has a text in this language (tags are not counted: they are English words). */
+function inLanguage(doc: SearchDocument, lang: TextLang): boolean {
+  return doc.fields.title.some((t) => t.lang === lang) || doc.fields.summary.some((t) => t.lang === lang) || doc.fields.body.some((t) => t.lang === lang);
+}
+
 /**
  * How hybrid search weighs its evidence. Chosen on the "tune" half of test/search/questions.json and
  * checked on its held-out half and on test/search/queries.json (docs/decisions.md has the measurements).
@@ -146,6 +165,8 @@ export class SearchService {
   private readonly scorer: KeywordScorer;
 
   private readonly tuning: HybridTuning;
+  /** The built items' tags (hasTag), gathered at the first question. */
+  private tags: Set<string> | undefined;
 
   constructor(snapshot: Snapshot, index: LoadedIndex, tuning: Partial<HybridTuning> = {}) {
     this.tuning = { ...DEFAULT_HYBRID_TUNING, ...tuning };
@@ -340,7 +361,14 @@ export class SearchService {
     const words = analyseQuery(p.q);
     if (words.length === 0) return { query: p.q, mode, total: 0, total_exact: true, embedder: null, hits: [] };
     const types = p.types && p.types.length ? new Set(p.types) : null;
-    const accept = (e: Entry) => (types === null || types.has(e.doc.type)) && (p.draft || !e.doc.draft);
+    const { lang, tag, since } = p;
+    const accept = (e: Entry) =>
+      (types === null || types.has(e.doc.type)) &&
+      (p.draft || !e.doc.draft) &&
+      (lang === undefined || inLanguage(e.doc, lang)) &&
+      (tag === undefined || e.doc.tags.includes(tag)) &&
+      (since === undefined || (e.doc.date !== null && e.doc.date >= since));
+    const offset = p.offset ?? 0;
     const planned = planQuery(words, this.vocabulary);
     // Hybrid search reads the question more freely than keyword search: its words also stand for their
     // translations. Keyword search matches what was typed.
@@ -349,9 +377,14 @@ export class SearchService {
     // In keyword mode the draft multiplier applies to the score that ranks, before the top is cut; in
     // hybrid mode to the fused score below.
     const draftWeight = mode === 'keyword' ? DRAFT_SCORE_MULTIPLIER : 1;
-    const depth = mode === 'hybrid' ? Math.max(FUSION_DEPTH, p.limit) : p.limit;
+    // A later page needs the keyword ranking that deep (never deeper than there are items to rank).
+    const depth = Math.min(mode === 'hybrid' ? Math.max(FUSION_DEPTH, offset + p.limit) : offset + p.limit, this.rows.length + this.live.size);
     let { keyword, total } = this.keywordRanking(clauses, depth, accept, draftWeight);
-    if (mode === 'keyword') return { query: p.q, mode, total, total_exact: true, embedder: null, hits: keyword.slice(0, p.limit).map((s) => this.hit(s, clauses, p.agent, p.origin)) };
+    const page = (list: Scored[]) => list.slice(offset, offset + p.limit).map((s) => this.hit(s, clauses, p.agent, p.origin));
+    if (mode === 'keyword') return { query: p.q, mode, total, total_exact: true, embedder: null, hits: page(keyword) };
+    // The fusion sees the first FUSION_DEPTH whatever the page, so every page cuts the same ranking.
+    const matches = keyword;
+    keyword = keyword.slice(0, FUSION_DEPTH);
 
     const qv = await this.queryVector(boundQuery(p.q), clauses);
     const t = this.tuning;
@@ -378,6 +411,10 @@ export class SearchService {
         (keywordRank.get(a.entry.key) ?? Infinity) - (keywordRank.get(b.entry.key) ?? Infinity) ||
         (a.entry.key < b.entry.key ? -1 : 1),
     );
+    if (p.everyMatch) {
+      const listed = new Set(ranked.map((s) => s.entry.key));
+      for (const s of matches) if (!listed.has(s.entry.key)) ranked.push({ entry: s.entry, score: 0 });
+    }
     const { name, model, dimension } = this.manifest.embedder;
     return {
       query: p.q,
@@ -385,8 +422,19 @@ export class SearchService {
       total,
       total_exact: vector.length < VECTOR_CANDIDATES,
       embedder: qv.some((x) => x !== 0) ? { name, model, dimension } : null,
-      hits: ranked.slice(0, p.limit).map((s) => this.hit(s, clauses, p.agent, p.origin)),
+      hits: page(ranked),
     };
+  }
+
+  /** Whether any item (a draft concept too) carries this tag. */
+  hasTag(tag: string): boolean {
+    if (!this.tags) {
+      this.tags = new Set();
+      for (const e of this.byKey.values()) for (const t of e.doc.tags) this.tags.add(t);
+    }
+    if (this.tags.has(tag)) return true;
+    for (const e of this.live.all()) if (e.doc.tags.includes(tag)) return true;
+    return false;
   }
 
   /** The keyword ranking (built and live items) of clauses, its best `depth`, and how many matched. */

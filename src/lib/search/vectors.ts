@@ -23,7 +23,14 @@ export function dot(a: Float32Array, aOffset: number, b: Float32Array, bOffset: 
   return s0 + s1 + s2 + s3;
 }
 
-/** A min-heap of the best k (row, score) pairs seen so far; sorted() gives them best first. */
+/** Whether (score a, row a) ranks below (score b, row b): a lower score, or the same score and a later row. */
+const below = (sa: number, ra: number, sb: number, rb: number) => sa < sb || (sa === sb && ra > rb);
+
+/**
+ * A min-heap of the best k (row, score) pairs seen so far; sorted() gives them best first. Equal scores
+ * go to the earlier row whatever the order rows arrive in, so the best k are always the first k of the
+ * best k + n: the pages of a search (offset) neither repeat nor skip an item.
+ */
 export class TopK {
   private rows: Int32Array;
   private scores: Float64Array;
@@ -44,7 +51,7 @@ export class TopK {
       let i = this.size++;
       while (i > 0) {
         const parent = (i - 1) >> 1;
-        if (this.scores[parent] <= score) break;
+        if (!below(score, row, this.scores[parent], this.rows[parent])) break;
         this.rows[i] = this.rows[parent];
         this.scores[i] = this.scores[parent];
         i = parent;
@@ -53,14 +60,14 @@ export class TopK {
       this.scores[i] = score;
       return;
     }
-    if (score <= this.scores[0]) return;
+    if (!below(this.scores[0], this.rows[0], score, row)) return;
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
       if (l >= this.size) break;
       const r = l + 1;
-      const c = r < this.size && this.scores[r] < this.scores[l] ? r : l;
-      if (this.scores[c] >= score) break;
+      const c = r < this.size && below(this.scores[r], this.rows[r], this.scores[l], this.rows[l]) ? r : l;
+      if (!below(this.scores[c], this.rows[c], score, row)) break;
       this.rows[i] = this.rows[c];
       this.scores[i] = this.scores[c];
       i = c;
