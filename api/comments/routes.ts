@@ -10,6 +10,7 @@ import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, jsonContent as json, WriteErrors } from '../openapi/schemas.ts';
 import { actsAs, principal, requireRole, requireScope, requireUser, requireWriter } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
+import { CREATED_HEADERS, ETAG_HEADER, IF_MATCH_DESCRIPTION, ifMatchHolds, staleHint } from '../validation/if-match.ts';
 import type { CommunityDeps } from '../app.ts';
 import type { User } from '../auth/identity.ts';
 import { ENTITY_TYPES, entityExists, type EntityType } from './entities.ts';
@@ -36,6 +37,7 @@ const CommentOut = z
     reply_count: z.number().int(),
     created_at: z.string(),
     updated_at: z.string(),
+    etag: z.string().openapi({ description: 'The strong ETag of this version of the comment (also the ETag header): send it as If-Match with PATCH or DELETE. Reactions and replies do not change it.' }),
   })
   .openapi('CommentOut');
 const CommentList = z.object({ total: z.number().int(), limit: z.number().int(), offset: z.number().int(), items: z.array(CommentOut) }).openapi('CommentList');
@@ -53,6 +55,8 @@ const ReactionOut = z
   .object({ comment_id: z.string(), counts: z.record(z.string(), z.number().int()), mine: z.array(z.string()) })
   .openapi('ReactionOut');
 const idParams = z.object({ comment_id: z.string().max(100) });
+const ifMatchHeader = z.object({ 'if-match': z.string().max(200).optional().openapi({ description: IF_MATCH_DESCRIPTION }) });
+const Stale = z.object({ detail: z.string(), hint: z.string(), current: CommentOut }).openapi('CommentChanged');
 
 export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
   const { db, identity } = deps;
@@ -69,21 +73,43 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
   function out(rows: CommentRow[]) {
     const counts = store.reactionCounts(rows.map((r) => r.id));
     const users = new Map<string, User | undefined>();
-    return rows.map((r) => ({
-      comment_id: r.id,
-      entity_type: r.entity_type,
-      entity_id: r.entity_id,
-      parent_id: r.parent_id,
-      author: authorOf(r, users),
-      body: r.deleted_at ? '' : r.body,
-      hidden: r.hidden === 1,
-      deleted: r.deleted_at !== null,
-      edited: !r.deleted_at && store.editCount(r.id) > 0,
-      reactions: counts.get(r.id)!,
-      reply_count: store.liveReplyCount(r.id),
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-    }));
+    return rows.map((r) => {
+      const edits = store.editCount(r.id);
+      return {
+        comment_id: r.id,
+        entity_type: r.entity_type,
+        entity_id: r.entity_id,
+        parent_id: r.parent_id,
+        author: authorOf(r, users),
+        body: r.deleted_at ? '' : r.body,
+        hidden: r.hidden === 1,
+        deleted: r.deleted_at !== null,
+        edited: !r.deleted_at && edits > 0,
+        reactions: counts.get(r.id)!,
+        reply_count: store.liveReplyCount(r.id),
+        created_at: r.created_at,
+        updated_at: r.updated_at,
+        etag: store.etag(r, edits),
+      };
+    });
+  }
+  /** One comment, and the headers that carry its version (and for a new one, where it is). */
+  const one = (row: CommentRow) => out([row])[0];
+  const versioned = (o: { etag: string }) => ({ ...noStore, ETag: o.etag });
+  const created = (o: { comment_id: string; etag: string }) => ({ ...versioned(o), Location: `${deps.config.baseUrl}/api/comments/${o.comment_id}` });
+
+  /**
+   * Runs `write` in one transaction with the If-Match check (RFC 9110 §13.1.1) against the comment as it is
+   * then, so no other write comes between; a stale If-Match writes nothing and answers 412 with the current
+   * comment and its ETag.
+   */
+  function conditionally<T>(c: Context, id: string, change: string, write: () => T): { ok: T } | { stale: Response } {
+    const ifMatch = c.req.header('if-match');
+    const result = db.transaction(() => (ifMatchHolds(ifMatch, store.etag(store.get(id)!)) ? { ok: write() } : null)).immediate();
+    if (result) return result;
+    const current = one(store.get(id)!);
+    const body = { detail: 'The comment changed since you read it: nothing was written', hint: staleHint(change, current.etag), current };
+    return { stale: c.json(body, 412, versioned(current)) };
   }
 
   /** A comment the caller may see: not gone, not hidden (unless moderator), on an entity they may see. */
@@ -150,11 +176,12 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
       tags: ['comments'],
       summary: 'Comment on an item, or reply with parent_id; @handle mentions notify people',
       request: { body: { content: { 'application/json': { schema: CommentCreate } }, required: true } },
-      responses: { 201: json(CommentOut, 'Created'), ...E },
+      responses: { 201: { ...json(CommentOut, 'Created'), headers: CREATED_HEADERS }, ...E },
     }),
     (c, { body }) => {
       const p = requireWriter(c, deps.writeLimiter);
-      return c.json(out([create(c, body, p.user.id)])[0], 201, noStore);
+      const o = one(create(c, body, p.user.id));
+      return c.json(o, 201, created(o));
     },
   );
 
@@ -174,7 +201,12 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
           parent_id: z.string().max(100).optional(),
         }),
       },
-      responses: { 200: json(CommentOut, 'The comment this key created before'), 201: json(CommentOut, 'Created'), 409: json(ErrorDetail, 'Key reused for another comment'), ...E },
+      responses: {
+        200: { ...json(CommentOut, 'The comment this key created before (Content-Location names it)'), headers: ETAG_HEADER },
+        201: { ...json(CommentOut, 'Created'), headers: CREATED_HEADERS },
+        409: json(ErrorDetail, 'Key reused for another comment'),
+        ...E,
+      },
     }),
     (c, { query }) => {
       const p = requireUser(c);
@@ -186,18 +218,29 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
       const seen = store.idempotent(p.user.id, key);
       if (seen) {
         if (seen.request_hash !== requestHash) throw new ApiError(409, 'This idempotency_key was already used for a different comment');
-        return c.json(out([store.get(seen.comment_id)!])[0], 200, { ...noStore, 'Idempotent-Replayed': 'true' });
+        const first = one(store.get(seen.comment_id)!);
+        return c.json(first, 200, { ...versioned(first), 'Content-Location': created(first).Location, 'Idempotent-Replayed': 'true' });
       }
       enforceRate(deps.writeLimiter, `user:${p.user.id}`);
-      const row = create(c, input, p.user.id, (r) => store.rememberIdempotent(p.user.id, key, requestHash, r.id));
-      return c.json(out([row])[0], 201, noStore);
+      const o = one(create(c, input, p.user.id, (r) => store.rememberIdempotent(p.user.id, key, requestHash, r.id)));
+      return c.json(o, 201, created(o));
     },
   );
 
   addRoute(
     app,
-    createRoute({ method: 'get', path: '/api/comments/{comment_id}', tags: ['comments'], summary: 'One comment', request: { params: idParams }, responses: { 200: json(CommentOut, 'Comment'), ...E } }),
-    (c, { params }) => c.json(out([visible(c, params.comment_id)])[0], 200, noStore),
+    createRoute({
+      method: 'get',
+      path: '/api/comments/{comment_id}',
+      tags: ['comments'],
+      summary: 'One comment, with its ETag',
+      request: { params: idParams },
+      responses: { 200: { ...json(CommentOut, 'Comment'), headers: ETAG_HEADER }, ...E },
+    }),
+    (c, { params }) => {
+      const o = one(visible(c, params.comment_id));
+      return c.json(o, 200, versioned(o));
+    },
   );
 
   addRoute(
@@ -206,9 +249,9 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
       method: 'patch',
       path: '/api/comments/{comment_id}',
       tags: ['comments'],
-      summary: 'Edit your comment (earlier versions are kept)',
-      request: { params: idParams, body: { content: { 'application/json': { schema: CommentUpdate } }, required: true } },
-      responses: { 200: json(CommentOut, 'Edited'), ...E },
+      summary: 'Edit your comment (earlier versions are kept); with If-Match, only the version you read',
+      request: { params: idParams, headers: ifMatchHeader, body: { content: { 'application/json': { schema: CommentUpdate } }, required: true } },
+      responses: { 200: { ...json(CommentOut, 'Edited'), headers: ETAG_HEADER }, 412: { ...json(Stale, 'Changed since the If-Match version: nothing written; here is the current one'), headers: ETAG_HEADER }, ...E },
     }),
     (c, { params, body }) => {
       const p = requireUser(c);
@@ -216,13 +259,23 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
       if (row.deleted_at) throw new ApiError(404, 'Comment not found', {}, COMMENT_IDS);
       if (row.author_id !== p.user.id) throw new ApiError(403, 'Only the author can edit a comment');
       enforceRate(deps.writeLimiter, `user:${p.user.id}`);
-      return c.json(out([store.edit(row.id, body.body, p.user.id)])[0], 200, noStore);
+      const r = conditionally(c, row.id, 'make your change to current.body', () => store.edit(row.id, body.body, p.user.id));
+      if ('stale' in r) return r.stale;
+      const o = one(r.ok);
+      return c.json(o, 200, versioned(o));
     },
   );
 
   addRoute(
     app,
-    createRoute({ method: 'delete', path: '/api/comments/{comment_id}', tags: ['comments'], summary: 'Delete a comment (author or moderator)', request: { params: idParams }, responses: { 204: { description: 'Deleted' }, ...E } }),
+    createRoute({
+      method: 'delete',
+      path: '/api/comments/{comment_id}',
+      tags: ['comments'],
+      summary: 'Delete a comment (author or moderator); with If-Match, only the version you read',
+      request: { params: idParams, headers: ifMatchHeader },
+      responses: { 204: { description: 'Deleted' }, 412: { ...json(Stale, 'Changed since the If-Match version: nothing deleted; here is the current one'), headers: ETAG_HEADER }, ...E },
+    }),
     (c, { params }) => {
       const p = requireUser(c);
       const row = visible(c, params.comment_id);
@@ -230,7 +283,8 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
       const mod = isModerator(c);
       if (row.author_id !== p.user.id && !mod) throw new ApiError(403, 'Only the author or a moderator can delete a comment');
       enforceRate(deps.writeLimiter, `user:${p.user.id}`);
-      store.remove(row.id, p.user.id, row.author_id !== p.user.id);
+      const r = conditionally(c, row.id, 'read it and decide whether to delete it', () => store.remove(row.id, p.user.id, row.author_id !== p.user.id));
+      if ('stale' in r) return r.stale;
       return c.body(null, 204);
     },
   );
@@ -244,12 +298,13 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
         tags: ['comments', 'moderation'],
         summary: action === 'hide' ? 'Hide a comment from everyone but moderators' : 'Show a hidden comment again',
         request: { params: idParams },
-        responses: { 200: json(CommentOut, 'Done'), ...E },
+        responses: { 200: { ...json(CommentOut, 'Done'), headers: ETAG_HEADER }, ...E },
       }),
       (c, { params }) => {
         const p = requireRole(c, 'moderator');
         const row = visible(c, params.comment_id);
-        return c.json(out([store.setHidden(row.id, action === 'hide', p.user.id)])[0], 200, noStore);
+        const o = one(store.setHidden(row.id, action === 'hide', p.user.id));
+        return c.json(o, 200, versioned(o));
       },
     );
   }

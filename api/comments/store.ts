@@ -61,8 +61,19 @@ export function createCommentStore(db: Db, audit: AuditLog, identity: Identity, 
     }
   }
 
+  const editCount = (id: string): number => db.prepare('SELECT COUNT(*) FROM comment_edits WHERE comment_id = ?').pluck().get(id) as number;
+
   const store = {
     get: (id: string): CommentRow | undefined => byId.get(id),
+
+    /**
+     * The comment's strong ETag: the version of its text and state, new with every edit (the edit count
+     * moves even within one millisecond), deletion, hide and unhide. Reactions and replies do not change it.
+     */
+    etag(row: CommentRow, edits = editCount(row.id)): string {
+      const state = JSON.stringify([row.body, row.hidden ? 1 : 0, row.deleted_at, row.updated_at, edits]);
+      return `"${row.id}.${createHash('sha256').update(state).digest('hex').slice(0, 16)}"`;
+    },
     liveReplyCount: (id: string): number => liveReplies.get(id)!,
 
     /** Inserts a comment (the caller has checked the entity and the parent). */
@@ -100,7 +111,7 @@ export function createCommentStore(db: Db, audit: AuditLog, identity: Identity, 
       }).immediate();
     },
 
-    editCount: (id: string): number => db.prepare('SELECT COUNT(*) FROM comment_edits WHERE comment_id = ?').pluck().get(id) as number,
+    editCount,
 
     /** Soft delete: the text is erased; with live replies the comment stays as a tombstone in its thread. */
     remove(id: string, userId: string, asModerator: boolean): void {

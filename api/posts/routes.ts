@@ -2,6 +2,7 @@
 // post essay with ETag/If-Match so two editors never overwrite each other silently, co-admins and votes.
 // Who may do what, checked once per route: anyone reads published posts; the author and co-admins edit
 // and submit; only the author deletes and manages co-admins; moderators review; signed-in people vote.
+import { createHash } from 'node:crypto';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { addRoute } from '../validation/route.ts';
@@ -10,6 +11,7 @@ import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, jsonContent as json, WriteErrors } from '../openapi/schemas.ts';
 import { actsAs, principal, requireRole, requireUser, requireWriter } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
+import { CREATED_HEADERS, ETAG_HEADER, IF_MATCH_DESCRIPTION, ifMatchHolds, staleHint } from '../validation/if-match.ts';
 import { publicUser, UserPublicOut } from '../auth/routes.ts';
 import { canSeePost } from '../comments/entities.ts';
 import type { CommunityDeps } from '../app.ts';
@@ -30,6 +32,8 @@ const PostOut = z
     co_admins: z.array(z.string()),
     votes: z.number().int(),
     essay_revision: z.number().int(),
+    essay_etag: z.string().openapi({ description: 'The ETag of the essay\'s current version: the If-Match of the next PUT /api/posts/{post_id}/essay.' }),
+    etag: z.string().openapi({ description: 'The strong ETag of this version of the post (also the ETag header): send it as If-Match with PATCH or DELETE. Votes and co-admins do not change it.' }),
     url: z.string(),
     api_url: z.string(),
     created_at: z.string(),
@@ -60,6 +64,11 @@ const GrantCoAdminBody = z.strictObject({ user_id: z.string().min(1).max(100) })
 const VoteOut = z.object({ post_id: z.string(), votes: z.number().int(), voted: z.boolean() }).openapi('VoteOut');
 const ReviewBody = z.strictObject({ action: z.enum(['publish', 'reject']), note: z.string().max(1000).optional() }).openapi('PostReviewBody');
 const postIdParam = z.object({ post_id: z.string().max(100) });
+// The spec's GET /api/posts/{slug} and the other methods' /api/posts/{post_id} are one URL: documented as one
+// path (two templates differing only in the name are ambiguous, OpenAPI 3.1 §4.8.8), whose GET takes either.
+const postIdOrSlugParam = z.object({ post_id: z.string().max(200).openapi({ description: 'The post id (pst_…) or its slug.' }) });
+const ifMatchHeader = z.object({ 'if-match': z.string().max(200).optional().openapi({ description: IF_MATCH_DESCRIPTION }) });
+const Stale = z.object({ detail: z.string(), hint: z.string(), current: PostOut }).openapi('PostChanged');
 
 /** Hooks for what else must know when a post becomes public or stops being so (the search live index). */
 export interface PostListener {
@@ -74,6 +83,15 @@ export function etagOf(postId: string, revision: number): string {
   return `"${postId}.${revision}"`;
 }
 
+/**
+ * The post's strong ETag: the version of its fields, state and essay, new with every change of them.
+ * Votes and co-admins (their own resources) do not change it.
+ */
+export function postEtag(p: PostRow, essayRevision: number): string {
+  const state = JSON.stringify([p.slug, p.title, p.summary, p.tags, p.lang, p.status, p.updated_at, p.submitted_at, p.published_at, essayRevision]);
+  return `"${p.id}.${createHash('sha256').update(state).digest('hex').slice(0, 16)}"`;
+}
+
 export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { posts?: PostListener; autoPublishPosts?: boolean }) {
   const { db, identity } = deps;
   const store = createPostStore(db, deps.audit, deps.notifications);
@@ -81,25 +99,50 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
   const autoPublish = deps.autoPublishPosts ?? true;
   const noStore = { 'Cache-Control': 'no-store' };
 
-  const out = (p: PostRow) => ({
-    post_id: p.id,
-    slug: p.slug,
-    title: p.title,
-    summary: p.summary,
-    tags: JSON.parse(p.tags) as string[],
-    lang: p.lang,
-    status: p.status,
-    author: publicUser(identity.getUser(p.author_id)!),
-    co_admins: store.coAdmins(p.id),
-    votes: store.votes(p.id),
-    essay_revision: store.essay(p.id)?.revision ?? 0,
-    url: `/posts/${p.slug}`,
-    api_url: `/api/posts/${p.slug}`,
-    created_at: p.created_at,
-    updated_at: p.updated_at,
-    submitted_at: p.submitted_at,
-    published_at: p.published_at,
-  });
+  const out = (p: PostRow) => {
+    const revision = store.essay(p.id)?.revision ?? 0;
+    return {
+      post_id: p.id,
+      slug: p.slug,
+      title: p.title,
+      summary: p.summary,
+      tags: JSON.parse(p.tags) as string[],
+      lang: p.lang,
+      status: p.status,
+      author: publicUser(identity.getUser(p.author_id)!),
+      co_admins: store.coAdmins(p.id),
+      votes: store.votes(p.id),
+      essay_revision: revision,
+      essay_etag: etagOf(p.id, revision),
+      etag: postEtag(p, revision),
+      url: `/posts/${p.slug}`,
+      api_url: `/api/posts/${p.slug}`,
+      created_at: p.created_at,
+      updated_at: p.updated_at,
+      submitted_at: p.submitted_at,
+      published_at: p.published_at,
+    };
+  };
+  /** The headers that carry a post's version (and for a new one, where it is). */
+  const versioned = (o: { etag: string }) => ({ ...noStore, ETag: o.etag });
+  const created = (o: { post_id: string; etag: string }) => ({ ...versioned(o), Location: `${deps.config.baseUrl}/api/posts/${o.post_id}` });
+  /**
+   * Runs `write` in one transaction with the If-Match check (RFC 9110 §13.1.1) against the post as it is
+   * then; a stale If-Match writes nothing and answers 412 with the current post and its ETag.
+   */
+  function conditionally<T>(c: Context, postId: string, change: string, write: () => T): { ok: T } | { stale: Response } {
+    const ifMatch = c.req.header('if-match');
+    const stored = () => {
+      const row = store.get(postId);
+      if (!row) throw new ApiError(404, 'Post not found');
+      return row;
+    };
+    const result = db.transaction(() => (ifMatchHolds(ifMatch, postEtag(stored(), store.essay(postId)?.revision ?? 0)) ? { ok: write() } : null)).immediate();
+    if (result) return result;
+    const current = out(stored());
+    const body = { detail: 'The post changed since you read it: nothing was written', hint: staleHint(change, current.etag), current };
+    return { stale: c.json(body, 412, versioned(current)) };
+  }
   const essayOut = (postId: string, rev: EssayRevision | undefined) => ({
     post_id: postId,
     revision: rev?.revision ?? 0,
@@ -167,11 +210,12 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
       tags: ['posts'],
       summary: 'Create a post (a draft)',
       request: { body: { content: { 'application/json': { schema: PostCreate } }, required: true } },
-      responses: { 201: json(PostOut, 'Created'), ...E },
+      responses: { 201: { ...json(PostOut, 'Created'), headers: CREATED_HEADERS }, ...E },
     }),
     (c, { body }) => {
       const p = requireWriter(c, deps.writeLimiter);
-      return c.json(out(store.create({ authorId: p.user.id, ...body })), 201, noStore);
+      const o = out(store.create({ authorId: p.user.id, ...body }));
+      return c.json(o, 201, created(o));
     },
   );
 
@@ -194,8 +238,18 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
 
   addRoute(
     app,
-    createRoute({ method: 'get', path: '/api/posts/{slug}', tags: ['posts'], summary: 'One post by slug (or id)', request: { params: z.object({ slug: z.string().max(200) }) }, responses: { 200: json(PostOut, 'Post'), 404: E[404] } }),
-    (c, { params }) => c.json(out(visible(c, params.slug)), 200, noStore),
+    createRoute({
+      method: 'get',
+      path: '/api/posts/{post_id}',
+      tags: ['posts'],
+      summary: 'One post by slug (or id), with its ETag',
+      request: { params: postIdOrSlugParam },
+      responses: { 200: { ...json(PostOut, 'Post'), headers: ETAG_HEADER }, 404: E[404] },
+    }),
+    (c, { params }) => {
+      const o = out(visible(c, params.post_id));
+      return c.json(o, 200, versioned(o));
+    },
   );
 
   addRoute(
@@ -206,24 +260,35 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
       tags: ['posts'],
       summary: 'Change a post (author or co-admin)',
       description: 'With POSTS_AUTO_PUBLISH=false a change to a published post sends it back to review (status submitted): it leaves the public lists and search until a moderator publishes it again, so no unreviewed text is public.',
-      request: { params: postIdParam, body: { content: { 'application/json': { schema: PostUpdate } }, required: true } },
-      responses: { 200: json(PostOut, 'Updated'), ...E },
+      request: { params: postIdParam, headers: ifMatchHeader, body: { content: { 'application/json': { schema: PostUpdate } }, required: true } },
+      responses: { 200: { ...json(PostOut, 'Updated'), headers: ETAG_HEADER }, 412: { ...json(Stale, 'Changed since the If-Match version: nothing written; here is the current one'), headers: ETAG_HEADER }, ...E },
     }),
     (c, { params, body }) => {
       const { post, userId } = editable(c, params.post_id);
-      const updated = store.update(post.id, body, userId, !autoPublish);
+      const r = conditionally(c, post.id, 'make your change to current', () => store.update(post.id, body, userId, !autoPublish));
+      if ('stale' in r) return r.stale;
+      const updated = r.ok;
       if (post.status === 'published' && updated.status !== 'published') listener?.removed(post.id);
       announce(updated);
-      return c.json(out(updated), 200, noStore);
+      const o = out(updated);
+      return c.json(o, 200, versioned(o));
     },
   );
 
   addRoute(
     app,
-    createRoute({ method: 'delete', path: '/api/posts/{post_id}', tags: ['posts'], summary: 'Delete a post (author only)', request: { params: postIdParam }, responses: { 204: { description: 'Deleted' }, ...E } }),
+    createRoute({
+      method: 'delete',
+      path: '/api/posts/{post_id}',
+      tags: ['posts'],
+      summary: 'Delete a post (author only); with If-Match, only the version you read',
+      request: { params: postIdParam, headers: ifMatchHeader },
+      responses: { 204: { description: 'Deleted' }, 412: { ...json(Stale, 'Changed since the If-Match version: nothing deleted; here is the current one'), headers: ETAG_HEADER }, ...E },
+    }),
     (c, { params }) => {
       const { post, userId } = authorOnly(c, params.post_id);
-      store.remove(post.id, userId);
+      const r = conditionally(c, post.id, 'read it and decide whether to delete it', () => store.remove(post.id, userId));
+      if ('stale' in r) return r.stale;
       listener?.removed(post.id);
       return c.body(null, 204);
     },
@@ -255,7 +320,8 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
       }
       const submitted = store.submit(post.id, userId, autoPublish);
       announce(submitted);
-      return c.json(out(submitted), 202, noStore);
+      const o = out(submitted);
+      return c.json(o, 202, versioned(o));
     },
   );
 
@@ -275,7 +341,8 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
       if (post.status !== 'submitted') throw new ApiError(409, `Only submitted posts are reviewed; this one is ${post.status}`);
       const reviewed = store.review(post.id, body.action, p.user.id, body.note);
       announce(reviewed);
-      return c.json(out(reviewed), 200, noStore);
+      const o = out(reviewed);
+      return c.json(o, 200, versioned(o));
     },
   );
 
@@ -321,11 +388,8 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
           throw new ApiError(428, 'Send If-Match with the ETag of the version you edited (GET the essay first)', {}, `GET /api/posts/${post.id}/essay, edit its body, and send its ETag header (for example If-Match: ${etagOf(post.id, current.revision)}) with the PUT.`);
         }
       } else if (ifMatch.trim() !== '*') {
-        // An ETag is a quoted string (RFC 9110 §8.8.3), but the bare value (pst_….2) names the same version:
-        // taken as given rather than answered with a false "changed since you read it".
-        const tags = ifMatch.split(',').map((t) => t.trim().replace(/^W\//, '')).map((t) => (t.startsWith('"') ? t : `"${t}"`));
-        const match = tags.find((t) => t === etagOf(post.id, current?.revision ?? 0));
-        expected = match ? (current?.revision ?? 0) : -1;
+        // The strong comparison (api/validation/if-match.ts): a weak W/ ETag never matches.
+        expected = ifMatchHolds(ifMatch, etagOf(post.id, current?.revision ?? 0)) ? (current?.revision ?? 0) : -1;
       }
       const saved = expected === -1 ? null : store.writeEssay(post.id, body.body, userId, expected ?? current?.revision ?? 0, !autoPublish);
       if (!saved) {

@@ -1,6 +1,7 @@
 // Proposal endpoints. Permission rules, one check per route: anyone reads; signed-in people propose and
 // flag (once each, rate-limited); moderators decide (accept, reject, apply, supersede).
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { addRoute } from '../validation/route.ts';
 import { limitParam, offsetParam } from '../validation/index.ts';
@@ -8,6 +9,7 @@ import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
 import { requireRole, requireUser, requireWriter } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
+import { CREATED_HEADERS, ETAG_HEADER } from '../validation/if-match.ts';
 import type { CommunityDeps } from '../app.ts';
 import type { Snapshot } from '../../src/lib/content/model.ts';
 import { conceptTaken } from '../sources/concept-file.ts';
@@ -57,6 +59,15 @@ export function publicProposals(rows: ProposalRow[], flags: ReturnType<typeof fl
       applied: r.apply_result ? (JSON.parse(r.apply_result) as z.infer<typeof PublicProposal>['applied']) : null,
     };
   });
+}
+
+/**
+ * A proposal's strong ETag: the version of the proposal itself (its content, status and decision), new
+ * with every change of them. Community flags (their own resource) do not change it.
+ */
+export function proposalEtag(r: ProposalRow): string {
+  const state = JSON.stringify([r.kind, r.status, r.title, r.target_type, r.target_id, r.payload, r.evidence, r.confidence, r.decided_at, r.decided_by, r.decision_note, r.superseded_by, r.applied_at, r.applied_by, r.apply_result]);
+  return `"${r.id}.${createHash('sha256').update(state).digest('hex').slice(0, 16)}"`;
 }
 
 /** The targets a user proposal names must exist: 404 otherwise (as for comments on unknown items). */
@@ -136,12 +147,12 @@ export function registerProposalRoutes(app: OpenAPIHono, deps: CommunityDeps): v
       tags: ['proposals'],
       summary: 'One proposal',
       request: { params: idParams },
-      responses: { 200: json(PublicProposal, 'The proposal'), 404: E[404], 422: E[422] },
+      responses: { 200: { ...json(PublicProposal, 'The proposal'), headers: ETAG_HEADER }, 404: E[404], 422: E[422] },
     }),
     (c, { params }) => {
       const row = getProposal(deps.db, params.proposal_id);
       if (!row) throw new ApiError(404, 'Proposal not found');
-      return c.json(one(row), 200, noStore);
+      return c.json(one(row), 200, { ...noStore, ETag: proposalEtag(row) });
     },
   );
 
@@ -154,13 +165,13 @@ export function registerProposalRoutes(app: OpenAPIHono, deps: CommunityDeps): v
       summary: 'Propose a change to the canon (link_add, tag_correction, concept_stub, essay_promotion)',
       description: 'Signed in. The payload schema depends on kind. User proposals start pending with confidence 0.5.',
       request: { body: { content: { 'application/json': { schema: ProposalCreate } }, required: true } },
-      responses: { 201: json(PublicProposal, 'Created'), ...E, 409: json(ErrorDetail, 'The concept already exists') },
+      responses: { 201: { ...json(PublicProposal, 'Created'), headers: CREATED_HEADERS }, ...E, 409: json(ErrorDetail, 'The concept already exists') },
     }),
     (c, { body }) => {
       const p = requireWriter(c, deps.writeLimiter);
       checkTargets(body, deps.content().snapshot, deps);
       const row = createProposal(deps.db, deps.audit, { kind: body.kind, title: body.title, payload: body.payload, evidence: body.evidence, source: 'user', createdBy: p.user.id });
-      return c.json(one(row), 201, noStore);
+      return c.json(one(row), 201, { ...noStore, ETag: proposalEtag(row), Location: `${deps.config.baseUrl}/api/proposals/${row.id}` });
     },
   );
 
