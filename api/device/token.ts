@@ -60,11 +60,19 @@ async function readPoll(c: Context): Promise<Map<string, string>> {
   return params;
 }
 
-function poll(c: Context, flow: DeviceFlow, store: OAuthStore, params: Map<string, string>, viaGet: boolean): Response {
+function poll(c: Context, flow: DeviceFlow, store: OAuthStore, params: Map<string, string>, viaGet: boolean, tokenEndpoint: string): Response {
   // The GET alias exists for sandboxes that can only build a URL: the one grant it serves is the default.
   const grantType = params.get('grant_type') ?? (viaGet ? 'device_code' : undefined);
   if (!grantType) throw new InvalidRequest('grant_type is required: send grant_type=device_code (or urn:ietf:params:oauth:grant-type:device_code)');
   if (!(DEVICE_GRANT_TYPES as readonly string[]).includes(grantType)) {
+    if (grantType === 'refresh_token' || grantType === 'authorization_code') {
+      // The OAuth 2.1 grants have their own endpoint, the one the metadata names: say where it is.
+      throw new UnsupportedGrantType(
+        `This is the device flow's poll, which only takes grant_type ${DEVICE_GRANT_TYPES.join(' or ')}. grant_type ${grantType} goes to the OAuth 2.1 token endpoint: ` +
+          `POST ${tokenEndpoint} with the same parameters as a form (application/x-www-form-urlencoded)` +
+          (grantType === 'refresh_token' ? ', for example grant_type=refresh_token&refresh_token=<ort_...>&client_id=<the client_id of the token response>' : ''),
+      );
+    }
     throw new UnsupportedGrantType(`This endpoint only takes grant_type ${DEVICE_GRANT_TYPES.join(' or ')}`);
   }
   const client = authenticateDeviceClient(c, params, store);
@@ -78,6 +86,7 @@ const json = (schema: typeof TokenResponse | typeof TokenError, description: str
 const CLIENT_401 = { 401: { description: 'A registered client failed to authenticate (RFC 6749 §5.2 invalid_client, with a Basic challenge)', content: { 'application/json': { schema: OAuthErrorBody } } } };
 
 export function registerDeviceTokenEndpoint(app: OpenAPIHono, flow: DeviceFlow, opts: { baseUrl: string; store: OAuthStore }): void {
+  const tokenEndpoint = `${opts.baseUrl}/api/oauth/v2/token`;
   oauthEndpoint(
     app,
     createRoute({
@@ -95,7 +104,7 @@ export function registerDeviceTokenEndpoint(app: OpenAPIHono, flow: DeviceFlow, 
       },
     }),
     opts.baseUrl,
-    async (c) => poll(c, flow, opts.store, await readPoll(c), false),
+    async (c) => poll(c, flow, opts.store, await readPoll(c), false, tokenEndpoint),
   );
 
   oauthEndpoint(
@@ -113,6 +122,6 @@ export function registerDeviceTokenEndpoint(app: OpenAPIHono, flow: DeviceFlow, 
       },
     }),
     opts.baseUrl,
-    (c) => poll(c, flow, opts.store, singleValued(new URL(c.req.url).searchParams), true),
+    (c) => poll(c, flow, opts.store, singleValued(new URL(c.req.url).searchParams), true, tokenEndpoint),
   );
 }

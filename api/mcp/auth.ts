@@ -7,6 +7,7 @@
 import type { Context } from 'hono';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { AccessTokenVerifier } from '../oauth/index.ts';
+import { challengeHeader } from '../oauth/errors.ts';
 
 export interface McpAuthOptions {
   verify: AccessTokenVerifier;
@@ -22,11 +23,12 @@ const SIGN_IN =
 
 /** The 401 or 403 challenge (RFC 6750 §3) asking for `scope`. */
 export function challenge(status: 401 | 403, opts: McpAuthOptions, scope: string, error?: string, description?: string): Response {
-  const params = [...(error ? [`error="${error}"`, `error_description="${description}"`] : []), `scope="${scope}"`, `resource_metadata="${opts.metadataUrl}"`];
+  // Quoted-strings that stay valid (RFC 9110 §5.6.4, RFC 6750 §3) whatever the description says.
+  const header = challengeHeader('Bearer', { error, error_description: error ? description : undefined, scope, resource_metadata: opts.metadataUrl });
   const body = error ? { error, error_description: description, hint: SIGN_IN } : { error: 'unauthorized', error_description: 'This needs an OAuth 2.1 access token for this resource', hint: SIGN_IN };
   return new Response(JSON.stringify(body), {
     status,
-    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'WWW-Authenticate': `Bearer ${params.join(', ')}` },
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'WWW-Authenticate': header },
   });
 }
 

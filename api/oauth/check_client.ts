@@ -19,6 +19,12 @@ export function checkAuthorizeClient(store: OAuthStore, clientId: string): Clien
   return client;
 }
 
+/** Which client_id a client should send, for the errors that found none or an unknown one. */
+const WHICH_CLIENT_ID =
+  'Send the client_id this server issued: the client_id field of the token response when the tokens came from the device flow ' +
+  '(POST /api/oauth/device with resource), or the client_id that POST /api/oauth/v2/register answered; not a client_name. ' +
+  'A client unknown here (another server, or removed) registers again and signs in again.';
+
 export function authenticateClient(c: Context, params: Map<string, string>, store: OAuthStore): Client {
   const basic = basicCredentials(c);
   if (params.has('client_secret') || params.has('client_assertion')) {
@@ -36,9 +42,9 @@ export function authenticateClient(c: Context, params: Map<string, string>, stor
     return client;
   }
   const clientId = params.get('client_id');
-  if (!clientId) throw new InvalidClient('client authentication failed: send client_id, or HTTP Basic for confidential clients');
+  if (!clientId) throw new InvalidClient(`client authentication failed: send client_id (public clients), or HTTP Basic with client_id and client_secret (confidential clients). ${WHICH_CLIENT_ID}`);
   const client = store.getClient(clientId);
-  if (!client) throw new InvalidClient('client authentication failed: unknown client_id');
+  if (!client) throw new InvalidClient(`client authentication failed: unknown client_id. ${WHICH_CLIENT_ID}`);
   if (client.token_endpoint_auth_method !== 'none') throw new InvalidClient('this client is confidential: authenticate with HTTP Basic');
   return client;
 }

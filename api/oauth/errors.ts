@@ -103,10 +103,21 @@ export class NonRedirectableError extends OAuthError {}
 /** Headers every OAuth JSON answer carries: tokens and errors are never cached (RFC 6749 §5.1). */
 export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
 
+/**
+ * A WWW-Authenticate challenge (RFC 9110 §11.6.1) whose auth-params are quoted-strings. RFC 6750 §3 allows
+ * neither '"' nor '\' (nor anything beyond printable ASCII) in error, error_description and scope, so such
+ * characters are replaced, not escaped: a description that quotes a scope says 'read write'.
+ */
+export function challengeHeader(scheme: string, params: Record<string, string | undefined>): string {
+  const printable = (v: string) => v.replace(/"/g, "'").replace(/\\/g, '/').replace(/[^\x20-\x7e]/g, '?');
+  const quoted = Object.entries(params).flatMap(([name, value]) => (value === undefined ? [] : [`${name}="${printable(value)}"`]));
+  return quoted.length ? `${scheme} ${quoted.join(', ')}` : scheme;
+}
+
 /** The RFC error body and status for a protocol error. */
 export function oauthErrorResponse(err: OAuthError, realm: string): Response {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', ...NO_STORE };
-  if (err instanceof InvalidClient) headers['WWW-Authenticate'] = `Basic realm="${realm}"`;
+  if (err instanceof InvalidClient) headers['WWW-Authenticate'] = challengeHeader('Basic', { realm });
   if (err instanceof TooManyRequests) headers['Retry-After'] = String(err.retryAfter);
   return new Response(JSON.stringify({ error: err.error, error_description: err.message, ...err.extra }), { status: err.status, headers });
 }
