@@ -20,19 +20,60 @@ export function buildPrompt(modelfile: Modelfile, passages: Passage[], conversat
   return [{ role: 'system', content: system }, ...conversation.filter((m) => m.role !== 'system')];
 }
 
-/** The numbers [n] an answer cites that are among the passages. */
-export function citedNumbers(text: string, passages: Passage[]): Set<number> {
-  const valid = new Set(passages.map((p) => p.n));
-  return new Set([...text.matchAll(/\[(\d{1,2})\]/g)].map((m) => Number(m[1])).filter((n) => valid.has(n)));
+/**
+ * Renumbers an answer's citations [n] of the passages 1, 2, 3… in the order the answer first cites them,
+ * so the sources it lists have no gaps ([1][2][3], not [1][2][3][6]). Fed in pieces as a stream arrives,
+ * it holds back a citation cut between two pieces ("[" then "6]") until it is whole. `order` maps each
+ * cited passage's number to the one the reader sees.
+ */
+export class CitationNumbers {
+  readonly order = new Map<number, number>();
+  private readonly valid: Set<number>;
+  private pending = '';
+  constructor(passages: readonly Passage[]) {
+    this.valid = new Set(passages.map((p) => p.n));
+  }
+
+  /** The text of the next piece that can be passed on, renumbered. */
+  push(piece: string): string {
+    const text = this.pending + piece;
+    const open = /\[\d{0,2}$/.exec(text);
+    const cut = open ? open.index : text.length;
+    this.pending = text.slice(cut);
+    return this.rewrite(text.slice(0, cut));
+  }
+
+  /** What was held back, at the end of the answer. */
+  end(): string {
+    const rest = this.rewrite(this.pending);
+    this.pending = '';
+    return rest;
+  }
+
+  /** A whole answer, renumbered. */
+  all(text: string): string {
+    return this.push(text) + this.end();
+  }
+
+  private rewrite(s: string): string {
+    return s.replace(/\[(\d{1,2})\]/g, (whole, d: string) => {
+      const n = Number(d);
+      if (!this.valid.has(n)) return whole;
+      let shown = this.order.get(n);
+      if (shown === undefined) this.order.set(n, (shown = this.order.size + 1));
+      return `[${shown}]`;
+    });
+  }
 }
 
 const EXTRACT_INTRO = {
   en: 'This is an extract of the most relevant passages in the knowledge base, not a generated answer:',
   sl: 'To je izvleček najustreznejših odlomkov iz baze znanja, ne ustvarjen odgovor:',
 } as const;
-const NOTHING = {
-  en: 'The knowledge base has nothing that answers this question.',
-  sl: 'Baza znanja nima ničesar, kar bi odgovorilo na to vprašanje.',
+/** The answer when no passage is relevant enough to be a source (coverage "none"). */
+export const NOT_COVERED = {
+  en: 'The knowledge base does not cover this question: none of its videos, essays, concepts or digests answers it.',
+  sl: 'Baza znanja tega vprašanja ne pokriva: nanj ne odgovarja noben njen video, esej, pojem ali povzetek.',
 } as const;
 
 /** The best-matching sentences of the passages, at most two from one passage, each with its [n]. */
@@ -54,7 +95,7 @@ export function extractiveAnswer(question: string, passages: Passage[], lang: 'e
     perPassage.set(x.n, (perPassage.get(x.n) ?? 0) + 1);
     picked.push(x);
   }
-  if (picked.length === 0) return { text: NOTHING[lang], cited: new Set() };
+  if (picked.length === 0) return { text: NOT_COVERED[lang], cited: new Set() };
   picked.sort((a, b) => a.order - b.order);
   return { text: `${EXTRACT_INTRO[lang]}\n\n${picked.map((x) => `- ${x.s} [${x.n}]`).join('\n')}`, cited: new Set(picked.map((x) => x.n)) };
 }

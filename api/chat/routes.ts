@@ -19,8 +19,8 @@ import { createLlmClient, LlmError, type ChatMessage, type LlmClient } from '../
 import type { AppDeps } from '../app.ts';
 import { parseModelfile, type Modelfile } from '../../src/lib/personas/modelfile.ts';
 import { chatTokenKey, issueChatToken, verifyChatToken, ChatTokenError, CHAT_TOKEN_PREFIX, type ChatClaims } from './token.ts';
-import { retrieve, type Passage } from './retrieve.ts';
-import { buildPrompt, citedNumbers, extractiveAnswer } from './answer.ts';
+import { retrieve, type Coverage } from './retrieve.ts';
+import { buildPrompt, CitationNumbers, extractiveAnswer, NOT_COVERED } from './answer.ts';
 import { createLlmHealth } from './health.ts';
 
 export const MAX_MESSAGES = 20;
@@ -61,8 +61,9 @@ const Source = z.object({
   id: z.string(),
   title: z.string(),
   url: z.string(),
-  page_url: z.string().openapi({ description: 'The absolute address of the page: what to cite to a person.' }),
-  cited: z.boolean().openapi({ description: 'Always true: only cited passages are listed.' }),
+  page_url: z.string().openapi({ description: 'The absolute address of the page: what to cite to a person. An essay quoted in its Slovenian version links that version (/essays/{slug}/sl).' }),
+  lang: Lang.openapi({ description: 'The language of the quoted passage: the conversation\'s where the item has it.' }),
+  cited: z.boolean().openapi({ description: 'Always true: only cited passages are listed, numbered 1, 2, 3… in the order the answer first cites them.' }),
 });
 const ChatResponse = z
   .object({
@@ -73,6 +74,10 @@ const ChatResponse = z
     mode: z.enum(['llm', 'extractive']),
     persona_id: z.string(),
     lang: Lang,
+    coverage: z.enum(['none', 'partial', 'full']).openapi({
+      description:
+        'How much of the question the knowledge base covers. none: no passage answers enough of it, so nothing is cited and the answer says that the base does not cover it; partial: the best source answers part of it; full: most of it.',
+    }),
     choices: z.array(z.object({ index: z.number().int(), message: z.object({ role: z.literal('assistant'), content: z.string() }), finish_reason: z.string() })),
     sources: z.array(Source),
   })
@@ -219,14 +224,19 @@ export function registerChatRoutes(app: OpenAPIHono, deps: AppDeps) {
       const modelfile = persona(claims.persona, claims.mode, claims.lang);
       const search = deps.search();
       const question = body.messages[body.messages.length - 1].content;
-      const passages = await retrieve(search, deps.content().snapshot, question, claims.lang);
+      const { passages, coverage } = await retrieve(search, deps.content().snapshot, question, claims.lang, config.chat.relevanceFloor);
       const id = `chatcmpl-${randomUUID()}`;
       const created = Math.floor(Date.now() / 1000);
       const base = { id, created, persona_id: claims.persona, lang: claims.lang };
       const origin = deps.content().site.baseUrl;
-      // Only what the answer cites: uncited passages were context, not sources.
-      const sources = (cited: Set<number>) =>
-        passages.filter((p) => cited.has(p.n)).map((p) => ({ n: p.n, type: p.type, id: p.id, title: p.title, url: p.url, page_url: `${origin}${p.url}`, cited: true }));
+      // Only what the answer cites, numbered as the answer shows them: uncited passages were context, not sources.
+      const sources = (order: ReadonlyMap<number, number>) =>
+        passages
+          .filter((p) => order.has(p.n))
+          .map((p) => ({ n: order.get(p.n)!, type: p.type, id: p.id, title: p.title, url: p.url, page_url: `${origin}${p.url}`, lang: p.lang, cited: true }))
+          .sort((a, b) => a.n - b.n);
+      type Sources = ReturnType<typeof sources>;
+      type Meta = typeof base & { model: string; mode: 'llm' | 'extractive'; coverage: Coverage };
       const maxTokens = Math.min(body.max_tokens ?? MAX_OUTPUT_TOKENS, Number(modelfile.parameters.num_predict ?? MAX_OUTPUT_TOKENS));
       const options = {
         maxTokens,
@@ -235,59 +245,63 @@ export function registerChatRoutes(app: OpenAPIHono, deps: AppDeps) {
         stop: Array.isArray(modelfile.parameters.stop) ? modelfile.parameters.stop : undefined,
       };
 
-      if (!llm) {
-        const { text, cited } = extractiveAnswer(question, passages, claims.lang);
-        const out = { ...base, model: 'extractive', mode: 'extractive' as const, sources: sources(cited) };
-        if (body.stream) return sse(c, out, (async function* () { yield text; })(), null);
-        return c.json({ ...out, object: 'chat.completion' as const, choices: [{ index: 0, message: { role: 'assistant' as const, content: text }, finish_reason: 'stop' }] }, 200, noStore);
+      // Without a model, or when nothing in the base is relevant enough to cite: the extract, or the plain
+      // sentence that the base does not cover the question (no model call is spent on that).
+      if (!llm || coverage === 'none') {
+        const numbers = new CitationNumbers(passages);
+        const text = coverage === 'none' ? NOT_COVERED[claims.lang] : numbers.all(extractiveAnswer(question, passages, claims.lang).text);
+        const meta: Meta = { ...base, model: llm ? llm.model : 'extractive', mode: llm ? 'llm' : 'extractive', coverage: numbers.order.size ? coverage : 'none' };
+        const cited = sources(numbers.order);
+        if (body.stream) return sse(c, meta, (async function* () { yield text; })(), () => cited);
+        return c.json({ ...meta, object: 'chat.completion' as const, sources: cited, choices: [{ index: 0, message: { role: 'assistant' as const, content: text }, finish_reason: 'stop' }] }, 200, noStore);
       }
 
       const prompt = buildPrompt(modelfile, passages, body.messages as ChatMessage[], claims.lang);
-      const out = { ...base, model: llm.model, mode: 'llm' as const };
+      const out: Meta = { ...base, model: llm.model, mode: 'llm', coverage };
+      const numbers = new CitationNumbers(passages);
       if (body.stream) {
-        return sse(c, out, llm.stream(prompt, { ...options, signal: c.req.raw.signal }), (text) => sources(citedNumbers(text, passages)), health);
+        return sse(c, out, renumbered(llm.stream(prompt, { ...options, signal: c.req.raw.signal }), numbers), () => sources(numbers.order), health);
       }
       let text: string;
       try {
-        text = await llm.complete(prompt, options);
+        text = numbers.all(await llm.complete(prompt, options));
         health.record(null);
       } catch (err) {
         if (!(err instanceof LlmError)) throw err;
         health.record(err.failure, err.message);
         throw new ApiError(err.failure === 'timeout' ? 504 : 502, `The language model failed: ${err.message}`);
       }
-      return c.json({ ...out, object: 'chat.completion' as const, sources: sources(citedNumbers(text, passages)), choices: [{ index: 0, message: { role: 'assistant' as const, content: text }, finish_reason: 'stop' }] }, 200, noStore);
+      return c.json({ ...out, object: 'chat.completion' as const, sources: sources(numbers.order), choices: [{ index: 0, message: { role: 'assistant' as const, content: text }, finish_reason: 'stop' }] }, 200, noStore);
 
-      function sse(
-        ctx: Context,
-        meta: typeof out | (typeof base & { model: string; mode: 'extractive'; sources: ReturnType<typeof sources> }),
-        deltas: AsyncGenerator<string, void, void>,
-        sourcesFor: ((text: string) => ReturnType<typeof sources>) | null,
-        h?: typeof health,
-      ): Response {
+      /** The model's pieces with their citations renumbered as they pass (see CitationNumbers). */
+      async function* renumbered(deltas: AsyncGenerator<string, void, void>, n: CitationNumbers): AsyncGenerator<string, void, void> {
+        for await (const d of deltas) {
+          const t = n.push(d);
+          if (t) yield t;
+        }
+        const rest = n.end();
+        if (rest) yield rest;
+      }
+
+      function sse(ctx: Context, meta: Meta, deltas: AsyncGenerator<string, void, void>, sourcesNow: () => Sources, h?: typeof health): Response {
         const enc = new TextEncoder();
         const event = (data: unknown, name?: string) => enc.encode(`${name ? `event: ${name}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
         const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) => ({
-          id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, mode: meta.mode, persona_id: meta.persona_id, lang: meta.lang,
+          id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, mode: meta.mode, persona_id: meta.persona_id, lang: meta.lang, coverage: meta.coverage,
           choices: [{ index: 0, delta, finish_reason: finish }], ...extra,
         });
         const stream = new ReadableStream<Uint8Array>({
           async start(controller) {
-            let text = '';
             controller.enqueue(event(chunk({ role: 'assistant' }, null)));
             try {
-              for await (const d of deltas) {
-                text += d;
-                controller.enqueue(event(chunk({ content: d }, null)));
-              }
+              for await (const d of deltas) controller.enqueue(event(chunk({ content: d }, null)));
               h?.record(null);
-              const src = sourcesFor ? sourcesFor(text) : 'sources' in meta ? meta.sources : [];
-              controller.enqueue(event(chunk({}, 'stop', { sources: src })));
+              controller.enqueue(event(chunk({}, 'stop', { sources: sourcesNow() })));
             } catch (err) {
               const e = err instanceof LlmError ? err : new LlmError((err as Error).message);
               h?.record(e.failure, e.message);
               controller.enqueue(event({ error: { message: `The language model failed: ${e.message}`, type: `llm_${e.failure}` } }, 'error'));
-              controller.enqueue(event(chunk({}, 'error', { sources: sourcesFor ? sourcesFor(text) : [] })));
+              controller.enqueue(event(chunk({}, 'error', { sources: sourcesNow() })));
             }
             controller.enqueue(event('[DONE]'));
             controller.close();

@@ -68,7 +68,7 @@ export const SearchHit = z
     url: z.string().openapi({ description: 'The page for people, or the API document with agent=true.' }),
     api_url: z.string(),
     page_url: z.string().openapi({ description: 'The absolute address of the page a person reads: cite this one.' }),
-    lang: z.enum(['en', 'sl']).openapi({ description: "The item's language (an essay's primary one)." }),
+    lang: z.enum(['en', 'sl']).openapi({ description: "The language of the passage that matched, which the snippet shows; for an essay in both languages, url, api_url and page_url lead to that version (/essays/{slug}/sl)." }),
     date: z.string().nullable(),
     snippet: z.string().openapi({ description: 'A passage with the matched words in <mark>…</mark>; the rest is HTML-escaped.' }),
     score: z.number().openapi({ description: 'Fused RRF score in hybrid mode, BM25 score in keyword mode, blended similarity for related items.' }),

@@ -76,6 +76,8 @@ const EnvSchema = z.object({
   CHAT_TOKEN_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   CHAT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(20),
   CHAT_ANON_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(5),
+  /** Chat cites no passage whose relevance (0..1, the share of the question it answers by its words) is below this: api/chat/retrieve.ts. */
+  CHAT_RELEVANCE_FLOOR: z.coerce.number().min(0).max(1).default(0.07),
   DEVICE_CODE_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(600),
   DEVICE_POLL_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(60).default(5),
   // Personal knowledge: the git host people connect their notes to (none: an embedded store per person).
@@ -166,7 +168,7 @@ export interface Config {
   /** Hosts (host or host:port) the thumbnail proxy may fetch from. */
   thumbnailHosts: string[];
   /** Chat: anonymous callers (off by default, with a tighter limit), chat token lifetime, answers per minute. */
-  chat: { allowAnonymous: boolean; tokenTtlSeconds: number; rateLimitPerMinute: number; anonymousRateLimitPerMinute: number };
+  chat: { allowAnonymous: boolean; tokenTtlSeconds: number; rateLimitPerMinute: number; anonymousRateLimitPerMinute: number; relevanceFloor: number };
   audit: {
     /** A signed checkpoint after this many new events… */
     checkpointEvery: number;
@@ -302,6 +304,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       tokenTtlSeconds: e.CHAT_TOKEN_TTL_SECONDS,
       rateLimitPerMinute: e.CHAT_RATE_LIMIT_PER_MINUTE,
       anonymousRateLimitPerMinute: e.CHAT_ANON_RATE_LIMIT_PER_MINUTE,
+      relevanceFloor: e.CHAT_RELEVANCE_FLOOR,
     },
     audit: {
       checkpointEvery: e.AUDIT_CHECKPOINT_EVERY,

@@ -90,8 +90,10 @@ describe('search quality', () => {
       const xs = r.perQuery.filter((_, i) => questions[i].split === split).map((p) => p.ndcg10);
       return xs.reduce((a, b) => a + b, 0) / xs.length;
     };
-    // Measured: keyword 0.403, hybrid 0.514 (tune half 0.539, held-out half 0.486); hybrid not behind
-    // keyword on 64 of 85. Before issue 18, hybrid scored 0.406 and was behind on 19.
+    // Measured: keyword 0.406, hybrid 0.515 (tune half 0.539, held-out half 0.492); hybrid not behind
+    // keyword on 69 of 90. Before issue 18, hybrid scored 0.406 and was behind on 19 (of 85). Issue 42 added
+    // five Slovenian questions to the held-out half; the two on leadership, answered only by an English
+    // video nothing retells in Slovenian, score 0 and take Slovenian → English from 0.240 to 0.208.
     expect(hybrid.ndcg10).toBeGreaterThanOrEqual(0.5);
     expect(half(hybrid, 'held-out')).toBeGreaterThanOrEqual(0.47);
     expect(hybrid.ndcg10 - keyword.ndcg10).toBeGreaterThanOrEqual(0.1);

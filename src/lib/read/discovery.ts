@@ -99,7 +99,8 @@ Atom feeds of the newest ${FEED_ENTRIES} items, for feed readers: everything at 
   any parameter it ignored.
 - \`GET /api/videos/{id}/related?k=5\` (also knowledge, essays, digests, personas, posts): nearest items.
 - \`POST /api/chat/completions\` (OpenAI-compatible) answers from the knowledge base with [n] citations and a
-  \`sources\` list of exactly what it cites (each with \`page_url\`). Send your API key or OAuth token with
+  \`sources\` list of exactly what it cites, numbered 1, 2, 3… (each with \`page_url\`); \`coverage\` is none
+  (nothing cited: the answer says the base does not cover it), partial or full. Send your API key or OAuth token with
   \`"persona_id"\` (and \`"lang"\`, \`"mode"\`) in the body; or, signed out where anonymous chat is on, a chat token
   from \`POST /api/chat/auth\` with \`{"persona_id","lang","mode"}\`.
 

@@ -19,6 +19,17 @@ export function itemUrl(kind: ItemKind, id: string, agent: boolean): string {
 }
 
 /**
+ * The links of an item's version in another language than its primary one (an essay's translation): the
+ * page /essays/<slug>/<lang>, the JSON /api/essays/<slug>?lang=<lang>, and with `agent` the JSON with
+ * ?agent=true as the item's url.
+ */
+export function translationLinks(kind: ItemKind, id: string, lang: string, agent: boolean, origin = ''): { url: string; api_url: string; page_url: string } {
+  const api = `${apiUrl(kind, id)}?lang=${encodeURIComponent(lang)}`;
+  const page = `${pagePath(kind, id)}/${encodeURIComponent(lang)}`;
+  return { url: agent ? `${api}&agent=true` : page, api_url: api, page_url: `${origin}${page}` };
+}
+
+/**
  * The page to send a person to, absolute when the site's origin is known (every JSON document the API
  * serves passes it; page view models, which need no such field, leave it relative).
  */

@@ -8,7 +8,7 @@ export type TextLang = 'en' | 'sl';
 export const TEXT_LANGS: readonly TextLang[] = ['en', 'sl'];
 
 /** Bumped whenever a change here would give an existing index different terms: it forces a rebuild. */
-export const ANALYSER_VERSION = 2;
+export const ANALYSER_VERSION = 3;
 
 // Letters and digits; an apostrophe inside a word keeps it whole ("CFO's", "don't"). Hyphens split.
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;

@@ -8,6 +8,8 @@ import type { QueryWord } from './analyse.ts';
 export interface Clause {
   term: string;
   boost: number;
+  /** A translation of the query's words (hybrid search), not a term of the words themselves. */
+  translated?: boolean;
 }
 
 /** The terms a query can meet: the built index's and the live index's. */

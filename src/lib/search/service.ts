@@ -2,7 +2,7 @@
 // published posts join between builds. Built from a loaded index and the content snapshot it was built
 // from (for titles, dates, snippets and links).
 import type { Snapshot } from '../content/model.ts';
-import { apiUrl, itemUrl, pageUrl } from '../read/links.ts';
+import { apiUrl, itemUrl, pageUrl, translationLinks } from '../read/links.ts';
 import { analyseQuery, boundQuery, queryLanguages, termOf, wordsOf, type QueryWord, type TextLang } from './analyse.ts';
 import { docKey, documentsFromSnapshot, KIND_OF_TYPE, languageVersions, type ItemType, type SearchDocument } from './documents.ts';
 import { normalise, type Embedder } from './embedders/embedder.ts';
@@ -14,7 +14,7 @@ import type { LoadedIndex } from './load.ts';
 import type { IndexManifest } from './manifest.ts';
 import { relatedScore } from './related.ts';
 import { reciprocalRankFusion } from './rrf.ts';
-import { makeSnippet } from './snippet.ts';
+import { snippetOf } from './snippet.ts';
 import { dot, nearest } from './vectors.ts';
 
 /** The spec's multiplier for draft concept hits (concept stubs) when draft=true. */
@@ -74,7 +74,7 @@ export interface SearchHit {
   api_url: string;
   /** The human page, absolute when the search was given the site's origin: what to cite. */
   page_url: string;
-  /** The item's own language (its primary version's, for an essay in several). */
+  /** The language of the passage the snippet shows (an essay in several: the version that matched; its links lead there). */
   lang: TextLang;
   date: string | null;
   /** A passage with the matched words in <mark>…</mark>; the rest HTML-escaped. */
@@ -341,16 +341,23 @@ export class SearchService {
     const d = s.entry.doc;
     const kind = KIND_OF_TYPE[d.type];
     const segment = d.slug ?? d.id;
+    // The snippet shows the passage that matched best (the query's own words before their translations);
+    // the hit's language and links follow it, so a Slovenian passage of an essay links its Slovenian page.
+    const own = new Set(clauses.filter((c) => !c.translated).map((c) => c.term));
+    const { snippet, lang } = snippetOf(d, new Set(this.matchedTerms(s.entry, clauses)), own);
+    const primary = d.fields.title[0]?.lang ?? d.fields.summary[0]?.lang ?? 'en';
+    const links =
+      d.type === 'essay' && lang !== primary
+        ? translationLinks(kind, segment, lang, agent, origin)
+        : { url: itemUrl(kind, segment, agent), api_url: apiUrl(kind, segment), page_url: pageUrl(kind, segment, origin) };
     return {
       type: d.type,
       id: d.id,
       title: d.title,
-      url: itemUrl(kind, segment, agent),
-      api_url: apiUrl(kind, segment),
-      page_url: pageUrl(kind, segment, origin),
-      lang: d.fields.title[0]?.lang ?? d.fields.summary[0]?.lang ?? 'en',
+      ...links,
+      lang,
       date: d.date,
-      snippet: makeSnippet(d, new Set(this.matchedTerms(s.entry, clauses))),
+      snippet,
       score: round(s.score),
       draft: d.draft,
     };
@@ -471,7 +478,57 @@ export class SearchService {
         }
       }
     }
-    return [...boosts].map(([term, boost]) => ({ term, boost }));
+    const own = new Set(clauses.map((c) => c.term));
+    return [...boosts].map(([term, boost]) => (own.has(term) ? { term, boost } : { term, boost, translated: true }));
+  }
+
+  /**
+   * How much of a question items answer by its words, each from 0 to 1 (chat cites only passages above a
+   * floor: api/chat/retrieve.ts). A word weighs its idf here, and a word the index has never seen weighs
+   * the most. An item's score is the share of the question's weight it contains, each word by its own
+   * term (1), a typo's or prefix's (their boosts) or a translation (its probability), times the square of
+   * the share the index knows at all: a question mostly in words this base never uses ("sourdough",
+   * "tyre") scores low on every item, however well its one common word ("good", "fix") matches.
+   */
+  relevance(q: string, items: readonly { type: ItemType; id: string }[]): number[] {
+    const words = analyseQuery(q);
+    if (words.length === 0) return items.map(() => 0);
+    const n = this.byKey.size + this.live.size;
+    const idf = (term: string) => {
+      // Refs ascend, with a repeat per field: the distinct ones are the documents.
+      const docs = this.scorer.documents(term);
+      let df = 0;
+      for (let i = 0; i < docs.length; i++) if (i === 0 || docs[i] !== docs[i - 1]) df++;
+      return Math.log(1 + n / Math.max(1, df));
+    };
+    const unknown = Math.log(1 + n);
+    const langs = queryLanguages(wordsOf(boundQuery(q)));
+    const lexicon = this.index.lexicon;
+    const parts = words.map((w) => {
+      const exact = w.terms.filter((t) => this.vocabulary.has(t));
+      const terms = new Map(planQuery([w], this.vocabulary).map((c) => [c.term, Math.min(1, c.boost)]));
+      if (lexicon && this.tuning.translationWeight > 0) {
+        for (const lang of langs) {
+          const term = termOf(w.word, lang);
+          for (const [t, p] of (term !== null && lexicon[lang].get(term)) || []) if (this.vocabulary.has(t)) terms.set(t, Math.max(terms.get(t) ?? 0, p));
+        }
+      }
+      return { weight: exact.length ? Math.max(...exact.map(idf)) : unknown, known: exact.length > 0, terms };
+    });
+    const total = parts.reduce((a, p) => a + p.weight, 0);
+    const known = parts.reduce((a, p) => a + (p.known ? p.weight : 0), 0) / total;
+    return items.map(({ type, id }) => {
+      const e = this.entry(docKey(type, id));
+      if (!e) return 0;
+      const has = (t: string) => (e.ref >= 0 ? this.scorer.contains(t, e.ref) : this.live.contains(e.key, t));
+      let covered = 0;
+      for (const p of parts) {
+        let best = 0;
+        for (const [t, b] of p.terms) if (b > best && has(t)) best = b;
+        covered += p.weight * best;
+      }
+      return round((covered / total) * known * known);
+    });
   }
 
   /** The k items most related to one item (never itself, never a draft), or null when it does not exist. */

@@ -1,7 +1,7 @@
 // Snippets: the passage of an item that best shows why it matched, with the matched words wrapped in
 // <mark>…</mark>. The rest of the snippet is HTML-escaped, so a page can insert it as HTML as it is and an
 // agent can still read it as text.
-import { termOf, wordSpans } from './analyse.ts';
+import { termOf, wordSpans, type TextLang } from './analyse.ts';
 import type { SearchDocument, TextPart } from './documents.ts';
 
 /** Words in a snippet: about two lines of a result list. */
@@ -85,16 +85,46 @@ function render(c: Candidate): string {
 
 /** A snippet for `doc` marking `terms` (index terms); its summary's opening when nothing matches. */
 export function makeSnippet(doc: SearchDocument, terms: ReadonlySet<string>): string {
+  return snippetOf(doc, terms).snippet;
+}
+
+/**
+ * The snippet and the language of the passage it comes from. With `own` (the terms of the query's own
+ * words, not their translations), the passage that matches most of them wins before the one that matches
+ * most terms: an English question about an essay in both languages shows its English passage, though the
+ * Slovenian one may match more of the question's translations; an item that matched only by translations
+ * shows the opening of its version in the other language, the question's, when it has one.
+ */
+export function snippetOf(doc: SearchDocument, terms: ReadonlySet<string>, own: ReadonlySet<string> = terms): { snippet: string; lang: TextLang } {
   const parts = [...doc.fields.summary, ...doc.fields.body, ...doc.fields.title];
-  if (parts.length === 0) return '';
-  let best: Candidate | null = null;
+  if (parts.length === 0) return { snippet: '', lang: 'en' };
+  let best: (Candidate & { own: number }) | null = null;
   if (terms.size > 0) {
     for (const part of parts) {
       const c = bestWindow(part, terms);
-      if (!best || c.distinct > best.distinct || (c.distinct === best.distinct && c.count > best.count)) best = c;
-      if (best.distinct === terms.size) break;
+      const mine = { ...c, own: ownDistinct(c, own) };
+      if (!best || mine.own > best.own || (mine.own === best.own && (c.distinct > best.distinct || (c.distinct === best.distinct && c.count > best.count)))) best = mine;
+      if (best.distinct === terms.size && best.own >= own.size) break;
     }
   }
-  if (!best || best.distinct === 0) best = bestWindow(parts[0], new Set());
-  return render(best);
+  let chosen: Candidate = !best || best.distinct === 0 ? bestWindow(parts[0], new Set()) : best;
+  // Matched only by translations of the query's words: the query is in the other language, and a version
+  // in it (the same text, in other words) serves its reader better, from its opening.
+  if (best && best.distinct > 0 && best.own === 0 && own.size > 0) {
+    const other = parts.find((p) => p.lang !== best.part.lang);
+    if (other) chosen = bestWindow(other, new Set());
+  }
+  return { snippet: render(chosen), lang: chosen.part.lang };
+}
+
+/** How many of the `own` terms a candidate's window marks. */
+function ownDistinct(c: Candidate, own: ReadonlySet<string>): number {
+  if (own.size === 0 || c.distinct === 0) return 0;
+  const seen = new Set<string>();
+  for (let i = c.start; i < Math.min(c.spans.length, c.start + WINDOW_WORDS); i++) {
+    if (!c.marked[i]) continue;
+    const t = termOf(c.spans[i].word, c.part.lang);
+    if (t !== null && own.has(t)) seen.add(t);
+  }
+  return seen.size;
 }

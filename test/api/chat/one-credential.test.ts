@@ -90,8 +90,10 @@ describe('through a language model', () => {
     const body = await res.json();
     // The model saw several numbered passages ...
     expect((llm.requests.at(-1)!.body.messages[0].content.match(/^\[\d+\] /gm) ?? []).length).toBeGreaterThan(1);
-    // ... and the answer lists the one it cited.
-    expect(body.sources.map((s: { n: number }) => s.n)).toEqual([2]);
+    // ... and the answer lists the one it cited, numbered [1] as the first and only source (issue 42).
+    const second = /^\[2\] (.+) \(\w+, (\S+)\)$/m.exec(llm.requests.at(-1)!.body.messages[0].content)!;
+    expect(body.sources.map((s: { n: number; title: string; url: string }) => [s.n, s.title, s.url])).toEqual([[1, second[1], second[2]]]);
+    expect(body.choices[0].message.content).toBe('Keep an inventory of your AI systems [1].');
     llm.next = { kind: 'stream', deltas: ['Nothing cited here.'] };
     const streamed = await send('/api/chat/completions', { method: 'POST', as: key, json: { ...question, persona_id: persona, stream: true } });
     const text = await streamed.text();
