@@ -7,6 +7,7 @@ import { BODY_TOO_LARGE, MAX_BODY_BYTES } from './errors/body-size.ts';
 import { nulGuard } from './validation/nul-guard.ts';
 import { registerContentRoutes, type ContentState } from './content/index.ts';
 import { registerOpenApi } from './openapi/index.ts';
+import { contentExamples } from './content/examples.ts';
 import { registerAuditRoutes } from './audit/routes.ts';
 import type { AuditLog } from './audit/index.ts';
 import type { Db } from './db/index.ts';
@@ -115,7 +116,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
     return { llm: chat.health, search: { items: s.manifest.items, embedder: s.manifest.embedder.name, built_at: s.manifest.built_at } };
   };
   registerAuditRoutes(app, () => deps.audit);
-  registerOpenApi(app, { title: deps.config.siteName, serverUrl: deps.config.baseUrl });
+  registerOpenApi(app, { title: deps.config.siteName, serverUrl: deps.config.baseUrl, examples: () => contentExamples(deps.content()) });
   // Last: the website's pages act through the routes above, and its fallback answers only what no route did.
   registerWebPages(app, { config: deps.config, staticSite: deps.staticSite });
   return app;

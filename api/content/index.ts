@@ -38,7 +38,8 @@ import { requireRole } from '../auth/middleware.ts';
 import { notFound } from '../errors/index.ts';
 import { etagFor, etagMatches, prefersJson, readHeaders } from '../static/index.ts';
 import { negotiateEncoding, variantOf } from '../static/compression.ts';
-import { ErrorResponses, JsonObject, NotFoundResponse, ValidationErrorResponse } from '../openapi/schemas.ts';
+import { ErrorResponses, NotFoundResponse, ValidationErrorResponse } from '../openapi/schemas.ts';
+import * as S from '../../src/lib/read/schemas.ts';
 
 export interface ContentState {
   snapshot: Snapshot;
@@ -106,10 +107,11 @@ function send(c: Context, r: CachedRead): Response {
 
 const agentParam = () => queryBool(false, 'Rewrite links to their agent form (/api/...?agent=true).');
 
-const ok = (description: string, mediaType = 'application/json') => ({
-  200: { description, content: { [mediaType]: { schema: mediaType === 'application/json' ? JsonObject : z.string() } } },
+/** A 200 answer: JSON of this schema (src/lib/read/schemas.ts, held equal to what the read returns), or text of a media type. */
+const ok = (description: string, body: z.ZodType | string) => ({
+  200: { description, content: typeof body === 'string' ? { [body]: { schema: z.string() } } : { 'application/json': { schema: body } } },
 });
-const withErrors = (description: string, mediaType?: string) => ({ ...ok(description, mediaType), ...ErrorResponses });
+const withErrors = (description: string, body: z.ZodType | string) => ({ ...ok(description, body), ...ErrorResponses });
 
 /** Registers every content read. `state` returns the current snapshot (it is swapped when dist/ is rebuilt). */
 /**
@@ -148,7 +150,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       responses: {
         200: {
           description: 'Markdown by default; JSON when Accept names application/json or text/html',
-          content: { 'text/markdown': { schema: z.string() }, 'application/json': { schema: JsonObject } },
+          content: { 'text/markdown': { schema: z.string() }, 'application/json': { schema: S.ApiSummary } },
         },
       },
     }),
@@ -161,7 +163,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
   );
   for (const path of ['/api/latest', '/api/brief']) {
     get(
-      createRoute({ method: 'get', path, tags: ['agent'], summary: 'One-call briefing: latest digest, videos, essays, freshness, login hints', responses: ok('Briefing document') }),
+      createRoute({ method: 'get', path, tags: ['agent'], summary: 'One-call briefing: latest digest, videos, essays, freshness, login hints', responses: ok('Briefing document', S.Briefing) }),
       (c) => json(briefing(state().snapshot, state().site)),
     );
   }
@@ -180,21 +182,21 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
     (c) => read('text', llmsFullTxt(state().snapshot, state().site)),
   );
   get(
-    createRoute({ method: 'get', path: '/.well-known/agent.json', tags: ['discovery'], summary: 'Agent card', responses: ok('Agent card') }),
+    createRoute({ method: 'get', path: '/.well-known/agent.json', tags: ['discovery'], summary: 'Agent card', responses: ok('Agent card', S.AgentCard) }),
     (c) => json(agentCard(state().snapshot, state().site)),
   );
   get(
-    createRoute({ method: 'get', path: '/.well-known/mcp.json', tags: ['discovery'], summary: 'MCP server card', responses: ok('MCP server card') }),
+    createRoute({ method: 'get', path: '/.well-known/mcp.json', tags: ['discovery'], summary: 'MCP server card', responses: ok('MCP server card', S.McpCard) }),
     (c) => json(mcpCard(state().site)),
   );
   get(
-    createRoute({ method: 'get', path: '/.well-known/oauth-authorization-server', tags: ['discovery'], summary: 'OAuth 2.0 authorization server metadata (RFC 8414)', responses: ok('Metadata') }),
+    createRoute({ method: 'get', path: '/.well-known/oauth-authorization-server', tags: ['discovery'], summary: 'OAuth 2.0 authorization server metadata (RFC 8414)', responses: ok('Metadata', S.AuthorizationServerMetadata) }),
     (c) => json(oauthAuthorizationServer(state().site)),
   );
   // The spec's address, and the one RFC 9728 §3.1 derives from the resource {BASE_URL}/mcp.
   for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
     get(
-      createRoute({ method: 'get', path, tags: ['discovery'], summary: 'OAuth 2.0 protected resource metadata for /mcp (RFC 9728)', responses: ok('Metadata') }),
+      createRoute({ method: 'get', path, tags: ['discovery'], summary: 'OAuth 2.0 protected resource metadata for /mcp (RFC 9728)', responses: ok('Metadata', S.ProtectedResourceMetadata) }),
       (c) => json(oauthProtectedResource(state().site)),
     );
   }
@@ -203,7 +205,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
     (c) => read('shell', agentLoginScript(state().site)),
   );
   get(
-    createRoute({ method: 'get', path: '/api/config', tags: ['agent'], summary: 'Public client configuration (includes dev_mode)', responses: ok('Configuration') }),
+    createRoute({ method: 'get', path: '/api/config', tags: ['agent'], summary: 'Public client configuration (includes dev_mode)', responses: ok('Configuration', S.PublicConfig) }),
     (c) => json(publicConfig(state().site)),
   );
   addRoute(
@@ -214,7 +216,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       tags: ['agent'],
       summary: 'Liveness probe; detail=true (admins) adds component states and failure counters for operators',
       request: { query: z.object({ detail: queryBool(false, 'Component states and counters (admins only).') }) },
-      responses: { ...ok('{"status":"ok"}, or the detail view'), ...ErrorResponses },
+      responses: { ...ok('{"status":"ok"}, or the detail view', S.Health), ...ErrorResponses },
     }),
     (c, { query }) => {
       if (!query.detail) return send(c, encode(c.req.path, json(health())));
@@ -223,7 +225,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
     },
   );
   get(
-    createRoute({ method: 'get', path: '/api/skills', tags: ['agent'], summary: 'Installable skills', responses: ok('Skills') }),
+    createRoute({ method: 'get', path: '/api/skills', tags: ['agent'], summary: 'Installable skills', responses: ok('Skills', S.SkillList) }),
     (c) => json(listSkills(state().snapshot)),
   );
   get(
@@ -256,7 +258,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
           agent: agentParam(),
         }),
       },
-      responses: { ...ok('A page of videos'), ...ValidationErrorResponse },
+      responses: { ...ok('A page of videos', S.VideoList), ...ValidationErrorResponse },
     }),
     (c, { query }) => json(listVideos(state().snapshot, query, state().site.baseUrl)),
   );
@@ -267,7 +269,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       tags: ['content'],
       summary: 'One video',
       request: { params: z.object({ video_id: z.string() }), query: z.object({ agent: agentParam() }) },
-      responses: withErrors('The video'),
+      responses: withErrors('The video', S.VideoDetail),
     }),
     (c, { params, query }) => json(found(getVideo(state().snapshot, params.video_id, { ...query, origin: state().site.baseUrl }), 'Video')),
   );
@@ -283,7 +285,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
     (c, { params }) => read('svg', found(videoThumbnail(state().snapshot, params.video_id, state().site.siteName), 'Video')),
   );
   get(
-    createRoute({ method: 'get', path: '/api/channels', tags: ['content'], summary: 'Channels with their video counts', responses: ok('Channels') }),
+    createRoute({ method: 'get', path: '/api/channels', tags: ['content'], summary: 'Channels with their video counts', responses: ok('Channels', S.ChannelList) }),
     (c) => json(listChannels(state().snapshot, state().site.baseUrl)),
   );
   get(
@@ -293,14 +295,14 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       tags: ['content'],
       summary: 'One channel and its videos, paged',
       request: { params: z.object({ channel_id: z.string() }), query: z.object({ limit: limitParam(200, 50), offset: offsetParam(), agent: agentParam() }) },
-      responses: withErrors('The channel'),
+      responses: withErrors('The channel', S.ChannelDetail),
     }),
     (c, { params, query }) => json(found(getChannel(state().snapshot, params.channel_id, query, state().site.baseUrl), 'Channel')),
   );
 
   // ---- Essays ----
   get(
-    createRoute({ method: 'get', path: '/api/essays', tags: ['content'], summary: 'Essays, newest first', responses: ok('Essays') }),
+    createRoute({ method: 'get', path: '/api/essays', tags: ['content'], summary: 'Essays, newest first', responses: ok('Essays', S.EssayList) }),
     (c) => json(listEssays(state().snapshot, state().site.baseUrl)),
   );
   get(
@@ -316,7 +318,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
           lang: z.enum(LANGUAGES).optional().openapi({ description: 'Language version; defaults to English where it exists.' }),
         }),
       },
-      responses: withErrors('The essay'),
+      responses: withErrors('The essay', S.EssayDetail),
     }),
     (c, { params, query }) => json(found(getEssay(state().snapshot, params.slug, { ...query, origin: state().site.baseUrl }), 'Essay')),
   );
@@ -340,7 +342,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       tags: ['content'],
       summary: 'Daily digests, newest first',
       request: { query: z.object({ since: dateString('Only digests on or after this date.').optional() }) },
-      responses: { ...ok('Digests'), ...ValidationErrorResponse },
+      responses: { ...ok('Digests', S.DigestList), ...ValidationErrorResponse },
     }),
     (c, { query }) => json(listDigests(state().snapshot, query, state().site.baseUrl)),
   );
@@ -352,7 +354,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       tags: ['content'],
       summary: "One day's digest",
       request: { params: digestParams, query: z.object({ agent: agentParam() }) },
-      responses: withErrors('The digest'),
+      responses: withErrors('The digest', S.DigestDetail),
     }),
     (c, { params, query }) => json(found(getDigest(state().snapshot, params.date, { ...query, origin: state().site.baseUrl }), 'Digest')),
   );
@@ -376,7 +378,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       tags: ['content'],
       summary: 'Knowledge concepts',
       request: { query: z.object({ draft: queryBool(false, 'Include draft concepts.') }) },
-      responses: { ...ok('Concepts'), ...ValidationErrorResponse },
+      responses: { ...ok('Concepts', S.KnowledgeList), ...ValidationErrorResponse },
     }),
     (c, { query }) => json(listKnowledge(state().snapshot, query, state().site.baseUrl)),
   );
@@ -387,12 +389,12 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       tags: ['content'],
       summary: 'One knowledge concept with its sources and related concepts',
       request: { params: z.object({ slug: z.string() }), query: z.object({ agent: agentParam() }) },
-      responses: withErrors('The concept'),
+      responses: withErrors('The concept', S.KnowledgeConceptDetail),
     }),
     (c, { params, query }) => json(found(getConcept(state().snapshot, params.slug, { ...query, origin: state().site.baseUrl }), 'Knowledge concept')),
   );
   get(
-    createRoute({ method: 'get', path: '/api/personas', tags: ['content'], summary: 'Personas', responses: ok('Personas') }),
+    createRoute({ method: 'get', path: '/api/personas', tags: ['content'], summary: 'Personas', responses: ok('Personas', S.PersonaList) }),
     (c) => json(listPersonas(state().snapshot, state().site.baseUrl)),
   );
   get(
@@ -402,7 +404,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       tags: ['content'],
       summary: 'One persona and its modelfiles',
       request: { params: z.object({ persona_id: z.string() }), query: z.object({ agent: agentParam() }) },
-      responses: withErrors('The persona'),
+      responses: withErrors('The persona', S.PersonaDetail),
     }),
     (c, { params, query }) => json(found(getPersona(state().snapshot, params.persona_id, { ...query, origin: state().site.baseUrl }), 'Persona')),
   );
@@ -413,12 +415,12 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
       tags: ['content'],
       summary: 'One modelfile of a persona for a mode and language',
       request: { params: z.object({ persona_id: z.string(), mode: z.string(), lang: z.string() }) },
-      responses: { ...ok('The modelfile'), ...NotFoundResponse },
+      responses: { ...ok('The modelfile', S.PersonaModelfile), ...NotFoundResponse },
     }),
     (c, { params: p }) => json(found(getModelfile(state().snapshot, p.persona_id, p.mode, p.lang), 'Modelfile')),
   );
   get(
-    createRoute({ method: 'get', path: '/api/tags', tags: ['content'], summary: 'Tags with counts', responses: ok('Tags') }),
+    createRoute({ method: 'get', path: '/api/tags', tags: ['content'], summary: 'Tags with counts', responses: ok('Tags', S.TagList) }),
     (c) => json(listTags(state().snapshot)),
   );
   get(
@@ -426,7 +428,7 @@ export function registerContentRoutes(app: OpenAPIHono, state: () => ContentStat
     (c) => read('html', graphHtml(state().snapshot, state().site)),
   );
   get(
-    createRoute({ method: 'get', path: '/api/graph/data', tags: ['content'], summary: 'Graph nodes and edges', responses: ok('Nodes and edges') }),
+    createRoute({ method: 'get', path: '/api/graph/data', tags: ['content'], summary: 'Graph nodes and edges', responses: ok('Nodes and edges', S.GraphData) }),
     (c) => json(graphData(state().snapshot)),
   );
 

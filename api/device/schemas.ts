@@ -6,8 +6,9 @@ import { USER_CODE_MAX_INPUT } from './user-code.ts';
 // Control, format (bidi overrides, zero-width) and line/paragraph separators could disguise what the
 // approval page shows, so names and hosts are printable text only.
 const PRINTABLE = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u;
+// The document states the pattern itself: the generator keeps a regex's flags in it ("…$/u"), which no value matches.
 const printable = (max: number, description: string) =>
-  z.string().trim().min(1).max(max).regex(PRINTABLE, 'printable characters only').openapi({ description });
+  z.string().trim().min(1).max(max).regex(PRINTABLE, 'printable characters only').openapi({ description, pattern: PRINTABLE.source });
 
 export const CLIENT_NAME_MAX = 100;
 export const CLIENT_HOST_MAX = 255;
@@ -30,8 +31,9 @@ const oauthFields = () => ({
 export const DeviceAuthRequest = z.object({ client_name: clientName(), client_host: clientHost(), ...oauthFields() }).openapi('DeviceAuthRequest');
 
 /** GET /api/oauth/device: the same fields, optional; absent or empty means "not said". */
+const PRINTABLE_OR_EMPTY = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u;
 const optionalPrintable = (max: number, description: string) =>
-  z.string().trim().max(max).regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u, 'printable characters only').optional().openapi({ description });
+  z.string().trim().max(max).regex(PRINTABLE_OR_EMPTY, 'printable characters only').optional().openapi({ description, pattern: PRINTABLE_OR_EMPTY.source });
 export const DeviceAuthQuery = z.object({
   client_name: optionalPrintable(CLIENT_NAME_MAX, 'As in DeviceAuthRequest.'),
   client_host: optionalPrintable(CLIENT_HOST_MAX, 'As in DeviceAuthRequest.'),

@@ -55,7 +55,7 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'audit', description: 'The append-only audit log: events, signed checkpoints, proofs, the verification key.' },
 ];
 
-const SAME_AS_SLUG = 'The spec gives this path beside /api/posts/{slug} (GET reads by slug or id; the other methods take the post_id): the two templates name the same resource.';
+const SAME_AS_SLUG = 'The spec writes the read of /api/posts/{post_id} as GET /api/posts/{slug}: one URL, so one template here, and post_id may also be the post\'s slug.';
 
 export const CATALOGUE: Record<string, OperationEntry> = {
   // ---- agent and discovery ----
@@ -166,7 +166,7 @@ export const CATALOGUE: Record<string, OperationEntry> = {
   'GET /api/posts': { operationId: 'listPosts', access: 'public', description: 'Published posts, newest or oldest first, optionally with one tag.' },
   'POST /api/posts': { operationId: 'createPost', access: 'user', description: 'Create a post as a draft; you are its author. The 201 carries Location, the post\'s ETag, and essay_etag for the first essay PUT.' },
   'GET /api/posts/me': { operationId: 'listMyPosts', access: 'user', description: 'Your posts, as author or co-admin, in every state.' },
-  'GET /api/posts/{slug}': { operationId: 'getPost', access: 'optional', description: 'One post by slug (an id works too); drafts only for their author, co-admins and moderators. The spec gives this template beside /api/posts/{post_id}, which the other methods use: both name the same resource.' },
+  'GET /api/posts/{post_id}': { operationId: 'getPost', access: 'optional', description: 'One post by its id or its slug; drafts only for their author, co-admins and moderators. The spec writes this read as GET /api/posts/{slug}: the same URL as the other methods\' /api/posts/{post_id}, so it is documented with their template (one path, where two differing only in the parameter\'s name would be ambiguous).' },
   'PATCH /api/posts/{post_id}': { operationId: 'updatePost', access: 'user', description: `Change a post\'s title, summary, tags or language: its author or a co-admin. With If-Match (the post\'s ETag), only the version you read: 412 with the current one otherwise. ${SAME_AS_SLUG}` },
   'DELETE /api/posts/{post_id}': { operationId: 'deletePost', access: 'user', description: `Delete a post: its author only; with If-Match, only the version you read (412 otherwise). ${SAME_AS_SLUG}` },
   'POST /api/posts/{post_id}/submit': { operationId: 'submitPost', access: 'user', description: 'Submit a draft: published at once when it passes the checks and auto-publish is on, otherwise queued for a moderator.' },

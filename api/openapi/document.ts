@@ -1,8 +1,10 @@
 // Completes the document generated from the routes' schemas with what generic tooling needs and the
 // schemas cannot say: the security schemes and each operation's security, operationIds and descriptions
-// (from the catalogue), declared tags, and the answers every route of a kind can give (401 before 422,
-// 403 for scopes and cross-site writes, 413 for oversized bodies).
+// (from the catalogue), declared tags, the answers every route of a kind can give (401 before 422,
+// 403 for scopes and cross-site writes, 413 for oversized bodies, 422 for a NUL in the query), and each
+// operation's examples (api/openapi/examples.ts).
 import { CATALOGUE, NEEDS_USER, TAGS, type Access } from './catalogue.ts';
+import { applyExample, type OperationExample } from './examples.ts';
 import { BODY_TOO_LARGE } from '../errors/body-size.ts';
 import { OAUTH_SCOPES } from '../../src/lib/read/discovery.ts';
 
@@ -13,7 +15,8 @@ interface Operation {
   description?: string;
   tags?: string[];
   security?: Record<string, string[]>[];
-  requestBody?: unknown;
+  parameters?: Json[];
+  requestBody?: { content?: Record<string, Json> };
   responses: Record<string, Json>;
 }
 export interface OpenApiDocument {
@@ -129,11 +132,15 @@ const errorBody = (description: string, extra: Json = {}): Json => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorDetail' } } },
   ...extra,
 });
+const NUL_IN_QUERY: Json = {
+  description: 'A query parameter holds a NUL character (%00): the 422 names it.',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/HTTPValidationError' } } },
+};
 const htmlPage = (description: string): Json => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
 const WWW_AUTHENTICATE = { 'WWW-Authenticate': { description: 'The Bearer challenge (RFC 6750): error="invalid_token" for a bad token.', schema: { type: 'string' } } };
 
-/** Adds security schemes, tags, and each catalogued operation's id, description, security and common answers. */
-export function completeDocument<D extends OpenApiDocument>(doc: D, baseUrl: string): D {
+/** Adds security schemes, tags, and each catalogued operation's id, description, security, common answers and examples. */
+export function completeDocument<D extends OpenApiDocument>(doc: D, baseUrl: string, examples: Record<string, OperationExample> = {}): D {
   doc.info.description = `${doc.info.description ?? ''}\n\nAuthentication: see components.securitySchemes; each operation names its own security (empty for anonymous ones). ${ORDER_NOTE} Request bodies over 1 MB are refused with 413.`.trim();
   doc.components = { ...doc.components, securitySchemes: securitySchemes(baseUrl) };
   const schemas = (doc.components.schemas ??= {}) as Json;
@@ -166,6 +173,11 @@ export function completeDocument<D extends OpenApiDocument>(doc: D, baseUrl: str
       }
       if (unsafe) r['413'] ??= errorBody(`The request body is over 1 MB: {"detail": "${BODY_TOO_LARGE}"}`);
       for (const [status, text] of Object.entries(entry.responses ?? {})) r[status] ??= entry.access === 'browser' ? htmlPage(text) : errorBody(text);
+      // Every request passes the NUL check (api/validation/nul-guard.ts): an operation with no other 4xx
+      // (a read without parameters) can still answer this one.
+      if (!Object.keys(r).some((status) => status.startsWith('4'))) r['422'] = NUL_IN_QUERY;
+      const example = examples[`${method.toUpperCase()} ${path}`];
+      if (example) applyExample(op, example);
     }
   }
   const declared = new Map(TAGS.map((t) => [t.name, t]));

@@ -17,8 +17,6 @@ export const HTTPValidationError = z.object({ detail: z.array(ValidationError), 
 
 export const ErrorDetail = z.object({ detail: z.string(), hint: Hint }).openapi('ErrorDetail');
 
-export const JsonObject = z.record(z.string(), z.unknown()).openapi('JsonObject', { description: 'A JSON object' });
-
 /** An OpenAPI response with a JSON body of `schema`. */
 export const jsonContent = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 

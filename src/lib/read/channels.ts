@@ -20,7 +20,7 @@ function channelItem(snap: Snapshot, c: Channel, origin = '') {
     language: c.language,
     source_url: c.url,
     video_count: videos.length,
-    last_video_date: videos[0]?.date ?? null,
+    last_video_date: videos.length > 0 ? videos[0].date : null,
     url: apiUrl('channels', c.channel_id),
     page_url: pageUrl('channels', c.channel_id, origin),
   };

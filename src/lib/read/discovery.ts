@@ -343,7 +343,7 @@ export function publicConfig(site: SiteContext) {
 }
 
 export function health() {
-  return { status: 'ok' };
+  return { status: 'ok' as const };
 }
 
 /** A value as one single-quoted sh word. */

@@ -15,7 +15,7 @@ function hoursBetween(fromIso: string, toIso: string): number {
 }
 
 export function briefing(snap: Snapshot, site: SiteContext) {
-  const digest = snap.digests[0];
+  const digest = snap.digests.at(0);
   const featured = featuredEssay(snap);
   const abs = (p: string) => `${site.baseUrl}${p}`;
   return {
@@ -25,7 +25,7 @@ export function briefing(snap: Snapshot, site: SiteContext) {
     generated_at: site.generatedAt,
     freshness: {
       last_digest_date: digest?.date ?? null,
-      last_video_date: snap.videos[0]?.date ?? null,
+      last_video_date: snap.videos.length > 0 ? snap.videos[0].date : null,
       summary_todo_count: snap.videos.filter((v) => v.summary === '').length,
       pipeline_status: {
         last_run_at: site.pipeline.last_run_at,
