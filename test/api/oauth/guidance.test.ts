@@ -91,10 +91,12 @@ describe('the insufficient_scope challenge of /mcp', () => {
 class ReadOnlyHost implements OAuthClientProvider {
   authorizationUrl?: URL;
   private verifier = '';
-  constructor(
-    private info: OAuthClientInformationMixed,
-    private saved: OAuthTokens,
-  ) {}
+  private info: OAuthClientInformationMixed;
+  private saved: OAuthTokens;
+  constructor(info: OAuthClientInformationMixed, saved: OAuthTokens) {
+    this.info = info;
+    this.saved = saved;
+  }
   get redirectUrl() {
     return REDIRECT_URI;
   }
