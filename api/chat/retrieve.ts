@@ -1,6 +1,6 @@
 // Retrieval for chat: the top passages for a question, by hybrid search, as numbered sources with the
 // text an answer may quote, and how well the knowledge base covers the question. Only passages that
-// answer enough of the question by its words are sources (RELEVANCE_FLOOR); passages in the
+// answer enough of the question by its words are sources (CHAT_RELEVANCE_FLOOR, src/lib/config.ts); passages in the
 // conversation's language come first, an essay in it with the link of its page in that language.
 import type { Snapshot } from '../../src/lib/content/model.ts';
 import { essayIn } from '../../src/lib/content/model.ts';
@@ -20,15 +20,6 @@ export interface Passage {
   relevance: number;
 }
 
-/**
- * A passage whose relevance is below this is no source (the default of CHAT_RELEVANCE_FLOOR). Calibrated
- * on test/api/chat/judged.json with the extract's citations and no floor: of its 23 off-topic questions
- * (English and Slovenian) the best cited passage scores 0.048 ("How do I fix a flat tyre on my bicycle?"
- * against a video on coding agents that fix code), while the relevant passages its 28 on-topic questions
- * cite score 0.131 and more. On test/search/questions.json (90 questions, 78 relevant passages cited) the
- * floor costs 4 of them, on 3 questions mostly in words the base does not use.
- */
-export const RELEVANCE_FLOOR = 0.07;
 /** The best passage at or above this answers most of the question: coverage "full", else "partial". */
 export const FULL_COVERAGE = 0.5;
 
@@ -80,7 +71,7 @@ function passageUrl(snap: Snapshot, type: string, id: string, lang: 'en' | 'sl',
 }
 
 /** The passages that answer the question (at most k, numbered from 1), and how well they cover it. */
-export async function retrieve(search: SearchService, snap: Snapshot, question: string, lang: 'en' | 'sl', floor = RELEVANCE_FLOOR, k = 6): Promise<{ passages: Passage[]; coverage: Coverage }> {
+export async function retrieve(search: SearchService, snap: Snapshot, question: string, lang: 'en' | 'sl', floor: number, k = 6): Promise<{ passages: Passage[]; coverage: Coverage }> {
   const q = question.slice(0, 500);
   const result = await search.search({ q, hybrid: true, draft: false, limit: k * 2, agent: false, types: ['video', 'knowledge', 'essay', 'digest'] });
   const relevance = search.relevance(q, result.hits);
