@@ -7,14 +7,14 @@
 import * as oauth from 'oauth4webapi';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { auth, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { bearerFor, sessionFor } from '../../helpers/auth.ts';
 import { hashSecret } from '../../../api/auth/secrets.ts';
-import { REDIRECT_URI, consent, discover, fullFlow, signedInBrowser } from '../oauth/helpers.ts';
+import { consent, discover, fullFlow, signedInBrowser } from '../oauth/helpers.ts';
+import { SdkOAuthProvider } from '../oauth/sdk-provider.ts';
 import { connect as connectNotes, person } from '../personal-knowledge/helpers.ts';
 
 let srv: TestServer;
@@ -74,48 +74,9 @@ const expectAbsolute = (value: unknown) => {
   for (const [where, u] of urls(value)) expect(u, where).toMatch(/^https?:\/\//);
 };
 
-/** An OAuth client provider as an MCP host keeps one; the "browser" step is done by the test. */
-class TestProvider implements OAuthClientProvider {
-  info?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier = '';
-  authorizationUrl?: URL;
-  readonly scope?: string;
-  constructor(scope?: string) {
-    this.scope = scope;
-  }
-  get redirectUrl() {
-    return REDIRECT_URI;
-  }
-  get clientMetadata() {
-    return { client_name: 'MCP SDK client', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', ...(this.scope ? { scope: this.scope } : {}) };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
 /** The SDK's own OAuth flow for `scope`, the person consenting in a browser; returns the provider with its tokens. */
-async function sdkSignIn(email: string, scope: string): Promise<TestProvider> {
-  const provider = new TestProvider(scope);
+async function sdkSignIn(email: string, scope: string): Promise<SdkOAuthProvider> {
+  const provider = new SdkOAuthProvider({ scope });
   const serverUrl = new URL(`${srv.url}/mcp`);
   expect(await auth(provider, { serverUrl, scope })).toBe('REDIRECT');
   const authUrl = provider.authorizationUrl!;
@@ -129,7 +90,7 @@ async function sdkSignIn(email: string, scope: string): Promise<TestProvider> {
   return provider;
 }
 
-const sdkClient = async (provider: TestProvider) => {
+const sdkClient = async (provider: SdkOAuthProvider) => {
   const client = new Client({ name: 'sdk', version: '1' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`), { authProvider: provider }));
   await client.listTools();
@@ -421,7 +382,7 @@ describe('with a read-write token from the SDK\'s OAuth flow', () => {
 
 describe('the MCP SDK\'s own OAuth flow from the challenge', () => {
   it('discovers, registers, gets consent and a token when a tool needs one, then acts', async () => {
-    const provider = new TestProvider();
+    const provider = new SdkOAuthProvider();
     const url = new URL(`${srv.url}/mcp`);
     // Connecting needs nothing, and the tool that acts is listed (a host offers only listed tools); its
     // call's 401 starts the sign-in, asking for the scope it named.

@@ -6,11 +6,11 @@
 import * as oauth from 'oauth4webapi';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
-import { REDIRECT_URI, discover, fullFlow, insecure, oauthError, tokenPost } from './helpers.ts';
+import { discover, fullFlow, insecure, oauthError, tokenPost } from './helpers.ts';
+import { SdkOAuthProvider } from './sdk-provider.ts';
 
 let srv: TestServer;
 let as: oauth.AuthorizationServer;
@@ -74,7 +74,7 @@ describe('the insufficient_scope challenge of /mcp', () => {
   it('sends the MCP SDK\'s client to authorize again asking for scope "read write"', async () => {
     const { reg, tokens } = await fullFlow(srv, as, { email: 'reader@example.org' });
     // The host keeps the client and an access token (no refresh token, so the SDK goes straight to consent).
-    const provider = new ReadOnlyHost({ client_id: reg.client.client_id }, { access_token: tokens.access_token, token_type: 'Bearer' });
+    const provider = new SdkOAuthProvider({ info: { client_id: reg.client.client_id }, tokens: { access_token: tokens.access_token, token_type: 'Bearer' } });
     const client = new Client({ name: 'sdk', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`), { authProvider: provider }));
     await expect(client.callTool(callComment.params)).rejects.toThrow(UnauthorizedError);
@@ -86,42 +86,3 @@ describe('the insufficient_scope challenge of /mcp', () => {
     await client.close();
   });
 });
-
-/** An MCP host holding a registered client and a read-only access token. */
-class ReadOnlyHost implements OAuthClientProvider {
-  authorizationUrl?: URL;
-  private verifier = '';
-  private info: OAuthClientInformationMixed;
-  private saved: OAuthTokens;
-  constructor(info: OAuthClientInformationMixed, saved: OAuthTokens) {
-    this.info = info;
-    this.saved = saved;
-  }
-  get redirectUrl() {
-    return REDIRECT_URI;
-  }
-  get clientMetadata() {
-    return { client_name: 'MCP SDK client', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
