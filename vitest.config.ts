@@ -18,6 +18,8 @@ const POSTGRES_SUITES = [
   'test/api/proposals/**/*.test.ts',
   'test/api/sources/{add-source,knowledge,list}.test.ts',
   'test/pipeline/knowledge.test.ts',
+  // Admins' requests to publish content changes: an audit event the scheduler reads from the database.
+  'test/api/pipeline/content-changed.test.ts',
   // NUL characters: PostgreSQL's text cannot hold them, SQLite's can; both must refuse them alike.
   'test/api/nul-input.test.ts',
 ];

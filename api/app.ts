@@ -27,6 +27,7 @@ import { registerProposalRoutes } from './proposals/index.ts';
 import { registerSourceRoutes } from './sources/index.ts';
 import { registerPostRoutes } from './posts/routes.ts';
 import { registerModerationRoutes } from './moderation/routes.ts';
+import { registerPipelineRoutes } from './pipeline/routes.ts';
 import { registerWebPages } from './web/index.ts';
 import { registerThumbnailProxy } from './web/thumbnails.ts';
 import type { StaticSite } from './static/index.ts';
@@ -107,6 +108,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   registerPostRoutes(app, { ...community, autoPublishPosts: deps.config.postsAutoPublish, posts: searchPostListener(deps.search, deps.log) });
   registerPersonalKnowledgeRoutes(app, community);
   registerModerationRoutes(app, deps);
+  registerPipelineRoutes(app, community);
   registerDeviceRoutes(app, deps);
   registerOAuthRoutes(app, deps);
   registerMcp(app, deps);

@@ -33,6 +33,11 @@ export interface RunningServer {
   audit: AuditLog;
   identity: Identity;
   search(): SearchService;
+  /**
+   * Loads a new build now, if build-meta.json names one this server does not serve yet (the pipeline in the
+   * same process calls it when rebuild-site is done; the server also notices within a second by itself).
+   */
+  reload(): void;
   close(): Promise<void>;
 }
 
@@ -66,7 +71,10 @@ export function readBuildMeta(distDir: string): BuildMeta | null {
  * build's generation time and pipeline status are reused, so a dynamic read equals its prerendered file.
  */
 export function loadContentState(config: Config, log: (m: string) => void = console.log): ContentState {
-  const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) });
+  // Lenient: a file an editor got wrong is served at its last published version (or left out), never a
+  // server that does not start or reload; the pipeline's status names it.
+  const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir), lenient: true });
+  if (snapshot.invalid.length > 0) log(`server: ${snapshot.invalid.length} content file(s) failed validation and are served at their last valid version or left out (npm run pipeline -- status names them)`);
   const meta = readBuildMeta(config.distDir);
   const site = siteContext(config);
   if (meta && meta.content_hash === snapshot.contentHash && meta.base_url === config.baseUrl) {
@@ -171,12 +179,15 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
     running.staticSite = nextSite;
     log(patch ? `server: applied an incremental build (${meta.written!.length} files written, ${meta.removed!.length} removed)` : `server: reloaded a new build (${nextSite.fileCount} files)`);
   };
-  const onBuild = (cur: fs.Stats, prev: fs.Stats) => {
-    if (cur.mtimeMs === prev.mtimeMs || cur.mtimeMs === 0) return;
-    // One reload at a time, in order: an incremental build patches the site the previous reload made.
+  // One reload at a time, in order: an incremental build patches the site the previous reload made.
+  const reloadInOrder = () => {
     reloading = reloading.then(reload).catch((err) => {
       log(`server: a new build could not be loaded, keeping the previous one: ${(err as Error).message.split('\n')[0]}`);
     });
+  };
+  const onBuild = (cur: fs.Stats, prev: fs.Stats) => {
+    if (cur.mtimeMs === prev.mtimeMs || cur.mtimeMs === 0) return;
+    reloadInOrder();
   };
   fs.watchFile(metaFile, { interval: 1000 }, onBuild);
   await new Promise<void>((resolve, reject) => {
@@ -196,6 +207,7 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
     audit,
     identity,
     search: () => search,
+    reload: reloadInOrder,
     close: async () => {
       fs.unwatchFile(metaFile, onBuild);
       await postsListener?.close();

@@ -3,18 +3,22 @@
 // with its status; `npm run pipeline -- status` prints the last run of each job.
 import { parseArgs } from 'node:util';
 import { JOBS } from './lib/jobs.ts';
-import { startScheduler } from './scheduler.ts';
+import { scheduleOf, startScheduler } from './scheduler.ts';
 import { runJob } from './lib/run-job.ts';
 import { jobContext } from './lib/context.ts';
 import { readStatus } from './lib/status.ts';
+import { SERVED_AS } from '../src/lib/content/model.ts';
 import { LockedError } from './lib/lock.ts';
 import { ConfigError } from '../src/lib/config.ts';
+import { databaseTarget, openDatabase } from '../api/db/index.ts';
+import { contentRequests } from './lib/content-requests.ts';
 
 const HELP = `usage: npm run pipeline [-- run <job> [--date YYYY-MM-DD] | status | --help]
 
-  (no command)   run the scheduler: every job on its schedule, follow-ups chained (npm start runs it too)
+  (no command)   run the scheduler: every job on its schedule, follow-ups chained, content changes published
+                 (npm start runs it too)
   run <job>      run one job once and exit with its status (0 ok, 1 failed, 3 already running)
-  status         print each job's last run
+  status         print each job's last run, and the content files that failed validation
 
 jobs:
 ${Object.entries(JOBS)
@@ -54,13 +58,33 @@ function printStatus(): void {
     const took = r.duration_ms !== null ? `${(r.duration_ms / 1000).toFixed(1)} s` : r.status === 'running' ? `running for ${Math.round((Date.now() - Date.parse(r.started_at)) / 1000)} s` : '';
     return `${job.padEnd(14)} ${r.status.padEnd(7)} ${r.finished_at ?? r.started_at}  ${took.padEnd(9)} ${JSON.stringify(r.counts)}${r.error ? `  error: ${r.error}` : ''}`;
   });
+  // The newest check of the whole content: every file that failed validation, with why and what is served.
+  const check = status.content;
+  if (check) {
+    rows.push(
+      check.invalid.length === 0
+        ? `content: every file valid (checked by ${check.job} at ${check.checked_at})`
+        : `content: ${check.invalid.length} file${check.invalid.length === 1 ? '' : 's'} failed validation (checked by ${check.job} at ${check.checked_at}):`,
+    );
+    for (const f of check.invalid) rows.push(`  ${f.path}: ${f.reasons.join('; ')} (${SERVED_AS[f.served]})`);
+  }
   console.log(rows.join('\n'));
 }
 
 async function daemon(): Promise<void> {
-  const scheduler = await startScheduler({ dataDir: jobContext().dataDir });
-  // With no schedule nothing keeps the process alive: it ends when the runs started now have chained theirs.
-  if (!scheduler.scheduled.length) console.log('pipeline: no job has a schedule (every PIPELINE_CRON_<JOB> is off): the process ends when the jobs started now and their follow-ups are done');
+  const { config, dataDir, contentDir } = jobContext();
+  // It watches the content folder and reads admins' requests until stopped. With watching off and no
+  // schedule nothing keeps it alive: it ends when the runs started now have chained theirs.
+  const stays = config.pipelineWatch.enabled || Object.keys(JOBS).some((job) => scheduleOf(job, process.env) !== null);
+  // Admins' requests (POST /api/admin/content-changed on a server of this database) reach the scheduler
+  // through the database: a connection of its own.
+  const db = stays ? openDatabase(databaseTarget(config), { applicationName: 'kb-pipeline' }) : null;
+  const scheduler = await startScheduler({
+    dataDir,
+    watch: config.pipelineWatch.enabled ? { contentDir, quietMs: config.pipelineWatch.quietMs, scanSeconds: config.pipelineWatch.scanSeconds } : undefined,
+    requests: db ? contentRequests(db, dataDir, { close: () => db.close() }) : undefined,
+  });
+  if (!stays) console.log('pipeline: no job has a schedule (every PIPELINE_CRON_<JOB> is off) and PIPELINE_WATCH is off: the process ends when the jobs started now and their follow-ups are done');
   else console.log('pipeline: Ctrl-C to stop');
   const stop = async () => {
     await scheduler.stop();

@@ -2,7 +2,9 @@
 // job's follow-ups run next in the same worker (a chain), unless they are running elsewhere. `npm start`
 // runs it beside the server (unless PIPELINE=off), `npm run pipeline` alone. On a first start (no pipeline
 // state in DATA_DIR yet) the derived jobs run once, so a fresh install shows the pipeline's proposals and
-// a current index without waiting for the night.
+// a current index without waiting for the night. Changes to the content folder made by anyone (an editor's
+// git pull, a file copied in, a deletion) and an admin's request (POST /api/admin/content-changed) run
+// update-index and rebuild-site (runForChanges below).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +12,7 @@ import Bree from 'bree';
 import { JOBS, followUps } from './lib/jobs.ts';
 import { statusPath } from './lib/status.ts';
 import type { JobResult } from './lib/types.ts';
+import { watchContent, type ContentWatcher } from './lib/watch.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -110,7 +113,22 @@ export interface SchedulerOptions {
   dataDir: string;
   env?: Record<string, string | undefined>;
   log?: (line: string) => void;
+  /** Watch this content folder (pipeline/lib/watch.ts) and run update-index and rebuild-site for its changes. */
+  watch?: { contentDir: string; quietMs: number; scanSeconds: number };
+  /**
+   * Admins' requests to publish content changes (POST /api/admin/content-changed, kept in the database the
+   * server and the pipeline share): `poll` answers how many arrived since the last call. Read every 2 s.
+   */
+  requests?: { poll(): number; close?(): void };
+  /** Told of each job a worker finished (npm start reloads its server when rebuild-site is done, not a second later). */
+  onJobDone?: (job: string, ok: boolean) => void;
 }
+
+/** How often the scheduler reads admins' requests (SchedulerOptions.requests). */
+export const REQUEST_POLL_MS = 2000;
+
+/** The jobs that list the content folder as they start: a change seen before one is handed to a worker is in what it indexes. */
+const INDEX_JOBS: ReadonlySet<string> = new Set(['update-index', 'build-index']);
 
 /**
  * Starts Bree with every job of pipeline/lib/jobs.ts. `PIPELINE_CRON_<JOB>` overrides a schedule (`off`: none);
@@ -138,23 +156,99 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
       const { name, message } = data as unknown as { name: string; message: { start: string } | { job: string; result: JobResult & { ok: boolean } } };
       if (!message || typeof message !== 'object') return; // not ours: the worker protocol sends objects
       let next: string | null;
-      if ('start' in message) next = !stopping && requests.mayStart(name) ? name : null;
-      else {
+      if ('start' in message) {
+        next = !stopping && requests.mayStart(name) ? name : null;
+        // While the content folder settles, an index job waits to be told (its render process starts meanwhile).
+        if (next && INDEX_JOBS.has(next) && watcher?.settling) {
+          held.add(name);
+          return;
+        }
+      } else {
         const { job, result } = message;
         log(`pipeline: ${job} ${result.ok ? 'ok' : 'FAILED'} ${JSON.stringify(result.counts)}${job === name ? '' : ` (chained in the ${name} worker)`}`);
+        opts.onJobDone?.(job, result.ok);
         next = requests.next(name, job, followUps(job, result), stopping);
       }
-      bree.workers.get(name)?.postMessage({ next });
+      answer(name, next);
     },
   });
   let stopping = false;
+  /**
+   * Tells a worker what to run next (its own job, a follow-up, or null). An index job lists the content after
+   * this answer: every change seen until now is in what it indexes (and rebuild-site, after it, publishes
+   * that), the pipeline's own writes earlier in the chain included.
+   */
+  const answer = (name: string, next: string | null) => {
+    if (next && INDEX_JOBS.has(next)) coveredAt = performance.now();
+    bree.workers.get(name)?.postMessage({ next });
+  };
   const requests = new RunRequests(
     (job) => bree.workers.has(job),
     (job) => {
       if (!stopping) void bree.run(job).catch((err: Error) => log(`pipeline: could not start ${job}: ${err.message}`));
     },
   );
-  bree.on('worker deleted', (name: string) => requests.ended(name));
+  bree.on('worker deleted', (name: string) => {
+    requests.ended(name);
+    runForChanges(); // a change seen during the run that the run's index did not cover
+  });
+
+  // Content changes: when one was seen after the last index job was handed out (so no run covers it), and
+  // the folder is quiet and no job runs, update-index runs, and rebuild-site after it in the same worker.
+  // One chain at a time: a change seen during a run waits for it to end, and then runs once, however many
+  // changes came meanwhile (a git pull of 200 files is one run).
+  let changedAt = 0;
+  let coveredAt = -Infinity;
+  let watcher: ContentWatcher | null = null;
+  /** Workers of index jobs waiting for the content folder to be quiet before they are told to start. */
+  const held = new Set<string>();
+  const runForChanges = () => {
+    if (stopping || changedAt <= coveredAt || watcher?.settling || bree.workers.size > 0) return;
+    log('pipeline: content changed: update-index, then rebuild-site');
+    requests.request('update-index');
+  };
+  if (opts.watch) {
+    watcher = watchContent({
+      ...opts.watch,
+      log,
+      mayScan: () => bree.workers.size === 0,
+      // The first change of a batch, while nothing runs: update-index's worker starts now and starts the
+      // site's render process (Astro's start and bundling, seconds), then waits until the folder is quiet.
+      onChanging: () => {
+        if (stopping || bree.workers.size > 0) return;
+        log('pipeline: content changing: update-index, then rebuild-site, once the folder is quiet');
+        requests.request('update-index');
+      },
+      onChange: (at) => {
+        changedAt = Math.max(changedAt, at);
+        for (const name of held) answer(name, stopping ? null : name);
+        held.clear();
+        runForChanges();
+      },
+    });
+  }
+  let polling: NodeJS.Timeout | undefined;
+  if (opts.requests) {
+    const source = opts.requests;
+    let failing: string | null = null;
+    polling = setInterval(() => {
+      let n = 0;
+      try {
+        n = source.poll();
+        if (failing) log('pipeline: admins\' requests are read again');
+        failing = null;
+      } catch (err) {
+        // The database restarting: said once, tried again at the next tick.
+        const message = (err as Error).message;
+        if (failing !== message) log(`pipeline: admins' requests could not be read (${message}); retrying`);
+        failing = message;
+      }
+      if (n === 0) return;
+      log(`pipeline: ${n} request${n === 1 ? '' : 's'} to publish content changes (POST /api/admin/content-changed)`);
+      changedAt = performance.now();
+      runForChanges();
+    }, REQUEST_POLL_MS);
+  }
   await bree.start();
   const requested = (env.PIPELINE_RUN_ON_START ?? '')
     .split(',')
@@ -172,11 +266,17 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
   }
   log(`pipeline: scheduler running (${Object.keys(JOBS).join(', ')})${started.length ? `; started now: ${started.join(', ')}${firstStart && !requested.length ? ' (first start)' : ''}` : ''}`);
   const scheduled = Object.keys(JOBS).filter((job) => scheduleOf(job, env) !== null);
+  if (watcher) log(`pipeline: watching ${opts.watch!.contentDir} for changes (events${opts.watch!.scanSeconds > 0 ? `, and a scan every ${opts.watch!.scanSeconds} s` : ''}; ${opts.watch!.quietMs} ms of quiet before a run)`);
   return {
     startedNow: started,
     scheduled,
     stop: () => {
       stopping = true; // a running chain ends with its current job (Bree tells its worker to cancel too)
+      for (const name of held) answer(name, null);
+      held.clear();
+      watcher?.close();
+      if (polling) clearInterval(polling);
+      opts.requests?.close?.();
       return bree.stop();
     },
   };

@@ -15,7 +15,7 @@ at the end. --json prints one machine-readable line (time, files, peak memory). 
 DIST_DIR, DATA_DIR, BASE_URL (see the README's configuration table).`);
   try {
     // This process ends after the build: a small site's pages render here, not in a child (full.ts).
-    const meta = await buildSite(process.env, { renderInProcess: true });
+    const meta = await buildSite(process.env, { renderInProcess: true, strict: true });
     if (process.argv.includes('--json')) {
       // One machine-readable line for scripts/bench: timing, file count and the process's peak memory.
       console.log(JSON.stringify({ built_in_ms: meta.built_in_ms, files: meta.files, peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) }));

@@ -2,10 +2,12 @@
 // serves, and runs the content pipeline's scheduler beside the server (PIPELINE=off: serve only). Installs nothing.
 import { ConfigError, loadConfig } from '../src/lib/config.ts';
 import { loadSnapshot, ContentError } from '../src/lib/content/load.ts';
+import { SERVED_AS } from '../src/lib/content/model.ts';
 import { contentCacheDir } from '../src/lib/content/parse-cache.ts';
 import { buildSiteIncremental } from '../src/lib/static-build/incremental.ts';
 import { readBuildMeta, startServer } from '../api/server.ts';
 import { startScheduler } from '../pipeline/scheduler.ts';
+import { contentRequests } from '../pipeline/lib/content-requests.ts';
 import { helpRequested } from './cli.ts';
 
 helpRequested(`usage: npm start
@@ -22,7 +24,10 @@ try {
   process.exit(1);
 }
 try {
-  const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) });
+  // Lenient: a file that fails validation is reported here and left out (or served at its last valid
+  // version); the rest is served.
+  const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir), lenient: true });
+  for (const f of snapshot.invalid) console.error(`start: ${f.path} fails validation (${f.reasons.join('; ')}): ${SERVED_AS[f.served]}`);
   const meta = readBuildMeta(config.distDir);
   const reason = !meta
     ? 'no build yet'
@@ -47,8 +52,19 @@ try {
 const running = await startServer(config);
 console.log(`start: ${config.siteName} on ${config.baseUrl} (listening on ${running.url}; ${running.staticSite.fileCount} prerendered files)`);
 // The pipeline's scheduler runs beside the server (its jobs in worker threads), unless PIPELINE=off says
-// this instance only serves (a read-only replica, or the pipeline runs elsewhere).
-const scheduler = config.pipeline ? await startScheduler({ dataDir: config.dataDir }) : null;
+// this instance only serves (a read-only replica, or the pipeline runs elsewhere). It watches the content
+// folder (PIPELINE_WATCH) and reads admins' requests from the server's database.
+const scheduler = config.pipeline
+  ? await startScheduler({
+      dataDir: config.dataDir,
+      watch: config.pipelineWatch.enabled ? { contentDir: config.contentDir, quietMs: config.pipelineWatch.quietMs, scanSeconds: config.pipelineWatch.scanSeconds } : undefined,
+      requests: contentRequests(running.db, config.dataDir),
+      // The new build is served as soon as rebuild-site is done (the server would notice within a second).
+      onJobDone: (job, ok) => {
+        if (job === 'rebuild-site' && ok) running.reload();
+      },
+    })
+  : null;
 if (!scheduler) console.log('start: PIPELINE=off: the content pipeline does not run in this process');
 const stop = () => void Promise.all([scheduler?.stop(), running.close()]).then(() => process.exit(0));
 process.once('SIGINT', stop);

@@ -53,6 +53,7 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'mcp', description: 'The Model Context Protocol resource, protected by OAuth 2.1.' },
   { name: 'chat', description: 'Chat with a persona over the knowledge base (OpenAI-compatible).' },
   { name: 'audit', description: 'The append-only audit log: events, signed checkpoints, proofs, the verification key.' },
+  { name: 'pipeline', description: 'The content pipeline: admins ask it to publish changes to the content folder now.' },
 ];
 
 const SAME_AS_SLUG = 'The spec writes the read of /api/posts/{post_id} as GET /api/posts/{slug}: one URL, so one template here, and post_id may also be the post\'s slug.';
@@ -193,6 +194,13 @@ export const CATALOGUE: Record<string, OperationEntry> = {
   'DELETE /api/me/personal-knowledge/notes/{slug}': { operationId: 'deleteNote', access: 'user', description: 'Delete a note in one commit (If-Match optional: 409 when it changed since).' },
   'GET /api/me/personal-knowledge/history': { operationId: 'listNoteHistory', access: 'user', description: 'Commits that touched your notes, newest first; slug scopes the list to one note.' },
 
+  // ---- pipeline ----
+  'POST /api/admin/content-changed': {
+    operationId: 'publishContentChanges',
+    access: 'admin',
+    description:
+      'For a git hook or CI where content arrives by other means than the folder the scheduler watches: queues update-index, then rebuild-site, in the scheduler of this deployment (it reads the request through the database, whichever process or instance runs it). 202 with what was queued; a file that fails validation is reported by npm run pipeline -- status and the briefing, and the rest is published.',
+  },
   // ---- moderation ----
   'GET /api/moderation/comments': { operationId: 'listHiddenComments', access: 'moderator', description: 'Hidden comments across all items, most recently changed first.' },
 

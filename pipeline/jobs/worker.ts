@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { runChain } from '../lib/chain.ts';
 import { jobContext } from '../lib/context.ts';
+import { LEADS_TO_SITE } from '../lib/jobs.ts';
 
 let cancelled = false;
 let answer: ((next: string | null) => void) | null = null;
@@ -25,9 +26,14 @@ function ask(message: object): Promise<string | null> {
 
 const own = (workerData as { job: string }).job;
 parentPort?.on('message', onMessage);
+// A job that rebuild-site follows starts the site's render process before it asks: the scheduler may hold
+// its answer while the content folder settles (an editor's change), and Astro's start and bundling overlap
+// that wait (the chain would start it next anyway; it is stopped if the job is not to run).
+const render = LEADS_TO_SITE.has(own) ? (await import('../lib/site.ts')).prepareRender(jobContext()) : undefined;
 try {
   const first = parentPort ? await ask({ start: own }) : own;
-  if (first) await runChain(first, () => jobContext(), (job, result) => ask({ job, result }));
+  if (first) await runChain(first, () => jobContext(), (job, result) => ask({ job, result }), first === own ? render : undefined);
+  else await render?.render.cancel();
 } finally {
   parentPort?.off('message', onMessage); // nothing else keeps the thread alive: it ends
 }

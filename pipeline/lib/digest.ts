@@ -75,7 +75,7 @@ const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 export async function buildDigest(ctx: JobContext): Promise<JobResult> {
   const date = ctx.options.date ?? ctx.now().toISOString().slice(0, 10);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date))) throw new Error(`--date must be YYYY-MM-DD, not "${date}"`);
-  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir) });
+  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), lenient: true });
   const file = path.join(ctx.contentDir, 'digests', `${date}.md`);
   const ledgerFile = path.join(ctx.dataDir, 'pipeline', 'digests.json');
   let ledger: Ledger = {};

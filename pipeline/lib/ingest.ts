@@ -31,7 +31,9 @@ const FETCH_CONCURRENCY = 8;
 export async function ingestVideos(ctx: JobContext): Promise<JobResult> {
   // The channels and the ids of the videos present, not the whole corpus: at 100k videos a full load takes
   // seconds, and a run that finds nothing new should not. (createVideo never overwrites a file anyway.)
-  const snap = loadChannels(ctx.contentDir);
+  // Lenient: a channel file an editor got wrong is skipped this time (update-index reports it), not the run.
+  const snap = loadChannels(ctx.contentDir, { lenient: true });
+  for (const p of snap.problems) ctx.log(`ingest-videos: skipping a channel that fails validation: ${p}`);
   const cache = new HttpCache(ctx.dataDir);
   const errors: string[] = [];
   let added = 0;

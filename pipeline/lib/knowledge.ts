@@ -109,7 +109,7 @@ function writeDraftConcept(ctx: JobContext, snap: Snapshot, db: Db, audit: Audit
 }
 
 export async function buildKnowledge(ctx: JobContext): Promise<JobResult> {
-  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir) });
+  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), lenient: true });
   const db = openDatabase(databaseTarget(ctx.config), { applicationName: 'kb-pipeline' });
   const errors: string[] = [];
   let concepts = 0;

@@ -17,14 +17,20 @@ export async function runJob(name: string, ctx: JobContext, fn: (ctx: JobContext
     if (release.tookOver) sweepTempFiles(ctx.contentDir);
     const result = await fn(ctx);
     const failed = result.errors.length > 0;
-    recordRun(ctx.dataDir, name, {
-      ...base,
-      finished_at: new Date().toISOString(),
-      status: failed ? 'failed' : 'ok',
-      counts: result.counts,
-      error: failed ? result.errors.join('; ') : null,
-      duration_ms: Date.now() - started.getTime(),
-    });
+    const finished = new Date().toISOString();
+    recordRun(
+      ctx.dataDir,
+      name,
+      {
+        ...base,
+        finished_at: finished,
+        status: failed ? 'failed' : 'ok',
+        counts: result.counts,
+        error: failed ? result.errors.join('; ') : null,
+        duration_ms: Date.now() - started.getTime(),
+      },
+      result.invalid && { checked_at: finished, job: name, invalid: result.invalid },
+    );
     return { ...result, ok: !failed, error: failed ? result.errors.join('; ') : null };
   } catch (err) {
     const message = (err as Error).message.split('\n')[0];

@@ -7,10 +7,22 @@ import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import { buildSearchIndex, resolveEmbedderSetting } from '../../src/lib/search/index.ts';
 import { updateSearchIndex } from '../../src/lib/search/delta.ts';
 import { progressReport } from './progress.ts';
+import { SERVED_AS, type InvalidFile } from '../../src/lib/content/model.ts';
 import type { JobContext, JobResult } from './types.ts';
 
+/**
+ * The content files the load found invalid, each in one line of the job's log: what the editor fixes, and
+ * what is served meanwhile. They go to the status file (`npm run pipeline -- status`) with the result.
+ */
+export function reportInvalid(ctx: JobContext, job: string, invalid: readonly InvalidFile[]): void {
+  for (const f of invalid) {
+    ctx.log(`${job}: ${f.path} fails validation (${f.reasons.join('; ')}): ${SERVED_AS[f.served]}`);
+  }
+}
+
 export async function buildIndex(ctx: JobContext): Promise<JobResult> {
-  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir) });
+  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), lenient: true });
+  reportInvalid(ctx, 'build-index', snap.invalid);
   const embedder = await resolveEmbedderSetting(ctx.config.embedding, ctx.log);
   const started = performance.now();
   const bar = progressReport('build-index (embedding)');
@@ -18,19 +30,20 @@ export async function buildIndex(ctx: JobContext): Promise<JobResult> {
   bar.finish();
   const ms = Math.round(performance.now() - started);
   ctx.log(`build-index: ${index.manifest.items} items with ${index.manifest.embedder.name} in ${ms} ms`);
-  return { counts: { items: index.manifest.items, rows: index.manifest.rows, bytes: index.manifest.bytes, ms }, changed: false, errors: [] };
+  return { counts: { items: index.manifest.items, rows: index.manifest.rows, bytes: index.manifest.bytes, invalid: snap.invalid.length, ms }, changed: false, errors: [], invalid: snap.invalid };
 }
 
 export async function updateIndex(ctx: JobContext): Promise<JobResult> {
   // In a chain after summarise: the video files as it listed them and wrote them (ChainState.videos), once.
   const videos = ctx.chain?.videos;
   if (ctx.chain) ctx.chain.videos = undefined;
-  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), videos });
+  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), videos, lenient: true });
+  reportInvalid(ctx, 'update-index', snap.invalid);
   if (ctx.chain) ctx.chain.indexed = { contentDir: ctx.contentDir, snapshot: snap }; // for rebuild-site, next
   const embedder = await resolveEmbedderSetting(ctx.config.embedding, ctx.log);
   const bar = progressReport('update-index (embedding)');
   const r = await updateSearchIndex(snap, { dataDir: ctx.dataDir, embedder, log: ctx.log, now: ctx.now, onProgress: bar.onProgress });
   bar.finish();
   ctx.log(`update-index: ${r.mode}${r.reason ? ` (${r.reason})` : ''}, ${r.manifest.items} items, ${r.added} new or changed, ${r.removed} removed, in ${r.ms} ms`);
-  return { counts: { items: r.manifest.items, added: r.added, removed: r.removed, full: r.mode === 'full' ? 1 : 0, ms: r.ms }, changed: false, errors: [] };
+  return { counts: { items: r.manifest.items, added: r.added, removed: r.removed, full: r.mode === 'full' ? 1 : 0, invalid: snap.invalid.length, ms: r.ms }, changed: false, errors: [], invalid: snap.invalid };
 }

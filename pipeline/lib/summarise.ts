@@ -26,7 +26,8 @@ export const extractiveSummariser: Summariser = {
 
 export async function summariseVideos(ctx: JobContext, summariser: Summariser = extractiveSummariser): Promise<JobResult> {
   // The videos alone: summarising reads nothing else, and assembling the whole corpus cost ~5 s at 100k videos.
-  const { videos, listing } = loadVideosListed(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir) });
+  // Lenient: a video file that fails validation is not summarised (update-index reports it).
+  const { videos, listing } = loadVideosListed(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), lenient: true });
   const vocabulary = [...new Set(videos.flatMap((v) => v.tags))].sort();
   const todo = videos.filter((v) => v.summary === '');
   const errors: string[] = [];

@@ -1,6 +1,6 @@
 // What every job receives and returns.
 import type { Config } from '../../src/lib/config.ts';
-import type { Snapshot } from '../../src/lib/content/model.ts';
+import type { InvalidFile, Snapshot } from '../../src/lib/content/model.ts';
 import type { VideoListing } from '../../src/lib/content/files.ts';
 import type { EarlyRender } from '../../src/lib/static-build/render.ts';
 
@@ -42,4 +42,10 @@ export interface JobResult {
   changed: boolean;
   /** One clear line per problem; a job with errors is recorded as failed. */
   errors: string[];
+  /**
+   * A job that loaded the whole content (leniently): the files that failed validation, published at their
+   * last valid version or left out. Recorded as the status file's content check (not an error: the rest
+   * was published).
+   */
+  invalid?: InvalidFile[];
 }

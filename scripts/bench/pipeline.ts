@@ -4,6 +4,8 @@
 //   npm run bench -- pipeline [videos] [--in-process] [--corpus <content folder from gen-corpus>] [--again]
 // --again skips the corpus and the full run: the incremental and no-op runs go over the state a previous
 // run left in bench/corpus/pipeline-<videos> (at 100k the full run takes a quarter of an hour).
+// Then an editor's change: npm start's server and scheduler over that state (every schedule off, the
+// content folder watched), one essay edited three times, each timed from the file write to its page served.
 // In the full run each job runs in a process of its own (as `npm run pipeline -- run <job>` does), so every
 // job's peak memory is its own; the incremental run is one process that runs ingest-videos and its
 // follow-ups, as the scheduler's worker does. --in-process runs every job in the bench process instead.
@@ -116,6 +118,67 @@ async function runAll(env: Record<string, string | undefined>, date: string, ord
   return rows;
 }
 
+/** How often the editor's change is measured (one essay edited, then again once that run is done). */
+const EDITS = 3;
+
+/**
+ * An editor's change as a person sees it: `npm start`'s entry (scripts/start.ts: the server and its scheduler,
+ * every schedule off, the content folder watched) over the state the runs left, one essay's body edited, and
+ * the time from the file write until its page is served with the edit. EDITS times, one after another.
+ */
+async function editorsChange(env: Record<string, string | undefined>, contentDir: string): Promise<{ edits_ms: number[]; median_ms: number; start_ms: number }> {
+  const noSchedules = Object.fromEntries(Object.keys(JOBS).map((job) => [`PIPELINE_CRON_${job.toUpperCase().replace(/-/g, '_')}`, 'off']));
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [path.resolve('scripts/start.ts')], {
+    env: { ...env, ...noSchedules, PIPELINE: 'on', PIPELINE_WATCH: 'on', PORT: '0', HOST: '127.0.0.1', KB_NODE_QUIET: '1' } as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const until = async (what: string, ok: () => boolean | Promise<boolean>, ms: number) => {
+    const deadline = performance.now() + ms;
+    while (!(await ok())) {
+      if (child.exitCode !== null) throw new Error(`bench pipeline: npm start ended while waiting for ${what}:\n${out}`);
+      if (performance.now() > deadline) throw new Error(`bench pipeline: no ${what} after ${ms / 1000} s:\n${out}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  try {
+    await until('listening server and watching scheduler', () => /listening on http:/.test(out) && /pipeline: watching /.test(out), 15 * 60_000);
+    const startMs = Math.round(performance.now() - t0);
+    const url = /listening on (http:\/\/[^\s;)]+)/.exec(out)![1];
+    const slug = fs.readdirSync(path.join(contentDir, 'essays')).sort()[0];
+    const folder = path.join(contentDir, 'essays', slug);
+    const file = path.join(folder, fs.existsSync(path.join(folder, 'en.md')) ? 'en.md' : fs.readdirSync(folder).sort()[0]);
+    const page = `${url}/essays/${slug}${path.basename(file) === 'en.md' ? '' : `/${path.basename(file, '.md')}`}`;
+    const edits: number[] = [];
+    for (let i = 0; i < EDITS; i++) {
+      const mark = `editorsmark${process.pid}x${i}`;
+      const runs = (out.match(/pipeline: rebuild-site ok/g) ?? []).length;
+      const t = performance.now();
+      fs.writeFileSync(file, `${fs.readFileSync(file, 'utf8').trimEnd()}\n\nAn editor's note: ${mark}.\n`);
+      const served = async () => {
+        try {
+          return (await (await fetch(page)).text()).includes(mark);
+        } catch {
+          return false; // the server busy or between connections: asked again
+        }
+      };
+      await until(`page with edit ${i + 1}`, served, 10 * 60_000);
+      edits.push(Math.round(performance.now() - t));
+      // The run that published it is over before the next edit.
+      await until('the run to end', () => (out.match(/pipeline: rebuild-site ok/g) ?? []).length > runs, 60_000);
+    }
+    const sorted = [...edits].sort((a, b) => a - b);
+    return { edits_ms: edits, median_ms: sorted[Math.floor(sorted.length / 2)], start_ms: startMs };
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
 /** The largest peak of any process of a run: the jobs' (or the bench's) and their render shards'. */
 const peakOf = (rows: JobRow[]) => Math.max(...rows.map((r) => Math.max(r.rss_mb, r.shard_rss_mb)));
 
@@ -185,6 +248,8 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
     const incremental = await runAll(env, '2026-11-23', INCREMENTAL, inProcess, true);
     console.log('bench pipeline: no-op run (the feeds bring nothing new) …');
     const noop = await runAll(env, '2026-11-23', ['ingest-videos'], inProcess);
+    console.log("bench pipeline: an editor's change (npm start's server and scheduler, one essay edited) …");
+    const editor = await editorsChange(env, contentDir);
     const show = (label: string, rows: typeof full) => {
       const total = rows.reduce((a, r) => a + r.ms, 0);
       console.log(`\n${label}: ${(total / 1000).toFixed(1)} s`);
@@ -216,7 +281,9 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
       },
       incremental: show('incremental run (50 new videos): ingest, summarise, update-index, rebuild-site', incremental),
       noop: show('no-op run (nothing new: ingest only, nothing chained)', noop),
+      editor,
     };
+    console.log(`\nan editor's change (one essay edited, from the file write to its page served; npm start running, up in ${(editor.start_ms / 1000).toFixed(1)} s): ${editor.edits_ms.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ')}`);
     const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
     // The full run is every job; its rebuild-site is the full static build (what `npm run build` does).
     const fullCells: Record<string, string> = result.full
@@ -226,7 +293,7 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
           'of it the site build': site ? s(site.ms) : '-',
         }
       : { full: '(--again: not run)' };
-    console.log(`\n${table([{ videos, ...fullCells, 'incremental (50 new)': s(result.incremental.total_ms), 'incremental peak RSS': `${result.incremental.peak_rss_mb} MB`, 'no-op': s(result.noop.total_ms) }])}`);
+    console.log(`\n${table([{ videos, ...fullCells, 'incremental (50 new)': s(result.incremental.total_ms), 'incremental peak RSS': `${result.incremental.peak_rss_mb} MB`, 'no-op': s(result.noop.total_ms), "editor's change (median)": s(editor.median_ms) }])}`);
     // Figures of a run whose jobs failed measure nothing: the command fails too (the results are still written).
     const failed = [...full, ...incremental, ...noop].filter((r) => !r.ok).map((r) => r.job);
     if (failed.length) {

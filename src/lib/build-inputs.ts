@@ -47,7 +47,8 @@ export function buildInputs(): { snapshot: Snapshot; site: SiteContext } {
     let snapshot: Snapshot | undefined;
     cached = {
       get snapshot() {
-        return (snapshot ??= loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) }));
+        // Lenient as the build that started this render: a strict build's content is valid, so the same.
+        return (snapshot ??= loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir), lenient: true }));
       },
       site: givenPageModels()?.site ?? siteContext(config, at),
     };

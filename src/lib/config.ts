@@ -31,6 +31,10 @@ const EnvSchema = z.object({
   ALLOW_DEV_IDP: boolFromEnv.default(false),
   LOG_REQUESTS: boolFromEnv.default(false),
   PIPELINE: z.enum(['on', 'off']).default('on'),
+  // The scheduler watches CONTENT_DIR (pipeline/lib/watch.ts): events, a quiet period, a periodic stat scan.
+  PIPELINE_WATCH: boolFromEnv.default(true),
+  PIPELINE_WATCH_QUIET_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  PIPELINE_WATCH_SCAN_SECONDS: z.coerce.number().min(0).max(86_400).default(60),
   EMBEDDING_PROVIDER: z.enum(['auto', 'builtin', 'transformers']).default('auto'),
   EMBEDDING_MODEL: z.string().min(1).default('Xenova/all-MiniLM-L6-v2'),
   EMBEDDING_MODEL_DIR: z.string().optional(),
@@ -145,6 +149,12 @@ export interface Config {
   writeRateLimitPerMinute: number;
   /** `npm start` runs the pipeline's scheduler beside the server (PIPELINE=on, the default). */
   pipeline: boolean;
+  /**
+   * The scheduler watches the content folder and runs update-index and rebuild-site for changes anyone makes
+   * (PIPELINE_WATCH): after `quietMs` without a new change, and a stat scan every `scanSeconds` (0: none)
+   * for file systems whose events are unreliable.
+   */
+  pipelineWatch: { enabled: boolean; quietMs: number; scanSeconds: number };
   /** Searches that miss the result cache, per person or (anonymous) per client address, per minute before 429. */
   searchRateLimitPerMinute: number;
   /** Browser sign-ins a client address may start per minute before 429. */
@@ -294,6 +304,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: trustProxySetting(e.TRUST_PROXY) ?? null,
     oauth: { registrationsPerHour: e.OAUTH_REGISTRATIONS_PER_HOUR, unusedClientTtlHours: e.OAUTH_UNUSED_CLIENT_TTL_HOURS },
     pipeline: e.PIPELINE === 'on',
+    pipelineWatch: { enabled: e.PIPELINE_WATCH, quietMs: e.PIPELINE_WATCH_QUIET_MS, scanSeconds: e.PIPELINE_WATCH_SCAN_SECONDS },
     mcpAllowedOrigins: originList(e.MCP_ALLOWED_ORIGINS) ?? [],
     device: { codeTtlSeconds: e.DEVICE_CODE_TTL_SECONDS, pollIntervalSeconds: e.DEVICE_POLL_INTERVAL_SECONDS },
     vcs: vcsConfig(e),

@@ -159,7 +159,7 @@ describe('briefing', () => {
     expect(b.freshness.last_digest_date).toBe(snap.digests[0].date);
     expect(b.freshness.last_video_date).toBe(snap.videos[0].date);
     expect(b.freshness.summary_todo_count).toBe(snap.videos.filter((v) => !v.summary).length);
-    expect(b.freshness.pipeline_status).toEqual({ last_run_at: '2026-11-21T03:00:00Z', last_status: 'ok', hours_since_last_run: 3 });
+    expect(b.freshness.pipeline_status).toEqual({ last_run_at: '2026-11-21T03:00:00Z', last_status: 'ok', hours_since_last_run: 3, invalid_file_count: 0, invalid_files: [] });
     for (const k of ['friendly', 'anonymous_read', 'read_via_get_works_everywhere', 'auth_available']) expect(typeof (b.agent as Record<string, unknown>)[k]).toBe('boolean');
     for (const k of ['auth_preferred', 'auth_type', 'auth_metadata', 'auth_resource_metadata', 'auth_start', 'auth_token', 'auth_verify', 'mcp', 'skill', 'llms']) {
       expect(typeof (b.agent as Record<string, unknown>)[k]).toBe('string');

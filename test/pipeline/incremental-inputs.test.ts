@@ -20,7 +20,8 @@ let root: string;
 const dirs = (dist = 'dist') => ({ CONTENT_DIR: path.join(root, 'content'), DATA_DIR: path.join(root, 'var'), DIST_DIR: path.join(root, dist), BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' });
 const env = (dist?: string) => ({ ...process.env, ...dirs(dist) });
 const content = (rel: string) => path.join(dirs().CONTENT_DIR, rel);
-const snap = (): Snapshot => loadSnapshot(dirs().CONTENT_DIR);
+// Lenient, as the builds load it: a file that fails validation (the last test) is left out, not thrown.
+const snap = (): Snapshot => loadSnapshot(dirs().CONTENT_DIR, { lenient: true });
 
 /** Replaces a front matter line (`key: …`) of a content file. */
 function setFront(rel: string, key: string, value: string): void {
@@ -222,5 +223,27 @@ describe('the incremental build keeps what did not change, and only that', () =>
     expect(inc.written).toEqual(expect.arrayContaining([`api/digests/${next}/index.json`, `digests/${newest.date}/index.html`]));
     if (s.digests[i - 1]) expect(inc.written).toContain(`digests/${s.digests[i - 1].date}/index.html`);
     expect(inc.removed).toEqual(expect.arrayContaining([`api/digests/${gone.date}/index.json`]));
+  });
+
+  it('content that fails validation: a broken edit keeps the file’s last published version, a deleted video leaves what cited it without it (issue 41)', async () => {
+    const s = snap();
+    const client = (rel: string) => JSON.parse(fs.readFileSync(path.join(dirs().DIST_DIR, 'client', rel), 'utf8'));
+    const broken = published(s)[0];
+    const rel = `knowledge/${broken.slug}.md`;
+    const before = fs.readFileSync(content(rel), 'utf8');
+    fs.writeFileSync(content(rel), before.replace(/^title: .*\n/m, '').replace(/\n---\n/, '\n---\nAn edit that broke the file.\n'));
+    const citing = published(s).find((c) => c.slug !== broken.slug && c.sources.some((src) => src.type === 'video'))!;
+    const video = citing.sources.find((src) => src.type === 'video')!.id;
+    fs.rmSync(content(`videos/${video}.md`));
+    const inc = await incrementalEqualsFull();
+    expect(client(`api/knowledge/${broken.slug}/index.json`)).toMatchObject({ title: broken.title, body: broken.body });
+    expect(inc.removed).toContain(`api/videos/${video}/index.json`);
+    expect(client(`api/knowledge/${citing.slug}/index.json`).sources.map((x: { id?: string }) => x.id)).not.toContain(video);
+    const invalid = client('api/latest/index.json').freshness.pipeline_status.invalid_files as { path: string; served: string }[];
+    expect(invalid).toEqual(expect.arrayContaining([{ path: rel, reason: expect.stringMatching(/^title: /), served: 'previous' }, expect.objectContaining({ path: `knowledge/${citing.slug}.md`, served: 'current' })]));
+    // Fixed, the file's own version is published.
+    fs.writeFileSync(content(rel), before);
+    await incrementalEqualsFull();
+    expect(client('api/latest/index.json').freshness.pipeline_status.invalid_files.map((f: { path: string }) => f.path)).not.toContain(rel);
   });
 });

@@ -15,7 +15,7 @@ const benchDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-pipeline-'));
 afterAll(() => fs.rmSync(benchDir, { recursive: true, force: true }));
 
 type Row = { job: string; ok: boolean; counts: Record<string, number> };
-type Results = { pipeline: { videos: number; full: { jobs: Row[] }; incremental: { jobs: Row[] }; noop: { jobs: Row[] } } };
+type Results = { pipeline: { videos: number; full: { jobs: Row[] }; incremental: { jobs: Row[] }; noop: { jobs: Row[] }; editor: { edits_ms: number[]; median_ms: number } } };
 
 async function bench(args: string[]): Promise<{ stdout: string; results: Results }> {
   // Vite sets BASE_URL=/ in the test process; the bench sets the origin of its own.
@@ -51,6 +51,10 @@ describe('npm run bench -- pipeline', () => {
     expect(inc['rebuild-site'].pages_rendered).toBeGreaterThanOrEqual(50);
     expect(counts(noop.jobs)['ingest-videos'].added).toBe(0);
     expect(noop.jobs).toHaveLength(1);
+    // An editor's change through npm start's server and scheduler: one essay edited three times, each served.
+    expect(stdout).toMatch(/^an editor's change \(one essay edited, from the file write to its page served/m);
+    expect(results.pipeline.editor.edits_ms).toHaveLength(3);
+    for (const ms of results.pipeline.editor.edits_ms) expect(ms).toBeGreaterThan(0);
 
     // What the incremental run published: a new video's document, listed in the latest briefing.
     const root = path.join(benchDir, 'corpus', 'pipeline-60');

@@ -44,6 +44,14 @@ export interface LoadOptions {
    * before are not parsed again. The snapshot is the same with or without it.
    */
   cacheDir?: string;
+  /**
+   * A file that fails validation does not fail the load: it is reported in the snapshot's `invalid`, and
+   * the snapshot holds the file's last published version instead (kept in the parse cache: the version a
+   * lenient load last published as it was), or leaves it out when there is none. What the server, `npm
+   * start` and the pipeline load: content an editor gets wrong never takes the site down. Without it the
+   * load throws a ContentError listing every problem (`npm run build`, the content checks).
+   */
+  lenient?: boolean;
 }
 
 /** A file's front matter checked against its schema, and its body; or the problems, each naming the file and field. */
@@ -63,7 +71,7 @@ function parseFront<S extends z.ZodType>(file: RawFile, schema: S): { data: z.in
  * What ingesting needs, without loading the rest: the channels (checked as loadSnapshot checks them, in
  * the same order) and the ids of the video files present. A few hundred files instead of the whole corpus.
  */
-export function loadChannels(contentDir: string): { channels: Channel[]; channelsById: Map<string, Channel>; videoIds: Set<string> } {
+export function loadChannels(contentDir: string, opts: Pick<LoadOptions, 'lenient'> = {}): { channels: Channel[]; channelsById: Map<string, Channel>; videoIds: Set<string>; problems: string[] } {
   const problems: string[] = [];
   const channels: Channel[] = [];
   for (const file of listFiles(contentDir, 'channels', '.md', null)) {
@@ -78,10 +86,11 @@ export function loadChannels(contentDir: string): { channels: Channel[]; channel
     }
     channels.push({ ...r.data, body: r.body });
   }
-  if (problems.length > 0) throw new ContentError(problems);
+  // Lenient: a channel file that fails is skipped (its feed is not read this time), and reported.
+  if (problems.length > 0 && !opts.lenient) throw new ContentError(problems);
   const videos = path.join(contentDir, 'videos');
   const videoIds = new Set(fs.existsSync(videos) ? walk(videos, '.md').map((f) => path.basename(f, '.md')) : []);
-  return { channels, channelsById: new Map(channels.map((c) => [c.channel_id, c])), videoIds };
+  return { channels, channelsById: new Map(channels.map((c) => [c.channel_id, c])), videoIds, problems };
 }
 
 /** A video file checked as every load checks it: its front matter, and its id equal to its file name. */
@@ -116,7 +125,8 @@ export function loadVideosListed(contentDir: string, opts: LoadOptions = {}): { 
       if ('problems' in v) problems.push(...v.problems);
       else videos.push(v);
     }
-    if (problems.length > 0) throw new ContentError(problems);
+    // Lenient: a video file that fails is left out (the whole load reports it).
+    if (problems.length > 0 && !opts.lenient) throw new ContentError(problems);
     cache?.save({ within: 'videos/' });
     return { videos: videos.sort(byDateThenId), listing: { contentDir, files } };
   };
@@ -153,38 +163,42 @@ export function loadSnapshot(
   const reuse = opts.cacheDir ? { contentDir: path.resolve(contentDir), cacheDir: path.resolve(opts.cacheDir) } : null;
   const videos = opts.videos && path.resolve(opts.videos.contentDir) === path.resolve(contentDir) ? opts.videos.files : undefined;
   try {
-    return load(contentDir, opts.cacheDir ? openParseCache(opts.cacheDir) : null, reuse, videos);
+    return load(contentDir, opts.cacheDir ? openParseCache(opts.cacheDir) : null, reuse, videos, opts.lenient);
   } catch (err) {
     if (!(err instanceof ChangedWhileLoading)) throw err;
     // A file changed under the load: again, listing and reading (and hashing) every file.
-    return load(contentDir, opts.cacheDir ? openParseCache(opts.cacheDir, { statKeys: false }) : null, reuse);
+    return load(contentDir, opts.cacheDir ? openParseCache(opts.cacheDir, { statKeys: false }) : null, reuse, undefined, opts.lenient);
   }
 }
 
-function load(contentDir: string, cache: ParseCache | null, reuse: { contentDir: string; cacheDir: string } | null, listedVideos?: readonly RawFile[]): Snapshot {
-  const problems: string[] = [];
-  /** The content hash: every file's path and SHA-256, in load order. */
-  const hash = createHash('sha256');
-  /** What parsing this file's bytes gives, from the cache when it has it. */
-  const memo = <T>(file: { rel: string; sha: string }, kind: string, compute: () => T): T => (cache ? cache.memo(file.rel, file.sha, kind, compute) : compute());
-  const shaOf = new Map<string, string>();
-  const itemHashes = new Map<string, string>();
+/** A file a load assembles from: as listed, or (a lenient load) the previous version of one that failed, its parses without its bytes. */
+type Listed = RawFile & { previous?: Record<string, unknown> };
 
-  function front<S extends z.ZodType>(file: RawFile, schema: S): { data: z.infer<S>; body: string } | null {
-    hash.update(file.rel).update('\0').update(file.sha).update('\0');
-    shaOf.set(file.rel, file.sha);
-    const r = memo(file, 'front', () => parseFront(file, schema));
-    if ('problems' in r) {
-      problems.push(...r.problems);
-      return null;
-    }
-    return r;
-  }
+/** The listing a load assembles from, by kind. */
+type Listing = Record<'channels' | 'videos' | 'essays' | 'digests' | 'knowledge' | 'personas' | 'modelfiles' | 'skills', readonly Listed[]>;
 
-  const baseName = (rel: string, ext: string) => path.posix.basename(rel, ext);
-  // Ids whose file exists, valid or not: references are checked against these, so one broken file is
-  // reported once rather than again by everything that links to it.
-  const files = {
+/** A problem a load found, with the file it names. */
+interface Problem {
+  file: string;
+  /** `<file>: <field>: <message>`, as ContentError lists it. */
+  line: string;
+  /** A reference to an item that is not there (a source, a related concept, a link): the file can be published without it. */
+  dangling?: boolean;
+}
+
+/** Whether a previous version's parses are all a load needs to assemble its item without the file's bytes. */
+function usableVersion(rel: string, values: Record<string, unknown>): boolean {
+  if (rel.endsWith('.modelfile')) return 'text' in values;
+  const needs = ['front', ...(rel.startsWith('digests/') ? ['digest'] : []), ...(rel.startsWith('essays/') || rel.startsWith('knowledge/') ? ['links'] : []), ...(rel.startsWith('skills/') ? ['text'] : [])];
+  if (!needs.every((k) => k in values)) return false;
+  const front = values.front as object | null;
+  const digest = values.digest as object | null | undefined;
+  return !!front && !('problems' in front) && (digest === undefined || (!!digest && !('error' in digest)));
+}
+
+function load(contentDir: string, cache: ParseCache | null, reuse: { contentDir: string; cacheDir: string } | null, listedVideos?: readonly RawFile[], lenient = false): Snapshot {
+  // Every file of the content folder, listed once; a lenient load assembles from it as often as it takes.
+  const files: Listing = {
     channels: listFiles(contentDir, 'channels', '.md', cache),
     videos: listedVideos ?? listFiles(contentDir, 'videos', '.md', cache),
     essays: listFiles(contentDir, 'essays', '.md', cache),
@@ -205,13 +219,126 @@ function load(contentDir: string, cache: ParseCache | null, reuse: { contentDir:
     }
     listing = h.digest('hex');
     // Kept only while the parse cache holds every file's parse too: a cache lost or replaced meanwhile is
-    // made again by a whole load, as without a kept snapshot.
+    // made again by a whole load, as without a kept snapshot. A strict load never takes a lenient one's
+    // snapshot that left files out.
     const same = lastLoad && lastLoad.listing === listing && lastLoad.contentDir === reuse.contentDir && lastLoad.cacheDir === reuse.cacheDir;
-    if (same && cache && Object.values(files).every((list) => list.every((f) => f.vouched || cache.knows(f.rel, f.sha)))) {
+    if (same && (lenient || lastLoad!.snapshot.invalid.length === 0) && cache && Object.values(files).every((list) => list.every((f) => f.vouched || cache.knows(f.rel, f.sha)))) {
       cache.save(); // the stat keys of files read this time, so the next load need not read them
       return lastLoad!.snapshot;
     }
   }
+  let snapshot: Snapshot;
+  let used = files;
+  if (!lenient) {
+    const r = assemble(files, cache);
+    // What was parsed is kept whether or not the content is valid: fixing one file re-parses that file only.
+    if (r.problems.length > 0) {
+      cache?.save();
+      throw new ContentError(r.problems.map((p) => p.line));
+    }
+    snapshot = r.snapshot;
+  } else {
+    // A file that fails is replaced by its last published version (the parse cache keeps it) when the file
+    // changed since; one without another version whose only problems are references to items that are not
+    // there (it cites a video that was deleted) is published without them; any other is left out. Then the
+    // rest is assembled again (what is left out is missing to those that cite it), until nothing fails:
+    // what failed is reported, everything else is published.
+    const replaced = new Map<string, Listed | null>();
+    const withoutMissing = new Set<string>();
+    const reasons = new Map<string, string[]>();
+    const previousOf = (file: Listed): Listed | null => {
+      const v = cache?.previousVersion(file.rel);
+      if (!v || v.sha === file.sha || !usableVersion(file.rel, v.values)) return null;
+      return {
+        rel: file.rel,
+        sha: v.sha,
+        previous: v.values,
+        get text(): string {
+          throw new Error(`${file.rel}: the previous version's bytes are not kept`);
+        },
+      };
+    };
+    const byRel = new Map(Object.values(files).flatMap((list) => list.map((f) => [f.rel, f] as const)));
+    for (;;) {
+      used = Object.fromEntries(
+        Object.entries(files).map(([kind, list]) => [kind, replaced.size ? list.flatMap((f) => (replaced.has(f.rel) ? (replaced.get(f.rel) ? [replaced.get(f.rel)!] : []) : [f])) : list]),
+      ) as Listing;
+      const r = assemble(used, cache, withoutMissing);
+      if (r.problems.length === 0) {
+        snapshot = r.snapshot;
+        break;
+      }
+      const failing = new Map<string, { why: string[]; dangling: boolean }>();
+      for (const p of r.problems) {
+        const reason = p.line.startsWith(`${p.file}: `) ? p.line.slice(p.file.length + 2) : p.line;
+        const f = failing.get(p.file) ?? { why: [], dangling: true };
+        f.why.push(reason);
+        f.dangling &&= p.dangling === true;
+        failing.set(p.file, f);
+      }
+      for (const [file, { why, dangling }] of failing) {
+        if (!reasons.has(file)) reasons.set(file, why);
+        const now = replaced.get(file);
+        const previous = now === undefined && byRel.has(file) ? previousOf(byRel.get(file)!) : null;
+        if (previous) replaced.set(file, previous);
+        else if (dangling && !withoutMissing.has(file) && now !== null) withoutMissing.add(file);
+        else if (now !== null) replaced.set(file, null);
+        else throw new ContentError(r.problems.map((p) => p.line)); // a file left out reports nothing: never reached
+      }
+    }
+    snapshot.invalid = [...reasons.keys()]
+      .sort()
+      .map((path) => ({ path, reasons: reasons.get(path)!, served: replaced.get(path) ? 'previous' : replaced.has(path) ? 'none' : 'current' }));
+  }
+  // The files published as they are become the versions a later bad edit of them falls back to.
+  if (cache) for (const list of Object.values(used)) for (const f of list) if (!f.previous) cache.published(f.rel, f.sha);
+  cache?.save();
+  if (reuse) lastLoad = { ...reuse, listing, snapshot };
+  return snapshot;
+}
+
+/** The snapshot of one listing, or the problems that keep it from being one (each naming its file). */
+function assemble(files: Listing, cache: ParseCache | null, withoutMissing: ReadonlySet<string> = new Set()): { snapshot: Snapshot; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const problem = (rel: string, what: string) => problems.push({ file: rel, line: `${rel}: ${what}` });
+  /**
+   * A reference to an item that is not there: a problem, unless the lenient load publishes this file without
+   * its references to missing items (`withoutMissing`): then false, and the caller leaves the reference out.
+   */
+  const missing = (rel: string, what: string): boolean => {
+    if (withoutMissing.has(rel)) return false;
+    problems.push({ file: rel, line: `${rel}: ${what}`, dangling: true });
+    return true;
+  };
+  /** The content hash: every file's path and SHA-256, in load order. */
+  const hash = createHash('sha256');
+  /** What parsing this file's bytes gives: a previous version's kept parse, from the cache when it has it, or computed. */
+  const memo = <T>(file: Listed, kind: string, compute: () => T): T => {
+    if (file.previous) {
+      if (!(kind in file.previous)) throw new Error(`${file.rel}: the previous version has no ${kind}`); // usableVersion checked
+      return file.previous[kind] as T;
+    }
+    return cache ? cache.memo(file.rel, file.sha, kind, compute) : compute();
+  };
+  const fileOf = new Map<string, Listed>();
+  const itemHashes = new Map<string, string>();
+  /** A file's hash as the item's: marked when it is published without its references to missing items, which then move its key. */
+  const itemSha = (file: Listed) => (withoutMissing.has(file.rel) ? `${file.sha}-without-missing` : file.sha);
+
+  function front<S extends z.ZodType>(file: Listed, schema: S): { data: z.infer<S>; body: string } | null {
+    hash.update(file.rel).update('\0').update(itemSha(file)).update('\0');
+    fileOf.set(file.rel, file);
+    const r = memo(file, 'front', () => parseFront(file, schema));
+    if ('problems' in r) {
+      for (const line of r.problems) problems.push({ file: file.rel, line });
+      return null;
+    }
+    return r;
+  }
+
+  const baseName = (rel: string, ext: string) => path.posix.basename(rel, ext);
+  // Ids whose file exists, valid or not: references are checked against these, so one broken file is
+  // reported once rather than again by everything that links to it.
   const idsIn = (list: readonly RawFile[], pick: (rel: string) => string) => new Set(list.map((f) => pick(f.rel)));
   const fileId = (r: string) => baseName(r, '.md');
   const folderId = (r: string) => r.split('/')[1];
@@ -230,7 +357,7 @@ function load(contentDir: string, cache: ParseCache | null, reuse: { contentDir:
     const r = front(file, ChannelFront);
     if (!r) continue;
     if (r.data.channel_id !== baseName(file.rel, '.md')) {
-      problems.push(`${file.rel}: channel_id: must equal the file name`);
+      problem(file.rel, 'channel_id: must equal the file name');
       continue;
     }
     channels.push({ ...r.data, body: r.body });
@@ -243,10 +370,10 @@ function load(contentDir: string, cache: ParseCache | null, reuse: { contentDir:
   for (const file of files.videos) {
     const v = videoOf(file, (f) => front(f, VideoFront) ?? { problems: [] });
     if ('problems' in v) {
-      problems.push(...v.problems);
+      for (const line of v.problems) problems.push({ file: file.rel, line });
       continue;
     }
-    if (!present.channels.has(v.channel)) problems.push(`${file.rel}: channel: unknown channel "${v.channel}"`);
+    if (!present.channels.has(v.channel)) problem(file.rel, `channel: unknown channel "${v.channel}"`);
     videos.push(v);
     itemHashes.set(`video:${v.video_id}`, file.sha);
   }
@@ -262,23 +389,27 @@ function load(contentDir: string, cache: ParseCache | null, reuse: { contentDir:
     const parts = file.rel.split('/');
     const lang = baseName(file.rel, '.md');
     if (parts.length !== 3 || !(LANGUAGES as readonly string[]).includes(lang)) {
-      problems.push(`${file.rel}: essays live at essays/<slug>/<lang>.md with lang one of ${LANGUAGES.join(', ')}`);
+      problem(file.rel, `essays live at essays/<slug>/<lang>.md with lang one of ${LANGUAGES.join(', ')}`);
       continue;
     }
     const slug = parts[1];
     if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(slug)) {
-      problems.push(`${file.rel}: slug: the folder name must be lower-case kebab-case`);
+      problem(file.rel, 'slug: the folder name must be lower-case kebab-case');
       continue;
     }
     const r = front(file, EssayFront);
     if (!r) continue;
-    if (r.data.video && !present.videos.has(r.data.video)) problems.push(`${file.rel}: video: unknown video "${r.data.video}"`);
+    let data = r.data;
+    if (data.video && !present.videos.has(data.video) && !missing(file.rel, `video: unknown video "${data.video}"`)) {
+      const { video: _gone, ...rest } = data;
+      data = rest;
+    }
     const entry = essayParts.get(slug) ?? {};
-    entry[lang as Lang] = { ...r.data, lang: lang as Lang, body: r.body };
+    entry[lang as Lang] = { ...data, lang: lang as Lang, body: r.body };
     essayParts.set(slug, entry);
     essayBodies.push({ rel: file.rel, body: r.body });
     const known = itemHashes.get(`essay:${slug}`);
-    itemHashes.set(`essay:${slug}`, known ? `${known},${file.sha}` : file.sha);
+    itemHashes.set(`essay:${slug}`, known ? `${known},${itemSha(file)}` : itemSha(file));
   }
   const essays: Essay[] = [...essayParts].map(([slug, translations]) => {
     const languages = LANGUAGES.filter((l) => translations[l]);
@@ -294,7 +425,7 @@ function load(contentDir: string, cache: ParseCache | null, reuse: { contentDir:
     const r = front(file, DigestFront);
     if (!r) continue;
     if (r.data.date !== baseName(file.rel, '.md')) {
-      problems.push(`${file.rel}: date: must equal the file name`);
+      problem(file.rel, 'date: must equal the file name');
       continue;
     }
     const parsed = memo(file, 'digest', (): { digest: Digest } | { error: string } => {
@@ -306,17 +437,20 @@ function load(contentDir: string, cache: ParseCache | null, reuse: { contentDir:
       }
     });
     if ('error' in parsed) {
-      problems.push(`${file.rel}: body: ${parsed.error}`);
+      problem(file.rel, `body: ${parsed.error}`);
       continue;
     }
-    const digest = parsed.digest;
+    let digest = parsed.digest;
+    let gone = false;
     for (const item of digest.items) {
       for (const s of item.sources) {
-        if (!present.videos.has(s.video_id)) problems.push(`${file.rel}: item ${item.number}: unknown video "${s.video_id}"`);
+        if (!present.videos.has(s.video_id) && !missing(file.rel, `item ${item.number}: unknown video "${s.video_id}"`)) gone = true;
       }
     }
+    // Published without its sources that are gone (a copy: the parse is the cache's).
+    if (gone) digest = { ...digest, items: digest.items.map((i) => ({ ...i, sources: i.sources.filter((s) => present.videos.has(s.video_id)) })) };
     digests.push(digest);
-    itemHashes.set(`digest:${digest.date}`, file.sha);
+    itemHashes.set(`digest:${digest.date}`, itemSha(file));
   }
   digests.sort((a, b) => (a.date < b.date ? 1 : -1));
   const digestsByDate = new Map(digests.map((d) => [d.date, d]));
@@ -326,13 +460,13 @@ function load(contentDir: string, cache: ParseCache | null, reuse: { contentDir:
   for (const file of files.knowledge) {
     const slug = baseName(file.rel, '.md');
     if (file.rel.split('/').length !== 2 || !/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(slug)) {
-      problems.push(`${file.rel}: knowledge concepts live at knowledge/<slug>.md with a kebab-case slug`);
+      problem(file.rel, 'knowledge concepts live at knowledge/<slug>.md with a kebab-case slug');
       continue;
     }
     const r = front(file, ConceptFront);
     if (!r) continue;
     concepts.push({ ...r.data, slug, body: r.body });
-    itemHashes.set(`concept:${slug}`, file.sha);
+    itemHashes.set(`concept:${slug}`, itemSha(file));
   }
   concepts.sort((a, b) => a.title.localeCompare(b.title, 'en') || (a.slug < b.slug ? -1 : 1));
   const conceptsBySlug = new Map(concepts.map((c) => [c.slug, c]));
@@ -343,7 +477,7 @@ function load(contentDir: string, cache: ParseCache | null, reuse: { contentDir:
   for (const file of files.personas) {
     const parts = file.rel.split('/');
     if (parts.length !== 3 || parts[2] !== 'persona.md') {
-      problems.push(`${file.rel}: personas live at personas/<persona_id>/persona.md`);
+      problem(file.rel, 'personas live at personas/<persona_id>/persona.md');
       continue;
     }
     const personaId = parts[1];
@@ -352,14 +486,14 @@ function load(contentDir: string, cache: ParseCache | null, reuse: { contentDir:
     const files = new Map<string, string>();
     for (const mf of modelfiles) {
       const m = new RegExp(`^personas/${personaId}/modelfiles/([a-z0-9-]+)\\.([a-z]{2})\\.modelfile$`).exec(mf.rel);
-      if (m) files.set(`${m[1]}/${m[2]}`, mf.text);
+      if (m) files.set(`${m[1]}/${m[2]}`, memo(mf, 'text', () => mf.text));
     }
     for (const mode of r.data.modes) {
       for (const lang of r.data.languages) {
         const text = files.get(`${mode}/${lang}`);
-        if (text === undefined) problems.push(`${file.rel}: modes: missing modelfiles/${mode}.${lang}.modelfile`);
+        if (text === undefined) problem(file.rel, `modes: missing modelfiles/${mode}.${lang}.modelfile`);
         else if (!/^FROM\s+\S+/m.test(text) || !/^SYSTEM\s/m.test(text)) {
-          problems.push(`personas/${personaId}/modelfiles/${mode}.${lang}.modelfile: needs a FROM line and a SYSTEM prompt`);
+          problem(`personas/${personaId}/modelfiles/${mode}.${lang}.modelfile`, 'needs a FROM line and a SYSTEM prompt');
         }
       }
     }
@@ -376,39 +510,37 @@ function load(contentDir: string, cache: ParseCache | null, reuse: { contentDir:
     const r = front(file, SkillFront);
     if (!r) continue;
     if (r.data.name !== baseName(file.rel, '.md')) {
-      problems.push(`${file.rel}: name: must equal the file name`);
+      problem(file.rel, 'name: must equal the file name');
       continue;
     }
-    skills.push({ ...r.data, body: r.body, source: file.text });
+    skills.push({ ...r.data, body: r.body, source: memo(file, 'text', () => file.text) });
   }
   const skillsByName = new Map(skills.map((s) => [s.name, s]));
 
   // Cross-references that need every collection loaded.
   const exists = (kind: string, id: string): boolean => present[kind as keyof typeof present]?.has(id) ?? false;
+  // A link to nothing is only a dead link in the text: published without the reference, it stays as written.
   const checkLinks = (rel: string, body: string) => {
-    for (const url of memo({ rel, sha: shaOf.get(rel)! }, 'links', () => markdownLinks(body))) {
+    for (const url of memo(fileOf.get(rel)!, 'links', () => markdownLinks(body))) {
       const m = SITE_LINK.exec(url);
-      if (m && !exists(m[1], m[2])) problems.push(`${rel}: body: link ${url} points at nothing`);
+      if (m && !exists(m[1], m[2])) missing(rel, `body: link ${url} points at nothing`);
     }
   };
+  const knownSource = (s: Concept['sources'][number]) =>
+    (s.type !== 'video' || present.videos.has(s.id)) && (s.type !== 'essay' || present.essays.has(s.id)) && (s.type !== 'digest' || present.digests.has(s.id));
   for (const c of concepts) {
     const rel = `knowledge/${c.slug}.md`;
-    for (const s of c.sources) {
-      if (s.type === 'video' && !present.videos.has(s.id)) problems.push(`${rel}: sources: unknown video "${s.id}"`);
-      if (s.type === 'essay' && !present.essays.has(s.id)) problems.push(`${rel}: sources: unknown essay "${s.id}"`);
-      if (s.type === 'digest' && !present.digests.has(s.id)) problems.push(`${rel}: sources: unknown digest "${s.id}"`);
-    }
+    let gone = false;
+    for (const s of c.sources) if (!knownSource(s) && !missing(rel, `sources: unknown ${s.type} "${'id' in s ? s.id : ''}"`)) gone = true;
     for (const r of c.related) {
-      if (!present.knowledge.has(r)) problems.push(`${rel}: related: unknown concept "${r}"`);
-      if (r === c.slug) problems.push(`${rel}: related: a concept cannot relate to itself`);
+      if (!present.knowledge.has(r) && !missing(rel, `related: unknown concept "${r}"`)) gone = true;
+      if (r === c.slug) problem(rel, 'related: a concept cannot relate to itself');
     }
+    // Published without its references to what is gone (the concept object is this load's own).
+    if (gone) Object.assign(c, { sources: c.sources.filter(knownSource), related: c.related.filter((r) => present.knowledge.has(r)) });
     checkLinks(rel, c.body);
   }
   for (const e of essayBodies) checkLinks(e.rel, e.body);
-
-  // What was parsed is kept whether or not the content is valid: fixing one file re-parses that file only.
-  cache?.save();
-  if (problems.length > 0) throw new ContentError(problems);
 
   // Back-references, so a video read does not scan every digest and concept.
   const digestsByVideo = new Map<string, Digest[]>();
@@ -444,7 +576,7 @@ function load(contentDir: string, cache: ParseCache | null, reuse: { contentDir:
     skillsByName,
     contentHash: hash.digest('hex'),
     itemHashes,
+    invalid: [],
   };
-  if (reuse) lastLoad = { ...reuse, listing, snapshot };
-  return snapshot;
+  return { snapshot, problems };
 }

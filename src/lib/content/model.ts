@@ -94,6 +94,34 @@ export interface Snapshot {
    * `concept:<slug>`): what the incremental build keys the documents of one item by.
    */
   itemHashes: Map<string, string>;
+  /**
+   * The files a lenient load (LoadOptions.lenient) did not publish as they are, with why, in path order:
+   * empty when every file is valid. The snapshot holds their last published version instead, or leaves
+   * them out.
+   */
+  invalid: InvalidFile[];
+}
+
+/** What a lenient load serves for a file that failed validation (InvalidFile.served), in words. */
+export const SERVED_AS: Record<InvalidFile['served'], string> = {
+  previous: 'its last valid version is published',
+  current: 'published without its references to items that are not there',
+  none: 'not published',
+};
+
+/** A content file that failed validation, in a lenient load. */
+export interface InvalidFile {
+  /** Its path under the content folder (`essays/<slug>/en.md`). */
+  path: string;
+  /** Why, one line per problem, without the path (`title: Invalid input: expected string, received undefined`). */
+  reasons: string[];
+  /**
+   * What the snapshot holds for it: `previous`, the last version of the file that was published (its item
+   * stays as it was; an edit that broke it waits for a fix); `current`, this version without its references
+   * to items that are not there (a video deleted that it cites); `none`, nothing (no earlier valid version
+   * is known, or that one fails too).
+   */
+  served: 'previous' | 'current' | 'none';
 }
 
 /** The essay's representation in one language, falling back to its primary language. */

@@ -22,6 +22,19 @@ interface Entry {
   /** The file's stat key when these bytes were read, if the file was older than the racy window then. */
   stat?: string;
   values: Record<string, unknown>;
+  /** A lenient load published these bytes as they are (they were valid with everything else then). */
+  ok?: true;
+  /**
+   * The last version of this file a lenient load published, while these bytes are not (yet) known valid:
+   * its hash and its parses, which that load serves in place of a file an editor got wrong.
+   */
+  good?: PreviousVersion;
+}
+
+/** A file's last published version: its SHA-256 and what parsing it gave (`front`, and `digest`, `links`, `text` where the kind has them). */
+export interface PreviousVersion {
+  sha: string;
+  values: Record<string, unknown>;
 }
 
 export interface ParseCache {
@@ -33,6 +46,13 @@ export interface ParseCache {
   noteStat(rel: string, sha: string, stat: string): void;
   /** True when the cache holds this file's parse for these bytes (its front matter's, at least); the entry is then kept at the next save, like every file this load saw. */
   knows(rel: string, sha: string): boolean;
+  /**
+   * The last version of the file a lenient load published (marked by `published`): these very bytes when they
+   * were, else the version before them that was. Undefined when none is known (a new file, a lost cache).
+   */
+  previousVersion(rel: string): PreviousVersion | undefined;
+  /** A lenient load published the file's bytes (this SHA-256) as they are: they become its previous version for a later bad edit. */
+  published(rel: string, sha: string): void;
   /**
    * Writes the cache (atomically) when it changed, keeping only the files this load saw; with `within`
    * (a folder, "videos/"), only the files of that folder are the ones it saw: every other file's entry is
@@ -143,6 +163,10 @@ export function openParseCache(cacheDir: string, opts: { /** false: no stat key 
       if (old && old.sha === sha) entry = old;
       else {
         entry = { sha, values: {} };
+        // The version before these bytes, if it was published: what a lenient load serves while these are bad.
+        const prior = seen.get(rel) ?? old;
+        const good = prior && (prior.ok ? { sha: prior.sha, values: prior.values } : prior.good);
+        if (good) entry.good = good;
         dirty.add(rel);
       }
       seen.set(rel, entry);
@@ -169,6 +193,18 @@ export function openParseCache(cacheDir: string, opts: { /** false: no stat key 
       if (entry?.sha !== sha || !('front' in entry.values)) return false;
       seen.set(rel, entry);
       return true;
+    },
+    previousVersion(rel: string): PreviousVersion | undefined {
+      const entry = seen.get(rel) ?? entries.get(rel);
+      if (!entry) return undefined;
+      return entry.ok ? { sha: entry.sha, values: entry.values } : entry.good;
+    },
+    published(rel: string, sha: string): void {
+      const entry = seen.get(rel);
+      if (!entry || entry.sha !== sha || (entry.ok && !entry.good)) return;
+      entry.ok = true;
+      delete entry.good;
+      dirty.add(rel);
     },
     memo<T>(rel: string, sha: string, kind: string, compute: () => T): T {
       const entry = entryFor(rel, sha);

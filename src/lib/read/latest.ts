@@ -9,6 +9,8 @@ import { feedUrls } from './feeds.ts';
 
 export const LATEST_VIDEO_COUNT = 10;
 export const LATEST_ESSAY_COUNT = 5;
+/** The most files that failed validation the briefing names (`invalid_file_count` counts them all). */
+export const LATEST_INVALID_FILES = 20;
 
 function hoursBetween(fromIso: string, toIso: string): number {
   return Math.round(((Date.parse(toIso) - Date.parse(fromIso)) / 3_600_000) * 100) / 100;
@@ -31,6 +33,9 @@ export function briefing(snap: Snapshot, site: SiteContext) {
         last_run_at: site.pipeline.last_run_at,
         last_status: site.pipeline.last_status,
         hours_since_last_run: site.pipeline.last_run_at ? hoursBetween(site.pipeline.last_run_at, site.generatedAt) : null,
+        // Content files that failed validation (the rest is published): why, and what is served for each.
+        invalid_file_count: snap.invalid.length,
+        invalid_files: snap.invalid.slice(0, LATEST_INVALID_FILES).map((f) => ({ path: f.path, reason: f.reasons.join('; '), served: f.served })),
       },
     },
     agent: {

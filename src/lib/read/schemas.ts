@@ -285,6 +285,18 @@ export const Briefing = named(
         last_run_at: z.string().nullable(),
         last_status: z.string().describe('ok, failed, never (no run yet) or unknown.'),
         hours_since_last_run: z.number().nullable(),
+        invalid_file_count: Count.describe('Content files that failed validation: the rest is published.'),
+        invalid_files: z
+          .array(
+            z.object({
+              path: z.string().describe('The file, under the content folder.'),
+              reason: z.string().describe('Why it failed, field by field.'),
+              served: z
+                .enum(['previous', 'current', 'none'])
+                .describe('previous: its last valid version is served; current: this version, without its references to items that are not there; none: it is not published.'),
+            }),
+          )
+          .describe('The first 20 of them.'),
       }),
     }),
     agent: z.object({

@@ -57,6 +57,12 @@ export interface BuildOptions {
    * it renders the first shard. Without it, a build that renders in child processes starts one as it begins.
    */
   render?: EarlyRender;
+  /**
+   * Fail on content that does not validate (ContentError, naming every file and field), as `npm run build`
+   * does. Without it the build publishes what is valid and, for a file that fails, its last published
+   * version (LoadOptions.lenient): what the pipeline and `npm start` build.
+   */
+  strict?: boolean;
 }
 
 /** The most pages a build renders in its own process when allowed (renderInProcess). */
@@ -144,7 +150,7 @@ export async function buildSite(env: Record<string, string | undefined> = proces
   let rendered = 0;
   let t0 = 0;
   try {
-    snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) }); // fails with the file and field
+    snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir), lenient: !opts.strict }); // strict: fails with the file and field
     site = siteContext(config, opts.generatedAt ? new Date(opts.generatedAt) : undefined);
     const pages = pageCount(snapshot);
     // A large site built by `npm run build` (renderInProcess) renders in children too: the first starts now.

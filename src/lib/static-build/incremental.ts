@@ -120,7 +120,7 @@ export async function buildSiteIncremental(
   /** Documents made of pieces, written beside their targets, put in place with the other files. */
   const staged: { rel: string; file: ReturnType<typeof stageFile>; spans: Omit<PieceSpans, 'stat'> }[] = [];
   try {
-    const snapshot = opts.snapshot ?? loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir) });
+    const snapshot = opts.snapshot ?? loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir), lenient: !opts.strict });
     const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
     opts.log?.(`rebuild-site: ${opts.snapshot ? 'content handed on, the manifest read' : 'content loaded'} in ${secs(started)} s`);
     if (prev.chrome !== chromeKey(site.siteName, site.baseUrl)) return full('the site name changed', early);
