@@ -84,19 +84,23 @@ function isoDay(base: Date, offsetDays: number): string {
 }
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
-export function generateCorpus(opts: CorpusOptions): { files: number } {
-  const r = rng(opts.seed ?? 42);
-  const n = opts.videos;
-  const out = opts.dir;
-  fs.rmSync(out, { recursive: true, force: true });
-  let files = 0;
-  const write = (rel: string, text: string) => {
-    const full = path.join(out, rel);
-    fs.mkdirSync(path.dirname(full), { recursive: true });
-    fs.writeFileSync(full, text);
-    files++;
-  };
+type Rng = () => number;
+type Write = (rel: string, text: string) => void;
+interface Video {
+  id: string;
+  title: string;
+  date: string;
+  tags: string[];
+  highlight: boolean;
+}
+/** The calendar the corpus spans: videos about four a day, newest on the anchor date. */
+interface Calendar {
+  anchor: Date;
+  days: number;
+}
 
+/** Channels: one per 200 videos (at least six), every sixth one Slovenian. */
+function writeChannels(r: Rng, write: Write, n: number): string[] {
   const channelCount = Math.max(6, Math.round(n / 200));
   const channels = Array.from({ length: channelCount }, (_, i) => `channel-${i + 1}`);
   for (const [i, id] of channels.entries()) {
@@ -107,11 +111,13 @@ export function generateCorpus(opts: CorpusOptions): { files: number } {
         `language: ${lang}\nurl: https://www.youtube.com/@synthetic${i + 1}\nfeed_url: https://www.youtube.com/feeds/videos.xml?channel_id=UC${String(i).padStart(22, 'x')}\n---\n`,
     );
   }
+  return channels;
+}
 
-  // Videos: about four a day, newest on the anchor date.
-  const anchor = new Date('2026-11-20T00:00:00Z');
-  const days = Math.max(30, Math.ceil(n / 4));
-  const videos: { id: string; title: string; date: string; tags: string[]; highlight: boolean }[] = [];
+/** Videos: about four a day, newest on the anchor date, in the language of their channel. */
+function writeVideos(r: Rng, write: Write, n: number, channels: string[], { anchor, days }: Calendar): Video[] {
+  const channelCount = channels.length;
+  const videos: Video[] = [];
   const ids = new Set<string>();
   for (let i = 0; i < n; i++) {
     let id = videoId(r);
@@ -134,8 +140,11 @@ export function generateCorpus(opts: CorpusOptions): { files: number } {
         `url: https://www.youtube.com/watch?v=${id}\nhighlight: ${highlight}\n---\n${transcript}`,
     );
   }
+  return videos;
+}
 
-  // Essays: one per six videos, a third with a Slovenian version.
+/** Essays: one per six videos, a third with a Slovenian version. Returns their slugs. */
+function writeEssays(r: Rng, write: Write, n: number, videos: Video[], { anchor, days }: Calendar): string[] {
   const essayCount = Math.max(1, Math.round(n / 6));
   const essaySlugs: string[] = [];
   for (let i = 0; i < essayCount; i++) {
@@ -151,9 +160,12 @@ export function generateCorpus(opts: CorpusOptions): { files: number } {
       write(`essays/${slug}/sl.md`, front(`O umetni inteligenci v praksi (${i + 1})`, pick(r, SL_SENTENCES)) + pickN(r, SL_SENTENCES, 4).join('\n\n') + '\n');
     }
   }
+  return essaySlugs;
+}
 
-  // Digests: one per day for the most recent days with at least five videos before them.
-  const byDate = new Map<string, typeof videos>();
+/** Digests: one per day for the most recent days with at least five videos before them. */
+function writeDigests(r: Rng, write: Write, n: number, videos: Video[], { anchor, days }: Calendar): void {
+  const byDate = new Map<string, Video[]>();
   for (const v of videos) {
     const list = byDate.get(v.date);
     if (list) list.push(v);
@@ -165,7 +177,7 @@ export function generateCorpus(opts: CorpusOptions): { files: number } {
   for (let d = 0; d < days && made < digestCount; d++) {
     const date = isoDay(anchor, d - 1);
     // The five newest videos before the day (dates newest first); stops looking once it has them.
-    const items: typeof videos = [];
+    const items: Video[] = [];
     for (const x of sortedDates) {
       if (x >= date) continue;
       for (const v of byDate.get(x)!) if (items.length < 5) items.push(v);
@@ -182,8 +194,10 @@ export function generateCorpus(opts: CorpusOptions): { files: number } {
     );
     made++;
   }
+}
 
-  // Concepts: two per three videos, one in ten a draft, each citing videos and an essay.
+/** Concepts: two per three videos, one in ten a draft, each citing videos and an essay. */
+function writeConcepts(r: Rng, write: Write, n: number, videos: Video[], essaySlugs: string[]): void {
   const conceptCount = Math.max(1, Math.round((n * 2) / 3));
   for (let i = 0; i < conceptCount; i++) {
     const slug = `concept-${i + 1}`;
@@ -200,8 +214,10 @@ export function generateCorpus(opts: CorpusOptions): { files: number } {
         `${pickN(r, SENTENCES, 3).join(' ')}\n\n## Why it matters\n\n${pickN(r, SENTENCES, 2).join(' ')} See [${sources[0].title}](/videos/${sources[0].id}).\n`,
     );
   }
+}
 
-  // Personas and skills: a fixed small set, as in the sample.
+/** Personas and skills: a fixed small set, as in the sample. */
+function writePersonasAndSkills(write: Write): void {
   for (const id of ['analyst', 'coach']) {
     write(`personas/${id}/persona.md`, `---\nname: ${yamlString(`Synthetic ${id}`)}\ndescription: A synthetic persona.\nlanguages: [en, sl]\nmodes: [chat, brief]\n---\nA persona for load tests.\n`);
     for (const mode of ['chat', 'brief']) {
@@ -211,6 +227,29 @@ export function generateCorpus(opts: CorpusOptions): { files: number } {
     }
   }
   write('skills/kb-search.md', `---\nname: kb-search\ndescription: Search the knowledge base.\n---\nUse GET /api/search?q=<query>&agent=true.\n`);
+}
+
+/** Writes the corpus into opts.dir (replacing it), one kind of content after another from one seeded stream. */
+export function generateCorpus(opts: CorpusOptions): { files: number } {
+  const r = rng(opts.seed ?? 42);
+  const n = opts.videos;
+  const out = opts.dir;
+  fs.rmSync(out, { recursive: true, force: true });
+  let files = 0;
+  const write: Write = (rel, text) => {
+    const full = path.join(out, rel);
+    fs.mkdirSync(path.dirname(full), { recursive: true });
+    fs.writeFileSync(full, text);
+    files++;
+  };
+  // The order of the steps is the order of the random stream: changing it changes every corpus.
+  const channels = writeChannels(r, write, n);
+  const calendar: Calendar = { anchor: new Date('2026-11-20T00:00:00Z'), days: Math.max(30, Math.ceil(n / 4)) };
+  const videos = writeVideos(r, write, n, channels, calendar);
+  const essaySlugs = writeEssays(r, write, n, videos, calendar);
+  writeDigests(r, write, n, videos, calendar);
+  writeConcepts(r, write, n, videos, essaySlugs);
+  writePersonasAndSkills(write);
   return { files };
 }
 
