@@ -1,24 +1,20 @@
 // The Hono application: every dynamic route, validation and error handling. api/server.ts puts the
 // in-memory static site in front of it.
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Config } from '../src/lib/config.ts';
 import { errorHandler, notFoundHandler } from './errors/index.ts';
 import { BODY_TOO_LARGE, MAX_BODY_BYTES } from './errors/body-size.ts';
 import { nulGuard } from './validation/nul-guard.ts';
-import { registerContentRoutes, type ContentState } from './content/index.ts';
+import { registerContentRoutes } from './content/index.ts';
 import { registerOpenApi } from './openapi/index.ts';
 import { contentExamples } from './content/examples.ts';
 import { registerAuditRoutes } from './audit/routes.ts';
-import type { AuditLog } from './audit/index.ts';
-import type { Db } from './db/index.ts';
-import type { Identity } from './auth/identity.ts';
 import { authenticate } from './auth/middleware.ts';
 import { registerAccountRoutes } from './auth/routes.ts';
 import { registerOidcRoutes } from './auth/oidc.ts';
 import { registerDeviceRoutes } from './device/index.ts';
 import { registerOAuthRoutes } from './oauth/index.ts';
 import { registerMcp } from './mcp/index.ts';
-import { createNotifications, type Notifications } from './notifications/index.ts';
+import { createNotifications } from './notifications/index.ts';
 import { registerNotificationRoutes } from './notifications/routes.ts';
 import { RateLimiter } from './rate-limit/index.ts';
 import { trustProxies } from './rate-limit/client-address.ts';
@@ -30,36 +26,13 @@ import { registerModerationRoutes } from './moderation/routes.ts';
 import { registerPipelineRoutes } from './pipeline/routes.ts';
 import { registerWebPages } from './web/index.ts';
 import { registerThumbnailProxy } from './web/thumbnails.ts';
-import type { StaticSite } from './static/index.ts';
 import { registerPersonalKnowledgeRoutes } from './personal-knowledge/index.ts';
 import { bodyLimit } from 'hono/body-limit';
 import { compressResponses } from './static/compression.ts';
 import { registerSearchRoutes } from './search/index.ts';
 import { searchPostListener } from './search/posts.ts';
 import { registerChatRoutes } from './chat/routes.ts';
-import type { SearchService } from '../src/lib/search/index.ts';
-
-export interface AppDeps {
-  config: Config;
-  content: () => ContentState;
-  db: Db;
-  audit: AuditLog;
-  identity: Identity;
-  /** The search service over the current snapshot (swapped with it when a new build is loaded). */
-  search: () => SearchService;
-  /** The identity provider browser sign-in uses: OIDC_ISSUER, or the embedded one in dev mode. */
-  idp: { issuer: string; clientId: string; clientSecret?: string; localIssuerOrigin?: () => string | undefined };
-  log?: (msg: string) => void;
-  /** The prerendered site in memory, for the website's pages (api/web); api/server.ts passes it. */
-  staticSite?: () => StaticSite;
-}
-
-/** What community routes (comments, posts, proposals, sources) share. */
-export interface CommunityDeps extends AppDeps {
-  notifications: Notifications;
-  /** One token bucket per user for every write. */
-  writeLimiter: RateLimiter;
-}
+import type { AppDeps, CommunityDeps } from './deps.ts';
 
 export function createApp(deps: AppDeps): OpenAPIHono {
   const app = new OpenAPIHono({ strict: true });

@@ -16,7 +16,7 @@ import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openap
 import { principal, hasInvalidToken, requireScope, SESSION_COOKIE } from '../auth/middleware.ts';
 import { RateLimiter, clientAddress, enforceRate } from '../rate-limit/index.ts';
 import { createLlmClient, LlmError, type ChatMessage, type LlmClient } from '../llm/client.ts';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../deps.ts';
 import { parseModelfile, type Modelfile } from '../../src/lib/personas/modelfile.ts';
 import { chatTokenKey, issueChatToken, verifyChatToken, ChatTokenError, CHAT_TOKEN_PREFIX, type ChatClaims } from './token.ts';
 import { retrieve, type Coverage } from './retrieve.ts';

@@ -11,7 +11,7 @@ import { ErrorDetail, jsonContent as json, WriteErrors } from '../openapi/schema
 import { actsAs, principal, requireRole, requireScope, requireUser, requireWriter } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
 import { CREATED_HEADERS, ETAG_HEADER, IF_MATCH_DESCRIPTION, ifMatchHolds, staleHint } from '../validation/if-match.ts';
-import type { CommunityDeps } from '../app.ts';
+import type { CommunityDeps } from '../deps.ts';
 import type { User } from '../auth/identity.ts';
 import { ENTITY_TYPES, entityExists, type EntityType } from './entities.ts';
 import { REACTION_KINDS, createCommentStore, type CommentRow, type ReactionKind } from './store.ts';

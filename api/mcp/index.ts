@@ -14,7 +14,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { ErrorCode, isJSONRPCRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../deps.ts';
 import { API_VERSION } from '../../src/lib/read/discovery.ts';
 import { accessTokenVerifier, mcpResource } from '../oauth/index.ts';
 import { authenticateMcp, challenge, type McpAuthOptions } from './auth.ts';

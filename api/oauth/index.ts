@@ -5,7 +5,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '../deps.ts';
 import { oauthStore } from './store.ts';
 import { LIFETIMES, type Lifetimes, type OAuthContext } from './context.ts';
 import { loadConsentKey } from './consent.ts';

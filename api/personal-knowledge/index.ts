@@ -2,7 +2,7 @@
 // OAuth and git's smart HTTP) and reads, writes and traces Markdown notes in it. With no VCS_* host
 // configured, a bare repository per person on this server plays the host, so it works with nothing else.
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { CommunityDeps } from '../app.ts';
+import type { CommunityDeps } from '../deps.ts';
 import { createTokenCipher, loadOrCreateKey } from './crypto.ts';
 import { createHostOAuth } from './oauth-client.ts';
 import { createPkStore } from './store.ts';

@@ -8,7 +8,7 @@ import { enforceRate } from '../rate-limit/index.ts';
 import { addRoute } from '../validation/route.ts';
 import { ErrorDetail, jsonContent } from '../openapi/schemas.ts';
 import { CONTENT_CHANGED_EVENT, CONTENT_CHANGED_JOBS } from '../../pipeline/lib/content-requests.ts';
-import type { CommunityDeps } from '../app.ts';
+import type { CommunityDeps } from '../deps.ts';
 
 const ContentChangedOut = z
   .object({

@@ -14,7 +14,7 @@ import { enforceRate } from '../rate-limit/index.ts';
 import { CREATED_HEADERS, ETAG_HEADER, IF_MATCH_DESCRIPTION, ifMatchHolds, staleHint } from '../validation/if-match.ts';
 import { publicUser, UserPublicOut } from '../auth/routes.ts';
 import { canSeePost } from '../comments/entities.ts';
-import type { CommunityDeps } from '../app.ts';
+import type { CommunityDeps } from '../deps.ts';
 import { createPostStore, type EssayRevision, type PostRow } from './store.ts';
 
 const E = WriteErrors;

@@ -10,7 +10,7 @@ import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
 import { requireRole, requireUser, requireWriter } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
 import { CREATED_HEADERS, ETAG_HEADER } from '../validation/if-match.ts';
-import type { CommunityDeps } from '../app.ts';
+import type { CommunityDeps } from '../deps.ts';
 import type { Snapshot } from '../../src/lib/content/model.ts';
 import { conceptTaken } from '../sources/concept-file.ts';
 import {

@@ -10,7 +10,7 @@ import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
 import { requireUser, requireWriter } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
-import type { CommunityDeps } from '../app.ts';
+import type { CommunityDeps } from '../deps.ts';
 import { createLlmClient } from '../llm/client.ts';
 import { createProposal, flagsOf } from '../proposals/store.ts';
 import { publicProposals } from '../proposals/routes.ts';
