@@ -10,7 +10,7 @@ import { formatTime } from '../../src/web/format.ts';
 import { problem, type CallApi } from './call.ts';
 import { PAGE_CSP, flash, formText, pageResponse, seeOther, sessionUser, signInRedirect } from './render.ts';
 import { signedOut } from './session.ts';
-import type { WebDeps } from './index.ts';
+import type { WebDeps } from './deps.ts';
 
 interface Profile {
   display_name: string;

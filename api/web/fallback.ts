@@ -5,7 +5,7 @@
 import type { Context } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { etagMatches, type StaticEntry } from '../static/index.ts';
-import type { WebDeps } from './index.ts';
+import type { WebDeps } from './deps.ts';
 
 function isApiPath(p: string): boolean {
   return p === '/api' || p.startsWith('/api/') || p.startsWith('/.well-known/') || p === '/mcp' || p.startsWith('/idp/');

@@ -5,8 +5,6 @@
 // /search?q=, /signout. Registered last, the page
 // fallback gives prerendered pages to requests with a query string and the 404 page to browsers.
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Config } from '../../src/lib/config.ts';
-import type { StaticSite } from '../static/index.ts';
 import { apiCaller } from './call.ts';
 import { registerAccountPages } from './account.ts';
 import { registerNotificationPages } from './notifications.ts';
@@ -16,12 +14,7 @@ import { registerSearchPage } from './search.ts';
 import { registerProposalPages } from './proposals.ts';
 import { registerSessionPages } from './session.ts';
 import { registerPageFallback } from './fallback.ts';
-
-export interface WebDeps {
-  config: Pick<Config, 'siteName' | 'baseUrl' | 'postsAutoPublish' | 'vcs' | 'sessionIdleHours'>;
-  /** The prerendered site the server holds in memory (swapped on rebuild); absent in API-only setups. */
-  staticSite?: () => StaticSite;
-}
+import type { WebDeps } from './deps.ts';
 
 /**
  * Call after every API route: the fallback registered here answers only what no route did.

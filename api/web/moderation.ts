@@ -9,7 +9,7 @@ import { formatTime } from '../../src/web/format.ts';
 import { markdownToHtml } from '../../src/web/markdown.ts';
 import { problem, type CallApi } from './call.ts';
 import { flash, formText, pageResponse, seeOther, sessionUser, signInRedirect } from './render.ts';
-import type { WebDeps } from './index.ts';
+import type { WebDeps } from './deps.ts';
 
 interface HiddenComment {
   comment_id: string;

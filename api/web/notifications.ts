@@ -6,7 +6,7 @@ import { html, raw } from '../../src/web/html.ts';
 import { formatTime } from '../../src/web/format.ts';
 import { problem, type CallApi } from './call.ts';
 import { flash, pageResponse, seeOther, sessionUser, signInRedirect } from './render.ts';
-import type { WebDeps } from './index.ts';
+import type { WebDeps } from './deps.ts';
 
 interface Notification {
   id: string;

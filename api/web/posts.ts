@@ -10,7 +10,7 @@ import { markdownToHtml } from '../../src/web/markdown.ts';
 import { commentsSection, relatedSection } from '../../src/web/sections.ts';
 import { problem, type ApiAnswer, type CallApi } from './call.ts';
 import { flash, formText, pageResponse, seeOther, sessionUser, signInRedirect } from './render.ts';
-import type { WebDeps } from './index.ts';
+import type { WebDeps } from './deps.ts';
 
 interface Post {
   post_id: string;

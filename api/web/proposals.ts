@@ -8,7 +8,7 @@ import { html, type SafeHtml } from '../../src/web/html.ts';
 import { formatTime } from '../../src/web/format.ts';
 import { problem, type CallApi } from './call.ts';
 import { flash, formText, pageResponse, seeOther, sessionUser, signInRedirect } from './render.ts';
-import type { WebDeps } from './index.ts';
+import type { WebDeps } from './deps.ts';
 
 interface Proposal {
   proposal_id: string;

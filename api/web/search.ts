@@ -7,7 +7,7 @@ import { SEARCH_TYPES, searchBody, type SearchState } from '../../src/web/search
 import { problem, type CallApi } from './call.ts';
 import { pageResponse } from './render.ts';
 import { staticFileResponse } from './fallback.ts';
-import type { WebDeps } from './index.ts';
+import type { WebDeps } from './deps.ts';
 
 /** `types` from the form (one parameter per box) or from a link (comma-separated), known names only. */
 export function typesFrom(values: string[]): string[] {

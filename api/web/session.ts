@@ -7,7 +7,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { html } from '../../src/web/html.ts';
 import type { ApiAnswer, CallApi } from './call.ts';
 import { pageResponse } from './render.ts';
-import type { WebDeps } from './index.ts';
+import type { WebDeps } from './deps.ts';
 
 export function registerSessionPages(app: OpenAPIHono, deps: WebDeps, callApi: CallApi): void {
   app.post('/signout', async (c) => signedOut(c, deps, await callApi(c, 'POST', '/api/auth/logout')));
