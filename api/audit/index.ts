@@ -89,11 +89,28 @@ export interface PublicEvent {
   leaf_hash: string;
 }
 
+/**
+ * Opens the audit log in `db`: fixes its origin on first use, loads (or creates) its signing key, and
+ * returns the writer every write calls and the readers the /api/audit routes serve.
+ * @example const audit = createAuditLog(db, { dataDir, ...auditOriginOptions(config), checkpointEvery: 1000, checkpointIntervalSeconds: 60 })
+ */
 export function createAuditLog(db: Db, opts: AuditOptions) {
   const store: AuditStore = auditStore(db);
   const now = opts.now ?? (() => new Date());
-  const report = opts.log ?? ((m: string) => console.error(m));
+  const origin = fixOrigin(store, opts, now);
   const keyFile = opts.signingKeyFile ?? path.join(keysDir(opts.dataDir), 'audit-ed25519.pem');
+  const signer: NoteSigner = createSigner(origin, loadOrCreateKey(keyFile));
+  const pseudonymKey = secretKey(opts.dataDir, 'audit-pseudonym.key');
+  return {
+    signer,
+    origin,
+    ...auditWriter(db, store, { origin, signer, pseudonymKey, now, opts }),
+    ...auditReader(store, origin, signer),
+  };
+}
+
+/** The origin the log keeps: the one it was created with, checked against AUDIT_ORIGIN when that is set. */
+function fixOrigin(store: AuditStore, opts: AuditOptions, now: () => Date): string {
   // The origin is fixed with the log: serving it under another host later must not orphan its checkpoints.
   if (!isValidKeyName(opts.origin)) throw new AuditOriginError(`invalid audit log origin "${opts.origin}": non-empty, without spaces or '+'`);
   const { origin } = store.fixOrigin(opts.origin, now().toISOString());
@@ -102,8 +119,20 @@ export function createAuditLog(db: Db, opts: AuditOptions) {
       `AUDIT_ORIGIN is "${opts.origin}", but the audit log in ${opts.dataDir} was created with origin "${origin}", under which its checkpoints are signed. Unset AUDIT_ORIGIN or set it to "${origin}".`,
     );
   }
-  const signer: NoteSigner = createSigner(origin, loadOrCreateKey(keyFile));
-  const pseudonymKey = secretKey(opts.dataDir, 'audit-pseudonym.key');
+  return origin;
+}
+
+interface WriterContext {
+  origin: string;
+  signer: NoteSigner;
+  pseudonymKey: Buffer;
+  now: () => Date;
+  opts: AuditOptions;
+}
+
+/** The write side: pseudonyms, append, and the checkpoints made every N events, every T seconds and at stop. */
+function auditWriter(db: Db, store: AuditStore, { origin, signer, pseudonymKey, now, opts }: WriterContext) {
+  const report = opts.log ?? ((m: string) => console.error(m));
   let timer: NodeJS.Timeout | undefined;
 
   const actorId = (e: AuditEventInput): string => {
@@ -123,10 +152,12 @@ export function createAuditLog(db: Db, opts: AuditOptions) {
     return cp;
   }
 
-  const log = {
-    signer,
-    origin,
+  /** Makes a checkpoint now if there is anything new since the last one. */
+  function checkpointNow(): StoredCheckpoint | null {
+    return db.transaction(checkpointInTransaction).immediate();
+  }
 
+  return {
     /**
      * A subject id for something private that the public log must not name (a person's session): a keyed
      * HMAC of the private id under the pseudonym key, `<prefix>_<24 hex>`. The same private id gives the
@@ -163,10 +194,7 @@ export function createAuditLog(db: Db, opts: AuditOptions) {
       return seq;
     },
 
-    /** Makes a checkpoint now if there is anything new since the last one. */
-    checkpointNow(): StoredCheckpoint | null {
-      return db.transaction(checkpointInTransaction).immediate();
-    },
+    checkpointNow,
 
     /** Starts the timer that checkpoints new events at least every checkpointIntervalSeconds. */
     startCheckpointing(): void {
@@ -177,7 +205,7 @@ export function createAuditLog(db: Db, opts: AuditOptions) {
         try {
           const last = store.lastCheckpoint();
           const due = !last || now().getTime() - Date.parse(last.created_at) >= opts.checkpointIntervalSeconds * 1000;
-          if (due && store.size() > (last?.tree_size ?? 0)) log.checkpointNow();
+          if (due && store.size() > (last?.tree_size ?? 0)) checkpointNow();
           if (failing) report('audit: checkpoints are made again');
           failing = null;
         } catch (err) {
@@ -192,9 +220,14 @@ export function createAuditLog(db: Db, opts: AuditOptions) {
     stop(): void {
       if (timer) clearInterval(timer);
       timer = undefined;
-      log.checkpointNow();
+      checkpointNow();
     },
+  };
+}
 
+/** The read side: event and checkpoint pages, the public key, tiles and proofs. */
+function auditReader(store: AuditStore, origin: string, signer: NoteSigner) {
+  return {
     size: () => store.size(),
 
     events(filter: { afterSeq: number; limit: number; kind?: string; subjectType?: string; subjectId?: string }) {
@@ -278,7 +311,6 @@ export function createAuditLog(db: Db, opts: AuditOptions) {
       };
     },
   };
-  return log;
 }
 
 function publicEvent(e: StoredEvent): PublicEvent {
