@@ -3,7 +3,7 @@
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { RequestValidationError } from '../validation/route.ts';
+import { RequestValidationError } from '../validation/error.ts';
 import { nulDetail, TextWithNul } from '../validation/nul.ts';
 import { InvalidRequest, oauthErrorResponse } from '../oauth/errors.ts';
 import { databaseUnavailable, RETRY_AFTER_SECONDS } from '../db/unavailable.ts';

@@ -1,7 +1,7 @@
 // The middleware that refuses NUL characters in a request's path, query and form body (see nul.ts).
 import type { Context, MiddlewareHandler } from 'hono';
 import { InvalidRequest, oauthErrorResponse } from '../oauth/errors.ts';
-import { RequestValidationError } from './route.ts';
+import { RequestValidationError } from './error.ts';
 import { NUL, nulDetail } from './nul.ts';
 
 const FORM = 'application/x-www-form-urlencoded';

@@ -11,18 +11,10 @@ import { IDENTITY_CHECKS } from './access.ts';
 import { nulDetail, nulPath } from './nul.ts';
 import { catalogueEntry } from '../openapi/catalogue.ts';
 import { ValidationErrorResponse } from '../openapi/schemas.ts';
+import { RequestValidationError } from './error.ts';
 
-/** Thrown when a request fails its schemas; the error handler answers 422 with `detail`. */
-export class RequestValidationError extends Error {
-  readonly detail: ValidationDetail[];
-  /** What to do about it, when the thrower knows better than the generic hint from `detail`. */
-  readonly hint?: string;
-  constructor(detail: ValidationDetail[], hint?: string) {
-    super('request validation failed');
-    this.detail = detail;
-    this.hint = hint;
-  }
-}
+// The route modules take the validation error from here, with addRoute.
+export { RequestValidationError };
 
 type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : Record<string, never>;
