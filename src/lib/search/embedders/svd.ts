@@ -92,9 +92,21 @@ export function symmetricEigen(input: Float64Array, n: number): { values: Float6
   const V = Float64Array.from(input);
   const d = new Float64Array(n);
   const e = new Float64Array(n);
-  const at = (r: number, c: number) => r * n + c;
+  tred2(V, d, e, n);
+  tql2(V, d, e, n);
+  const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => d[y] - d[x]);
+  const values = Float64Array.from(order, (i) => d[i]);
+  const vectors = new Float64Array(n * n);
+  for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) vectors[r * n + c] = V[r * n + order[c]];
+  return { values, vectors };
+}
 
-  // tred2: Householder reduction to tridiagonal form.
+/**
+ * tred2: Householder reduction of the symmetric n × n matrix V (row-major) to tridiagonal form, in place:
+ * d takes the diagonal, e the subdiagonal (e[0] = 0), V the orthogonal transformation.
+ */
+function tred2(V: Float64Array, d: Float64Array, e: Float64Array, n: number): void {
+  const at = (r: number, c: number) => r * n + c;
   for (let j = 0; j < n; j++) d[j] = V[at(n - 1, j)];
   for (let i = n - 1; i > 0; i--) {
     let scale = 0;
@@ -166,8 +178,13 @@ export function symmetricEigen(input: Float64Array, n: number): { values: Float6
   }
   if (n > 0) V[at(n - 1, n - 1)] = 1;
   e[0] = 0;
+}
 
-  // tql2: implicit QL iterations on the tridiagonal matrix, accumulating rotations into V.
+/**
+ * tql2: implicit QL iterations on the tridiagonal matrix (d, e) that tred2 left, accumulating the rotations
+ * into V: d takes the eigenvalues (unordered), V's columns the eigenvectors.
+ */
+function tql2(V: Float64Array, d: Float64Array, e: Float64Array, n: number): void {
   for (let i = 1; i < n; i++) e[i - 1] = e[i];
   if (n > 0) e[n - 1] = 0;
   let f = 0;
@@ -225,12 +242,6 @@ export function symmetricEigen(input: Float64Array, n: number): { values: Float6
     d[l] += f;
     e[l] = 0;
   }
-
-  const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => d[y] - d[x]);
-  const values = Float64Array.from(order, (i) => d[i]);
-  const vectors = new Float64Array(n * n);
-  for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) vectors[r * n + c] = V[r * n + order[c]];
-  return { values, vectors };
 }
 
 /** M · W for a row-major n × l matrix M and l × w matrix W. */
