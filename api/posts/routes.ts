@@ -15,7 +15,7 @@ import { CREATED_HEADERS, ETAG_HEADER, IF_MATCH_DESCRIPTION, ifMatchHolds, stale
 import { publicUser, UserPublicOut } from '../auth/routes.ts';
 import { canSeePost } from '../comments/entities.ts';
 import type { CommunityDeps } from '../deps.ts';
-import { createPostStore, type EssayRevision, type PostRow } from './store.ts';
+import { createPostStore, type EssayRevision, type PostRow, type PostStore } from './store.ts';
 
 const E = WriteErrors;
 const Tag = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'lower-case kebab-case').max(64);
@@ -92,13 +92,55 @@ export function postEtag(p: PostRow, essayRevision: number): string {
   return `"${p.id}.${createHash('sha256').update(state).digest('hex').slice(0, 16)}"`;
 }
 
-export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { posts?: PostListener; autoPublishPosts?: boolean }) {
+type PostRouteDeps = CommunityDeps & { posts?: PostListener; autoPublishPosts?: boolean };
+const noStore = { 'Cache-Control': 'no-store' };
+
+/** Registers the post routes: the posts themselves, their publication, essay, co-admins and votes. */
+export function registerPostRoutes(app: OpenAPIHono, deps: PostRouteDeps) {
+  const k = postRouteKit(deps);
+  registerPostReadWriteRoutes(app, k);
+  registerPostChangeRoutes(app, k);
+  registerPostPublicationRoutes(app, k);
+  registerPostEssayRoutes(app, k);
+  registerPostCoAdminRoutes(app, k);
+  registerPostVoteRoutes(app, k);
+}
+
+/** What every post route shares: the store, the post's JSON and headers, who may do what, the If-Match write. */
+function postRouteKit(deps: PostRouteDeps) {
   const { db, identity } = deps;
   const store = createPostStore(db, deps.audit, deps.notifications);
   const listener = deps.posts;
   const autoPublish = deps.autoPublishPosts ?? true;
-  const noStore = { 'Cache-Control': 'no-store' };
+  const views = postViews(deps, store);
+  const { out, versioned } = views;
+  /**
+   * Runs `write` in one transaction with the If-Match check (RFC 9110 §13.1.1) against the post as it is
+   * then; a stale If-Match writes nothing and answers 412 with the current post and its ETag.
+   */
+  function conditionally<T>(c: Context, postId: string, change: string, write: () => T): { ok: T } | { stale: Response } {
+    const ifMatch = c.req.header('if-match');
+    const stored = () => {
+      const row = store.get(postId);
+      if (!row) throw new ApiError(404, 'Post not found');
+      return row;
+    };
+    const result = db.transaction(() => (ifMatchHolds(ifMatch, postEtag(stored(), store.essay(postId)?.revision ?? 0)) ? { ok: write() } : null)).immediate();
+    if (result) return result;
+    const current = out(stored());
+    const body = { detail: 'The post changed since you read it: nothing was written', hint: staleHint(change, current.etag), current };
+    return { stale: c.json(body, 412, versioned(current)) };
+  }
+  const announce = (post: PostRow) => {
+    if (post.status === 'published') listener?.published(post, store.essay(post.id)?.body ?? '');
+  };
+  return { deps, identity, store, listener, autoPublish, ...views, ...postAccess(deps, store), conditionally, announce };
+}
+type PostRouteKit = ReturnType<typeof postRouteKit>;
 
+/** The JSON of a post and of its essay, and the headers that carry their versions. */
+function postViews(deps: PostRouteDeps, store: PostStore) {
+  const { identity } = deps;
   const out = (p: PostRow) => {
     const revision = store.essay(p.id)?.revision ?? 0;
     return {
@@ -126,23 +168,6 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
   /** The headers that carry a post's version (and for a new one, where it is). */
   const versioned = (o: { etag: string }) => ({ ...noStore, ETag: o.etag });
   const created = (o: { post_id: string; etag: string }) => ({ ...versioned(o), Location: `${deps.config.baseUrl}/api/posts/${o.post_id}` });
-  /**
-   * Runs `write` in one transaction with the If-Match check (RFC 9110 §13.1.1) against the post as it is
-   * then; a stale If-Match writes nothing and answers 412 with the current post and its ETag.
-   */
-  function conditionally<T>(c: Context, postId: string, change: string, write: () => T): { ok: T } | { stale: Response } {
-    const ifMatch = c.req.header('if-match');
-    const stored = () => {
-      const row = store.get(postId);
-      if (!row) throw new ApiError(404, 'Post not found');
-      return row;
-    };
-    const result = db.transaction(() => (ifMatchHolds(ifMatch, postEtag(stored(), store.essay(postId)?.revision ?? 0)) ? { ok: write() } : null)).immediate();
-    if (result) return result;
-    const current = out(stored());
-    const body = { detail: 'The post changed since you read it: nothing was written', hint: staleHint(change, current.etag), current };
-    return { stale: c.json(body, 412, versioned(current)) };
-  }
   const essayOut = (postId: string, rev: EssayRevision | undefined) => ({
     post_id: postId,
     revision: rev?.revision ?? 0,
@@ -151,7 +176,12 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
     updated_at: rev?.created_at ?? null,
     updated_by: rev?.author_id ?? null,
   });
+  return { out, versioned, created, essayOut };
+}
 
+/** Who may see and change a post: each check answers 404, 403 or 429 before anything is written. */
+function postAccess(deps: PostRouteDeps, store: PostStore) {
+  const { db } = deps;
   // Moderator powers over posts (reading others' drafts) need the moderate scope on OAuth tokens, as everywhere.
   const isMod = (c: Context) => actsAs(principal(c), 'moderator');
   /** The post if the caller may see it; 404 otherwise (drafts do not leak their existence). */
@@ -175,10 +205,12 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
     enforceRate(deps.writeLimiter, `user:${p.user.id}`);
     return { post, userId: p.user.id };
   }
-  const announce = (post: PostRow) => {
-    if (post.status === 'published') listener?.published(post, store.essay(post.id)?.body ?? '');
-  };
+  return { visible, editable, authorOnly };
+}
 
+/** The published list, a new post, your posts and one post. */
+function registerPostReadWriteRoutes(app: OpenAPIHono, k: PostRouteKit) {
+  const { deps, store, out, created, versioned, visible } = k;
   addRoute(
     app,
     createRoute({
@@ -252,6 +284,11 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
     },
   );
 
+}
+
+/** Changing and deleting a post, each against the version the caller read (If-Match). */
+function registerPostChangeRoutes(app: OpenAPIHono, k: PostRouteKit) {
+  const { store, listener, autoPublish, out, versioned, editable, authorOnly, conditionally, announce } = k;
   addRoute(
     app,
     createRoute({
@@ -294,6 +331,11 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
     },
   );
 
+}
+
+/** Submission by the author and review by a moderator. */
+function registerPostPublicationRoutes(app: OpenAPIHono, k: PostRouteKit) {
+  const { store, autoPublish, out, versioned, visible, editable, announce } = k;
   addRoute(
     app,
     createRoute({
@@ -346,7 +388,11 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
     },
   );
 
-  // ---- the post essay ----
+}
+
+/** The post essay: read it with its ETag, replace it with If-Match. */
+function registerPostEssayRoutes(app: OpenAPIHono, k: PostRouteKit) {
+  const { store, listener, autoPublish, essayOut, visible, editable } = k;
   addRoute(
     app,
     createRoute({ method: 'get', path: '/api/posts/{post_id}/essay', tags: ['posts'], summary: 'The post essay, with its ETag', request: { params: postIdParam }, responses: { 200: json(EssayOut, 'Essay'), 404: E[404] } }),
@@ -412,7 +458,11 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
     },
   );
 
-  // ---- co-admins ----
+}
+
+/** The post's co-admins: listed by anyone who sees it, granted by the author, removed by either. */
+function registerPostCoAdminRoutes(app: OpenAPIHono, k: PostRouteKit) {
+  const { deps, identity, store, visible, authorOnly } = k;
   const adminsOut = (post: PostRow) => ({
     post_id: post.id,
     author: publicUser(identity.getUser(post.author_id)!),
@@ -461,7 +511,11 @@ export function registerPostRoutes(app: OpenAPIHono, deps: CommunityDeps & { pos
     },
   );
 
-  // ---- votes on the essay ----
+}
+
+/** Votes on the essay of a published post. */
+function registerPostVoteRoutes(app: OpenAPIHono, k: PostRouteKit) {
+  const { deps, store, visible } = k;
   const voteOut = (postId: string, userId: string | null) => ({ post_id: postId, votes: store.votes(postId), voted: userId ? store.hasVoted(postId, userId) : false });
   addRoute(
     app,
