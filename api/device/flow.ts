@@ -12,7 +12,7 @@ import { hashSecret, randomId, randomSecret } from '../auth/secrets.ts';
 import { InvalidClient, InvalidGrant, OAuthError } from '../oauth/errors.ts';
 import { oauthStore, type Client } from '../oauth/store.ts';
 import { issueTokens, type TokenResponse } from '../oauth/issue.ts';
-import { LIFETIMES, type Lifetimes } from '../oauth/context.ts';
+import { LIFETIMES, type Lifetimes } from '../oauth/lifetimes.ts';
 import { grantableScope, parseScope } from '../oauth/check_scope.ts';
 import { DEVICE_CODE_GRANT_TYPE } from './schemas.ts';
 import { formatUserCode, generateUserCode } from './user-code.ts';

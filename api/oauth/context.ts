@@ -4,17 +4,10 @@ import type { AuditLog } from '../audit/index.ts';
 import type { Identity } from '../auth/identity.ts';
 import type { OAuthStore } from './store.ts';
 import type { RateLimiter } from '../rate-limit/index.ts';
-import type { DeviceFlow } from '../device/index.ts';
+import type { DeviceFlow } from '../device/flow.ts';
+import type { Lifetimes } from './lifetimes.ts';
 
-/** Lifetimes in seconds. Codes are short (RFC 6749 §4.1.2 recommends at most 10 minutes). */
-export interface Lifetimes {
-  code: number;
-  accessToken: number;
-  refreshToken: number;
-  consent: number;
-}
-
-export const LIFETIMES: Lifetimes = { code: 60, accessToken: 3600, refreshToken: 30 * 86_400, consent: 600 };
+export { iso, LIFETIMES, plusSeconds, type Lifetimes } from './lifetimes.ts';
 
 export interface OAuthContext {
   db: Db;
@@ -37,6 +30,3 @@ export interface OAuthContext {
   deviceFlow: DeviceFlow;
   now: () => Date;
 }
-
-export const iso = (d: Date): string => d.toISOString();
-export const plusSeconds = (d: Date, s: number): Date => new Date(d.getTime() + s * 1000);

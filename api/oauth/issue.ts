@@ -2,8 +2,8 @@
 // registered for it, a refresh token. Both are random 256-bit values with a readable prefix (so a leaked
 // one is recognisable); only their SHA-256 is stored.
 import { hashSecret, randomSecret } from '../auth/secrets.ts';
-import { iso, plusSeconds, type OAuthContext } from './context.ts';
-import type { Client, Grant } from './store.ts';
+import { iso, plusSeconds, type Lifetimes } from './lifetimes.ts';
+import type { Client, Grant, OAuthStore } from './store.ts';
 
 export const ACCESS_TOKEN_PREFIX = 'oat_';
 export const REFRESH_TOKEN_PREFIX = 'ort_';
@@ -16,8 +16,15 @@ export interface TokenResponse {
   scope: string;
 }
 
+/** What issuing takes from the authorization server's context (api/oauth/context.ts) or the device flow. */
+export interface TokenIssuing {
+  now: () => Date;
+  store: OAuthStore;
+  lifetimes: Lifetimes;
+}
+
 /** Issues an access token and, when the client may refresh, a refresh token. Call inside a transaction. */
-export function issueTokens(ctx: Pick<OAuthContext, 'now' | 'store' | 'lifetimes'>, client: Client, grant: Grant, scope: string): TokenResponse {
+export function issueTokens(ctx: TokenIssuing, client: Client, grant: Grant, scope: string): TokenResponse {
   const t = ctx.now();
   const access = randomSecret(ACCESS_TOKEN_PREFIX, 32);
   ctx.store.insertToken(
