@@ -104,7 +104,7 @@ export function citingPassages(markdown: string): { text: string; cited: string[
 }
 
 /** Gives every document the passages of other documents that cite it (see SearchDocument.citations). */
-function attachCitations(docs: SearchDocument[], passages: { from: string; text: string; lang: TextLang; cited: string[] }[]): void {
+function attachCitations(docs: SearchDocument[], passages: Passage[]): void {
   const byKey = new Map(docs.map((d) => [docKey(d.type, d.id), d]));
   for (const p of passages) {
     for (const key of p.cited) {
@@ -125,12 +125,41 @@ const tagPart = (tags: readonly string[]): TextPart[] => part(tags.map((t) => t.
  */
 export function documentsFromSnapshot(snap: Snapshot, only?: { wanted: (key: string) => boolean; mayCite: (from: string) => boolean }): SearchDocument[] {
   const docs: SearchDocument[] = [];
-  const passages: { from: string; text: string; lang: TextLang; cited: string[] }[] = [];
-  const cite = (from: string, lang: TextLang, markdown: string) => {
-    for (const p of citingPassages(markdown)) passages.push({ from, lang, ...p });
+  const passages: Passage[] = [];
+  const c: Gathering = {
+    docs,
+    passages,
+    cite: (from, lang, markdown) => {
+      for (const p of citingPassages(markdown)) passages.push({ from, lang, ...p });
+    },
+    wanted: only ? only.wanted : () => true,
+    citing: only ? only.mayCite : () => true,
   };
-  const wanted = only ? only.wanted : () => true;
-  const citing = only ? only.mayCite : () => true;
+  // In this order: the documents' order is the built index's.
+  videoDocuments(snap, c);
+  essayDocuments(snap, c);
+  digestDocuments(snap, c);
+  conceptDocuments(snap, c);
+  personaDocuments(snap, c);
+  attachCitations(docs, passages);
+  return docs;
+}
+
+/** A passage of one item that cites others (see SearchDocument.citations). */
+type Passage = { from: string; text: string; lang: TextLang; cited: string[] };
+
+/** What documentsFromSnapshot gathers, and what it is asked for: the documents wanted, and the passages of the items that may cite them. */
+interface Gathering {
+  docs: SearchDocument[];
+  passages: Passage[];
+  /** Adds the passages of an item's Markdown that cite other items. */
+  cite: (from: string, lang: TextLang, markdown: string) => void;
+  wanted: (key: string) => boolean;
+  citing: (from: string) => boolean;
+}
+
+/** Videos: their transcript is the body; they cite nothing. */
+function videoDocuments(snap: Snapshot, { docs, wanted }: Gathering): void {
   for (const v of snap.videos) {
     if (!wanted(docKey('video', v.video_id))) continue;
     docs.push({
@@ -144,6 +173,10 @@ export function documentsFromSnapshot(snap: Snapshot, only?: { wanted: (key: str
       links: [],
     });
   }
+}
+
+/** Essays: every language version under the one essay; their links and citing sentences. */
+function essayDocuments(snap: Snapshot, { docs, wanted, citing, cite }: Gathering): void {
   for (const e of snap.essays) {
     const self = docKey('essay', e.slug);
     if (!wanted(self) && !citing(self)) continue;
@@ -173,6 +206,10 @@ export function documentsFromSnapshot(snap: Snapshot, only?: { wanted: (key: str
       links: [...links],
     });
   }
+}
+
+/** Digests: each item's paragraph cites the videos of its sources. */
+function digestDocuments(snap: Snapshot, { docs, passages, wanted, citing }: Gathering): void {
   for (const d of snap.digests) {
     const self = docKey('digest', d.date);
     if (!wanted(self) && !citing(self)) continue;
@@ -198,6 +235,10 @@ export function documentsFromSnapshot(snap: Snapshot, only?: { wanted: (key: str
       links: [...new Set(d.items.flatMap((i) => i.sources.map((s) => docKey('video', s.video_id))))],
     });
   }
+}
+
+/** Knowledge concepts: their sources, related concepts and links; a draft cites nothing. */
+function conceptDocuments(snap: Snapshot, { docs, wanted, citing, cite }: Gathering): void {
   for (const c of snap.concepts) {
     const self = docKey('knowledge', c.slug);
     if (!wanted(self) && !(citing(self) && !c.draft)) continue;
@@ -223,6 +264,10 @@ export function documentsFromSnapshot(snap: Snapshot, only?: { wanted: (key: str
       links: [...links],
     });
   }
+}
+
+/** Personas: their description and body, their links and citing sentences. */
+function personaDocuments(snap: Snapshot, { docs, wanted, citing, cite }: Gathering): void {
   for (const p of snap.personas) {
     const self = docKey('persona', p.persona_id);
     if (!wanted(self) && !citing(self)) continue;
@@ -239,8 +284,6 @@ export function documentsFromSnapshot(snap: Snapshot, only?: { wanted: (key: str
     });
     cite(self, lang, p.body);
   }
-  attachCitations(docs, passages);
-  return docs;
 }
 
 /**
