@@ -14,7 +14,7 @@ import { CREATED_HEADERS, ETAG_HEADER, IF_MATCH_DESCRIPTION, ifMatchHolds, stale
 import type { CommunityDeps } from '../deps.ts';
 import type { User } from '../auth/identity.ts';
 import { ENTITY_TYPES, entityExists, type EntityType } from './entities.ts';
-import { REACTION_KINDS, createCommentStore, type CommentRow, type ReactionKind } from './store.ts';
+import { REACTION_KINDS, createCommentStore, type CommentRow, type CommentStore, type ReactionKind } from './store.ts';
 
 export const COMMENT_MAX = 10_000;
 const COMMENT_IDS = 'GET /api/comments?entity_type=<type>&entity_id=<id> lists the comments on an item with their comment_id (hidden and deleted ones are gone for you).';
@@ -58,45 +58,25 @@ const idParams = z.object({ comment_id: z.string().max(100) });
 const ifMatchHeader = z.object({ 'if-match': z.string().max(200).optional().openapi({ description: IF_MATCH_DESCRIPTION }) });
 const Stale = z.object({ detail: z.string(), hint: z.string(), current: CommentOut }).openapi('CommentChanged');
 
+const noStore = { 'Cache-Control': 'no-store' };
+const isModerator = (c: Context) => actsAs(principal(c), 'moderator');
+
+/** Registers the comment routes: listing and creating, one comment, moderation and reactions. */
 export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
+  const k = commentRouteKit(deps);
+  registerCommentListRoutes(app, k);
+  registerCommentGetCreateRoute(app, k);
+  registerOneCommentRoutes(app, k);
+  registerCommentModerationRoutes(app, k);
+  registerReactionRoutes(app, k);
+}
+
+/** What every comment route shares: the store, the JSON, the If-Match write, visibility and creation. */
+function commentRouteKit(deps: CommunityDeps) {
   const { db, identity } = deps;
   const store = createCommentStore(db, deps.audit, identity, deps.notifications);
-  const noStore = { 'Cache-Control': 'no-store' };
-  const isModerator = (c: Context) => actsAs(principal(c), 'moderator');
-
-  const authorOf = (c: CommentRow, cache: Map<string, User | undefined>) => {
-    if (c.deleted_at) return null;
-    if (!cache.has(c.author_id)) cache.set(c.author_id, identity.getUser(c.author_id));
-    const u = cache.get(c.author_id)!;
-    return { id: u.id, display_name: u.display_name, handle: u.handle };
-  };
-  function out(rows: CommentRow[]) {
-    const counts = store.reactionCounts(rows.map((r) => r.id));
-    const users = new Map<string, User | undefined>();
-    return rows.map((r) => {
-      const edits = store.editCount(r.id);
-      return {
-        comment_id: r.id,
-        entity_type: r.entity_type,
-        entity_id: r.entity_id,
-        parent_id: r.parent_id,
-        author: authorOf(r, users),
-        body: r.deleted_at ? '' : r.body,
-        hidden: r.hidden === 1,
-        deleted: r.deleted_at !== null,
-        edited: !r.deleted_at && edits > 0,
-        reactions: counts.get(r.id)!,
-        reply_count: store.liveReplyCount(r.id),
-        created_at: r.created_at,
-        updated_at: r.updated_at,
-        etag: store.etag(r, edits),
-      };
-    });
-  }
-  /** One comment, and the headers that carry its version (and for a new one, where it is). */
-  const one = (row: CommentRow) => out([row])[0];
-  const versioned = (o: { etag: string }) => ({ ...noStore, ETag: o.etag });
-  const created = (o: { comment_id: string; etag: string }) => ({ ...versioned(o), Location: `${deps.config.baseUrl}/api/comments/${o.comment_id}` });
+  const views = commentViews(deps, store);
+  const { one, versioned } = views;
 
   /**
    * Runs `write` in one transaction with the If-Match check (RFC 9110 §13.1.1) against the comment as it is
@@ -138,7 +118,52 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
     }
     return store.create({ entityType: input.entity_type, entityId: input.entity_id, parentId, authorId: userId, body: input.body }, extra);
   }
+  return { deps, db, store, ...views, conditionally, visible, create };
+}
+type CommentRouteKit = ReturnType<typeof commentRouteKit>;
 
+/** The JSON of comments (authors looked up once per list) and the headers that carry a comment's version. */
+function commentViews(deps: CommunityDeps, store: CommentStore) {
+  const { identity } = deps;
+  const authorOf = (c: CommentRow, cache: Map<string, User | undefined>) => {
+    if (c.deleted_at) return null;
+    if (!cache.has(c.author_id)) cache.set(c.author_id, identity.getUser(c.author_id));
+    const u = cache.get(c.author_id)!;
+    return { id: u.id, display_name: u.display_name, handle: u.handle };
+  };
+  function out(rows: CommentRow[]) {
+    const counts = store.reactionCounts(rows.map((r) => r.id));
+    const users = new Map<string, User | undefined>();
+    return rows.map((r) => {
+      const edits = store.editCount(r.id);
+      return {
+        comment_id: r.id,
+        entity_type: r.entity_type,
+        entity_id: r.entity_id,
+        parent_id: r.parent_id,
+        author: authorOf(r, users),
+        body: r.deleted_at ? '' : r.body,
+        hidden: r.hidden === 1,
+        deleted: r.deleted_at !== null,
+        edited: !r.deleted_at && edits > 0,
+        reactions: counts.get(r.id)!,
+        reply_count: store.liveReplyCount(r.id),
+        created_at: r.created_at,
+        updated_at: r.updated_at,
+        etag: store.etag(r, edits),
+      };
+    });
+  }
+  /** One comment, and the headers that carry its version (and for a new one, where it is). */
+  const one = (row: CommentRow) => out([row])[0];
+  const versioned = (o: { etag: string }) => ({ ...noStore, ETag: o.etag });
+  const created = (o: { comment_id: string; etag: string }) => ({ ...versioned(o), Location: `${deps.config.baseUrl}/api/comments/${o.comment_id}` });
+  return { out, one, versioned, created };
+}
+
+/** The comments on an item, and a new comment or reply. */
+function registerCommentListRoutes(app: OpenAPIHono, k: CommentRouteKit) {
+  const { deps, db, store, out, one, created, create } = k;
   addRoute(
     app,
     createRoute({
@@ -185,6 +210,11 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
     },
   );
 
+}
+
+/** GET /api/comments/create: creation for sandboxes that cannot POST, bearer token only, idempotent by key. */
+function registerCommentGetCreateRoute(app: OpenAPIHono, k: CommentRouteKit) {
+  const { deps, store, one, versioned, created, create } = k;
   addRoute(
     app,
     createRoute({
@@ -227,6 +257,11 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
     },
   );
 
+}
+
+/** One comment: read it with its ETag, edit it (author), delete it (author or moderator). */
+function registerOneCommentRoutes(app: OpenAPIHono, k: CommentRouteKit) {
+  const { deps, store, one, versioned, conditionally, visible } = k;
   addRoute(
     app,
     createRoute({
@@ -289,6 +324,11 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
     },
   );
 
+}
+
+/** Moderators hide and unhide comments. */
+function registerCommentModerationRoutes(app: OpenAPIHono, k: CommentRouteKit) {
+  const { store, one, versioned, visible } = k;
   for (const action of ['hide', 'unhide'] as const) {
     addRoute(
       app,
@@ -309,6 +349,11 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
     );
   }
 
+}
+
+/** Reactions to a comment, one per kind per person. */
+function registerReactionRoutes(app: OpenAPIHono, k: CommentRouteKit) {
+  const { deps, store, visible } = k;
   const reactionOut = (commentId: string, userId: string) => ({ comment_id: commentId, counts: store.reactionCounts([commentId]).get(commentId)!, mine: store.myReactions(commentId, userId) });
   addRoute(
     app,

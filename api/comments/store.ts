@@ -30,6 +30,7 @@ export function mentionedHandles(body: string): string[] {
   return [...new Set([...body.matchAll(MENTION)].map((m) => m[2]))];
 }
 
+/** The comment store: comments with their edits and notifications, reactions, and GET-create's keys. */
 export function createCommentStore(db: Db, audit: AuditLog, identity: Identity, notifications: Notifications, now: () => Date = () => new Date()) {
   const byId = db.prepare<[string], CommentRow>('SELECT * FROM comments WHERE id = ?');
   const liveReplies = db.prepare<[string], number>('SELECT COUNT(*) FROM comments WHERE parent_id = ? AND deleted_at IS NULL').pluck();
@@ -142,8 +143,15 @@ export function createCommentStore(db: Db, audit: AuditLog, identity: Identity, 
       return { total, rows };
     },
 
-    // ---- reactions ----
+    ...reactionStore(db, audit, now),
+    ...idempotencyStore(db, now),
+  };
+  return store;
+}
 
+/** Reactions: one per kind per person, each added or removed with its audit event. */
+function reactionStore(db: Db, audit: AuditLog, now: () => Date) {
+  return {
     react(commentId: string, userId: string, kind: ReactionKind): void {
       db.transaction(() => {
         const r = db.prepare('INSERT INTO reactions (comment_id, user_id, kind, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING').run(commentId, userId, kind, now().toISOString());
@@ -171,9 +179,12 @@ export function createCommentStore(db: Db, audit: AuditLog, identity: Identity, 
     myReactions(commentId: string, userId: string): string[] {
       return db.prepare('SELECT kind FROM reactions WHERE comment_id = ? AND user_id = ? ORDER BY kind').pluck().all(commentId, userId) as string[];
     },
+  };
+}
 
-    // ---- idempotent GET-create ----
-
+/** The keys of GET /api/comments/create: which comment a person's key created, and from what request. */
+function idempotencyStore(db: Db, now: () => Date) {
+  return {
     idempotent(userId: string, key: string): { request_hash: string; comment_id: string } | undefined {
       return db.prepare<[string, string], { request_hash: string; comment_id: string }>('SELECT request_hash, comment_id FROM comment_idempotency WHERE user_id = ? AND key = ?').get(userId, key);
     },
@@ -181,7 +192,6 @@ export function createCommentStore(db: Db, audit: AuditLog, identity: Identity, 
       db.prepare('INSERT INTO comment_idempotency (user_id, key, request_hash, comment_id, created_at) VALUES (?, ?, ?, ?, ?)').run(userId, key, requestHash, commentId, now().toISOString());
     },
   };
-  return store;
 }
 
 export type CommentStore = ReturnType<typeof createCommentStore>;
