@@ -11,7 +11,7 @@ import { hashSecret, randomSecret } from '../auth/secrets.ts';
 import { enforceRate } from '../rate-limit/index.ts';
 import { ConnectError } from './oauth-client.ts';
 import { HostError } from './git.ts';
-import type { PkRouteDeps } from './routes.ts';
+import type { PkRouteDeps } from './deps.ts';
 import { BeginOut, E, json } from './schemas.ts';
 
 const FLOW_TTL_MS = 10 * 60_000;
@@ -26,13 +26,21 @@ const CLONE_REASONS: Record<string, string> = {
   unreachable: 'host_unreachable',
 };
 
+const account = (params: Record<string, string>) => `/account?${new URLSearchParams(params)}`;
+
+/** Registers the connect flow: begin, the embedded store's authorize step, and the callback. */
 export function registerConnectRoutes(app: OpenAPIHono, deps: PkRouteDeps): void {
-  const { config, store, notes, oauth } = deps;
+  registerBeginRoute(app, deps);
+  registerEmbeddedAuthorizeRoute(app, deps);
+  registerCallbackRoute(app, deps);
+}
+
+/** GET /api/auth/vcs/begin: a flow bound to the browser session, and the authorize URL to send it to. */
+function registerBeginRoute(app: OpenAPIHono, deps: PkRouteDeps): void {
+  const { config, store, oauth } = deps;
   const host = config.vcs.host;
   const publicOrigin = new URL(config.baseUrl).origin;
   const defaultRedirect = `${config.baseUrl}/api/auth/vcs/callback`;
-  const account = (params: Record<string, string>) => `/account?${new URLSearchParams(params)}`;
-
   addRoute(
     app,
     createRoute({
@@ -74,9 +82,14 @@ export function registerConnectRoutes(app: OpenAPIHono, deps: PkRouteDeps): void
     },
   );
 
-  // The embedded store's authorization server: the store is on this server and belongs to the person signed
-  // in, so it approves at once, but only for the flow this very session began, and with the PKCE challenge
-  // that flow made. The callback then redeems the code as it would a host's.
+}
+
+// The embedded store's authorization server: the store is on this server and belongs to the person signed
+// in, so it approves at once, but only for the flow this very session began, and with the PKCE challenge
+// that flow made. The callback then redeems the code as it would a host's.
+function registerEmbeddedAuthorizeRoute(app: OpenAPIHono, deps: PkRouteDeps): void {
+  const { config, store } = deps;
+  const host = config.vcs.host;
   addRoute(
     app,
     createRoute({
@@ -122,6 +135,12 @@ export function registerConnectRoutes(app: OpenAPIHono, deps: PkRouteDeps): void
     },
   );
 
+}
+
+/** GET /api/auth/vcs/callback: checks the flow against the session, redeems the code, connects the store. */
+function registerCallbackRoute(app: OpenAPIHono, deps: PkRouteDeps): void {
+  const { config, store, notes, oauth } = deps;
+  const host = config.vcs.host;
   addRoute(
     app,
     createRoute({

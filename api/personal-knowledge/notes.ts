@@ -14,7 +14,7 @@ import { HostError, type Signature } from './git.ts';
 import { ConnectError, type HostOAuth, type HostTokens } from './oauth-client.ts';
 import type { ConnectionRow, PkStore } from './store.ts';
 import { titleOf } from './slug.ts';
-import { createSync, MAX_ATTEMPTS, type Session } from './sync.ts';
+import { createSync, MAX_ATTEMPTS, type Session, type Sync } from './sync.ts';
 import { lastChanges, noteHistory, titleFor } from './history.ts';
 
 export interface NotesDeps {
@@ -68,12 +68,24 @@ export class HostUnavailable extends Error {
 const notConnected = () =>
   new ApiError(404, 'Personal knowledge is not connected: connect a repository at GET /api/auth/vcs/begin', {}, 'The person connects a note repository once, in a browser session: the account page (/account) or GET /api/auth/vcs/begin. An API key or OAuth token cannot connect one.');
 
+type Repositories = ReturnType<typeof personRepositories>;
+
+/** The notes service: one person's notes (read, written, synced) and their repository's connection. */
 export function createNotesService(deps: NotesDeps) {
-  const root = path.join(deps.dataDir, 'personal-knowledge');
   const sync = createSync(deps);
-  const { http, withHost, syncLocked, pullIfStale, hostFailed, countUnpushed } = sync;
+  const repos = personRepositories(deps, sync);
+  return {
+    ...noteReads(deps, sync, repos),
+    ...noteWrites(deps, sync, repos),
+    ...connections(deps, sync, repos),
+    connectRemote: remoteConnector(deps, sync, repos),
+  };
+}
+
+/** Each person's repository: where it lives, one operation at a time on it, and a session over it. */
+function personRepositories(deps: NotesDeps, sync: Sync) {
+  const root = path.join(deps.dataDir, 'personal-knowledge');
   const queues = new Map<string, Promise<unknown>>();
-  const mailHost = new URL(deps.baseUrl).hostname;
 
   function gitdirOf(userId: string, mode: 'remote' | 'embedded'): string {
     // User ids are generated (usr_ + base32); refuse anything else rather than build a path from it.
@@ -118,28 +130,91 @@ export function createNotesService(deps: NotesDeps) {
     sync.forget(s.row.user_id);
   }
 
-  function signatureOf(user: User): Signature {
-    // Not the person's e-mail: the repository may be public, and git history is forever.
-    return { name: user.display_name, email: `${user.handle}@users.noreply.${mailHost}`, timestamp: Math.floor(Date.now() / 1000), timezoneOffset: 0 };
-  }
-
+  /** One note as the API returns it, with its last change as of `tip`. */
   async function noteOut(s: Session, tip: string | null, slug: string, blob: string): Promise<NoteOut> {
     const content = await g.readText(s.git, blob);
     const changed = (await lastChanges(s.git, tip)).get(slug);
     return { slug, title: titleOf(content, slug), content, blob, updated: changed?.time ?? null, commit: changed?.commit ?? null, audit_subject: deps.store.cipher.notePseudonym(s.row.user_id, slug) };
   }
 
-  function checkPrecondition(pre: Precondition, currentBlob: string | null, isDelete: boolean): { status: 409 | 428; message: string } | null {
-    switch (pre.kind) {
-      case 'none':
-        return !isDelete && currentBlob ? { status: 428, message: 'The note exists: send the blob id you read (If-Match or base_blob) to update it' } : null;
-      case 'absent':
-        return currentBlob ? { status: 409, message: 'The note already exists (it may have been created on the host): merge with the current version and send its blob id' } : null;
-      case 'exists':
-        return currentBlob ? null : { status: 409, message: 'The note no longer exists (it may have been deleted on the host)' };
-      case 'blob':
-        return currentBlob === pre.blob ? null : { status: 409, message: 'The note changed since you read it (on the host or elsewhere): merge with the current version and send its blob id' };
-    }
+  return { gitdirOf, serialize, sessionFor, withSession, noteOut };
+}
+
+function checkPrecondition(pre: Precondition, currentBlob: string | null, isDelete: boolean): { status: 409 | 428; message: string } | null {
+  switch (pre.kind) {
+    case 'none':
+      return !isDelete && currentBlob ? { status: 428, message: 'The note exists: send the blob id you read (If-Match or base_blob) to update it' } : null;
+    case 'absent':
+      return currentBlob ? { status: 409, message: 'The note already exists (it may have been created on the host): merge with the current version and send its blob id' } : null;
+    case 'exists':
+      return currentBlob ? null : { status: 409, message: 'The note no longer exists (it may have been deleted on the host)' };
+    case 'blob':
+      return currentBlob === pre.blob ? null : { status: 409, message: 'The note changed since you read it (on the host or elsewhere): merge with the current version and send its blob id' };
+  }
+}
+
+/** Reading: the list, one note, the history, and a sync on demand. */
+function noteReads(deps: NotesDeps, sync: Sync, repos: Repositories) {
+  const { withSession, noteOut } = repos;
+  const { syncLocked, pullIfStale, hostFailed } = sync;
+  return {
+    list(userId: string) {
+      return withSession(userId, async (s) => {
+        const fresh = await pullIfStale(s);
+        const tip = await g.resolveBranch(s.git.gitdir, s.row.branch);
+        const changes = await lastChanges(s.git, tip);
+        const items = [];
+        for (const [slug, blob] of await g.notesAt(s.git, tip)) {
+          items.push({ slug, title: await titleFor(s.git, blob, slug), updated: changes.get(slug)?.time ?? null, blob });
+        }
+        items.sort((a, b) => (b.updated ?? '').localeCompare(a.updated ?? '') || a.slug.localeCompare(b.slug));
+        return { items, total: items.length, last_sync: deps.store.connection(userId)?.last_sync_at ?? null, ...fresh };
+      });
+    },
+
+    read(userId: string, slug: string) {
+      return withSession(userId, async (s) => {
+        const fresh = await pullIfStale(s);
+        const tip = await g.resolveBranch(s.git.gitdir, s.row.branch);
+        const blob = (await g.notesAt(s.git, tip)).get(slug);
+        if (!blob) throw new ApiError(404, 'Note not found', {}, 'GET /api/me/personal-knowledge/notes lists your notes by slug.');
+        return { ...(await noteOut(s, tip, slug, blob)), ...fresh };
+      });
+    },
+
+    /** Commits that touched notes, newest first, one item per note changed; `slug` scopes to one note. */
+    history(userId: string, opts: { limit: number; slug?: string }) {
+      return withSession(userId, async (s) => {
+        await pullIfStale(s);
+        return noteHistory(s.git, await g.resolveBranch(s.git.gitdir, s.row.branch), opts);
+      });
+    },
+
+    /** Pushes what is pending and fetches what is new, now. */
+    sync(userId: string) {
+      return withSession(userId, async (s) => {
+        if (!s.remote) return;
+        try {
+          await syncLocked(s);
+        } catch (err) {
+          if (!(err instanceof HostError)) throw err;
+          hostFailed(s, err);
+          throw new HostUnavailable(err, null);
+        }
+      });
+    },
+  };
+}
+
+/** Writing: create, update and delete, each one commit (as described at the top of this file). */
+function noteWrites(deps: NotesDeps, sync: Sync, repos: Repositories) {
+  const { withSession, noteOut } = repos;
+  const { http, withHost, syncLocked } = sync;
+  const mailHost = new URL(deps.baseUrl).hostname;
+
+  function signatureOf(user: User): Signature {
+    // Not the person's e-mail: the repository may be public, and git history is forever.
+    return { name: user.display_name, email: `${user.handle}@users.noreply.${mailHost}`, timestamp: Math.floor(Date.now() / 1000), timezoneOffset: 0 };
   }
 
   /** Creates, updates (content) or deletes (null) one note in one commit, as described at the top of this file. */
@@ -206,6 +281,16 @@ export function createNotesService(deps: NotesDeps) {
   }
 
   return {
+    write: (userId: string, user: User, slug: string, content: string, pre: Precondition, message?: string) => change(userId, user, slug, content, pre, message),
+    remove: (userId: string, user: User, slug: string, pre: Precondition) => change(userId, user, slug, null, pre, undefined),
+  };
+}
+
+/** The connection: its status, connecting the embedded store, and disconnecting. */
+function connections(deps: NotesDeps, sync: Sync, repos: Repositories) {
+  const { gitdirOf, serialize, sessionFor } = repos;
+  const { syncLocked, countUnpushed } = sync;
+  return {
     async status(userId: string) {
       const row = deps.store.connection(userId);
       if (!row) {
@@ -224,99 +309,6 @@ export function createNotesService(deps: NotesDeps) {
         last_error: row.last_error ? { kind: row.last_error_kind, message: row.last_error, at: row.last_error_at } : null,
         unpushed_commits: unpushed,
       };
-    },
-
-    list(userId: string) {
-      return withSession(userId, async (s) => {
-        const fresh = await pullIfStale(s);
-        const tip = await g.resolveBranch(s.git.gitdir, s.row.branch);
-        const changes = await lastChanges(s.git, tip);
-        const items = [];
-        for (const [slug, blob] of await g.notesAt(s.git, tip)) {
-          items.push({ slug, title: await titleFor(s.git, blob, slug), updated: changes.get(slug)?.time ?? null, blob });
-        }
-        items.sort((a, b) => (b.updated ?? '').localeCompare(a.updated ?? '') || a.slug.localeCompare(b.slug));
-        return { items, total: items.length, last_sync: deps.store.connection(userId)?.last_sync_at ?? null, ...fresh };
-      });
-    },
-
-    read(userId: string, slug: string) {
-      return withSession(userId, async (s) => {
-        const fresh = await pullIfStale(s);
-        const tip = await g.resolveBranch(s.git.gitdir, s.row.branch);
-        const blob = (await g.notesAt(s.git, tip)).get(slug);
-        if (!blob) throw new ApiError(404, 'Note not found', {}, 'GET /api/me/personal-knowledge/notes lists your notes by slug.');
-        return { ...(await noteOut(s, tip, slug, blob)), ...fresh };
-      });
-    },
-
-    write: (userId: string, user: User, slug: string, content: string, pre: Precondition, message?: string) => change(userId, user, slug, content, pre, message),
-    remove: (userId: string, user: User, slug: string, pre: Precondition) => change(userId, user, slug, null, pre, undefined),
-
-    /** Commits that touched notes, newest first, one item per note changed; `slug` scopes to one note. */
-    history(userId: string, opts: { limit: number; slug?: string }) {
-      return withSession(userId, async (s) => {
-        await pullIfStale(s);
-        return noteHistory(s.git, await g.resolveBranch(s.git.gitdir, s.row.branch), opts);
-      });
-    },
-
-    /** Pushes what is pending and fetches what is new, now. */
-    sync(userId: string) {
-      return withSession(userId, async (s) => {
-        if (!s.remote) return;
-        try {
-          await syncLocked(s);
-        } catch (err) {
-          if (!(err instanceof HostError)) throw err;
-          hostFailed(s, err);
-          throw new HostUnavailable(err, null);
-        }
-      });
-    },
-
-    /**
-     * Connects (or reconnects) a host repository: a reconnect to the same repository keeps the local clone and
-     * whatever it holds that the host does not have yet; otherwise the repository is cloned afresh beside the
-     * old clone and swapped in only once the connection is stored.
-     */
-    connectRemote(userId: string, input: { host: string; repository: string; tokens: HostTokens }) {
-      return serialize(userId, async () => {
-        const final = gitdirOf(userId, 'remote');
-        const before = deps.store.connection(userId);
-        if (before?.mode === 'remote' && before.repository === input.repository && fs.existsSync(final)) {
-          const row = deps.store.saveConnection({ userId, mode: 'remote', host: input.host, repository: input.repository, branch: before.branch, tokens: input.tokens });
-          const s = sessionFor(row);
-          await syncLocked(s).catch((err) => {
-            if (err instanceof HostError) hostFailed(s, err);
-            else throw err;
-          });
-          return row;
-        }
-        if (before?.mode === 'remote' && fs.existsSync(final)) {
-          const waiting = await countUnpushed(sessionFor(before)).catch(() => 0);
-          // Another repository (another host account): the old clone would be dropped with changes only it has.
-          if (waiting > 0) throw new ConnectError('unpushed_changes', `${waiting} change(s) of ${before.repository} are not at the host yet`);
-        }
-        fs.mkdirSync(path.dirname(final), { recursive: true });
-        const tmp = path.join(path.dirname(final), `.tmp-${randomBytes(8).toString('hex')}.git`);
-        try {
-          await g.initRepo(tmp, deps.vcs.branch);
-          await g.setOrigin(tmp, input.repository);
-          const s: Session = { row: { user_id: userId } as ConnectionRow, git: { gitdir: tmp, cache: {} }, remote: true, tokens: input.tokens, refreshed: true };
-          const fetched = await withHost(s, (h) => g.fetchOrigin(s.git, http, h));
-          const branch = fetched.branch ?? deps.vcs.branch;
-          if (fetched.tip) await g.setBranch(tmp, branch, fetched.tip);
-          await g.setHead(tmp, branch);
-          const row = deps.store.saveConnection({ userId, mode: 'remote', host: input.host, repository: input.repository, branch, tokens: input.tokens });
-          fs.rmSync(final, { recursive: true, force: true });
-          fs.renameSync(tmp, final);
-          sync.fetched(userId);
-          return row;
-        } finally {
-          fs.rmSync(tmp, { recursive: true, force: true });
-        }
-      });
     },
 
     /** Connects the embedded store: the person's bare repository on this server, created on first connect. */
@@ -359,6 +351,53 @@ export function createNotesService(deps: NotesDeps) {
       });
     },
   };
+}
+
+/**
+ * Connects (or reconnects) a host repository: a reconnect to the same repository keeps the local clone and
+ * whatever it holds that the host does not have yet; otherwise the repository is cloned afresh beside the
+ * old clone and swapped in only once the connection is stored.
+ */
+function remoteConnector(deps: NotesDeps, sync: Sync, repos: Repositories) {
+  const { gitdirOf, serialize, sessionFor } = repos;
+  const { http, withHost, syncLocked, hostFailed, countUnpushed } = sync;
+  return (userId: string, input: { host: string; repository: string; tokens: HostTokens }) =>
+    serialize(userId, async () => {
+      const final = gitdirOf(userId, 'remote');
+      const before = deps.store.connection(userId);
+      if (before?.mode === 'remote' && before.repository === input.repository && fs.existsSync(final)) {
+        const row = deps.store.saveConnection({ userId, mode: 'remote', host: input.host, repository: input.repository, branch: before.branch, tokens: input.tokens });
+        const s = sessionFor(row);
+        await syncLocked(s).catch((err) => {
+          if (err instanceof HostError) hostFailed(s, err);
+          else throw err;
+        });
+        return row;
+      }
+      if (before?.mode === 'remote' && fs.existsSync(final)) {
+        const waiting = await countUnpushed(sessionFor(before)).catch(() => 0);
+        // Another repository (another host account): the old clone would be dropped with changes only it has.
+        if (waiting > 0) throw new ConnectError('unpushed_changes', `${waiting} change(s) of ${before.repository} are not at the host yet`);
+      }
+      fs.mkdirSync(path.dirname(final), { recursive: true });
+      const tmp = path.join(path.dirname(final), `.tmp-${randomBytes(8).toString('hex')}.git`);
+      try {
+        await g.initRepo(tmp, deps.vcs.branch);
+        await g.setOrigin(tmp, input.repository);
+        const s: Session = { row: { user_id: userId } as ConnectionRow, git: { gitdir: tmp, cache: {} }, remote: true, tokens: input.tokens, refreshed: true };
+        const fetched = await withHost(s, (h) => g.fetchOrigin(s.git, http, h));
+        const branch = fetched.branch ?? deps.vcs.branch;
+        if (fetched.tip) await g.setBranch(tmp, branch, fetched.tip);
+        await g.setHead(tmp, branch);
+        const row = deps.store.saveConnection({ userId, mode: 'remote', host: input.host, repository: input.repository, branch, tokens: input.tokens });
+        fs.rmSync(final, { recursive: true, force: true });
+        fs.renameSync(tmp, final);
+        sync.fetched(userId);
+        return row;
+      } finally {
+        fs.rmSync(tmp, { recursive: true, force: true });
+      }
+    });
 }
 
 export type NotesService = ReturnType<typeof createNotesService>;

@@ -8,22 +8,12 @@ import { limitParam, queryBool } from '../validation/index.ts';
 import { ErrorDetail } from '../openapi/schemas.ts';
 import { registerConnectRoutes } from './connect.ts';
 import { requireAccountAccess, requireUser, requireWriter } from '../auth/middleware.ts';
-import { enforceRate, type RateLimiter } from '../rate-limit/index.ts';
-import type { Config } from '../../src/lib/config.ts';
-import type { HostOAuth } from './oauth-client.ts';
-import { HostUnavailable, NoteConflict, type NotesService, type Precondition } from './notes.ts';
-import type { PkStore } from './store.ts';
+import { enforceRate } from '../rate-limit/index.ts';
+import { HostUnavailable, NoteConflict, type Precondition } from './notes.ts';
 import { slugSchema } from './slug.ts';
+import type { PkRouteDeps } from './deps.ts';
 import { E, HistoryItem, HostErrors, json, NoteList, NoteOut, NotePutBody, NoteWriteOut, slugParams, StatusOut } from './schemas.ts';
 
-export interface PkRouteDeps {
-  config: Config;
-  store: PkStore;
-  notes: NotesService;
-  oauth: HostOAuth | null;
-  writeLimiter: RateLimiter;
-  log: (msg: string) => void;
-}
 
 
 const HOST_MESSAGES: Record<string, string> = {
@@ -87,12 +77,18 @@ function preconditionOf(c: Context, baseBlob: string | null | undefined): Precon
 }
 
 
+/** Registers the personal-knowledge routes: connecting, the connection, the notes and their history. */
 export function registerPkRoutes(app: OpenAPIHono, deps: PkRouteDeps): void {
-  const { notes } = deps;
   registerConnectRoutes(app, deps);
+  registerConnectionRoutes(app, deps);
+  registerNoteReadRoutes(app, deps);
+  registerNoteWriteRoutes(app, deps);
+  registerHistoryRoute(app, deps);
+}
 
-  // ---- the connection ----
-
+/** The connection: its status, disconnecting, and a sync on demand. */
+function registerConnectionRoutes(app: OpenAPIHono, deps: PkRouteDeps): void {
+  const { notes } = deps;
   addRoute(
     app,
     createRoute({
@@ -148,8 +144,11 @@ export function registerPkRoutes(app: OpenAPIHono, deps: PkRouteDeps): void {
     },
   );
 
-  // ---- notes ----
+}
 
+/** The notes: the list, and one note with its blob id as ETag. */
+function registerNoteReadRoutes(app: OpenAPIHono, deps: PkRouteDeps): void {
+  const { notes } = deps;
   addRoute(
     app,
     createRoute({
@@ -182,6 +181,11 @@ export function registerPkRoutes(app: OpenAPIHono, deps: PkRouteDeps): void {
     },
   );
 
+}
+
+/** Writing a note and deleting one, each one commit against the version the client read. */
+function registerNoteWriteRoutes(app: OpenAPIHono, deps: PkRouteDeps): void {
+  const { notes } = deps;
   addRoute(
     app,
     createRoute({
@@ -226,6 +230,11 @@ export function registerPkRoutes(app: OpenAPIHono, deps: PkRouteDeps): void {
     },
   );
 
+}
+
+/** The commits that touched the notes. */
+function registerHistoryRoute(app: OpenAPIHono, deps: PkRouteDeps): void {
+  const { notes } = deps;
   addRoute(
     app,
     createRoute({

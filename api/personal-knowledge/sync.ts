@@ -25,6 +25,51 @@ export interface Freshness {
 
 export const MAX_ATTEMPTS = 3;
 
+/**
+ * Puts commits made here while the host moved on top of the host's branch, note by note. A note changed on
+ * both sides keeps the host's version under its slug and ours as `<slug>-conflict-<commit>`: nothing is lost.
+ */
+async function replay(s: Session, local: string, remoteTip: string): Promise<string> {
+  const base = await g.mergeBase(s.git, local, remoteTip);
+  const pending: { oid: string; parent: string | null; commit: Awaited<ReturnType<typeof g.readCommit>> }[] = [];
+  for (let oid: string | null = local; oid && oid !== base && pending.length < 1000; ) {
+    const commit = await g.readCommit(s.git, oid);
+    pending.push({ oid, parent: commit.parent[0] ?? null, commit });
+    oid = commit.parent[0] ?? null;
+  }
+  let head = remoteTip;
+  for (const p of pending.reverse()) {
+    const theirs = await g.notesAt(s.git, head);
+    const changes: g.NoteChange[] = [];
+    const notes: string[] = [];
+    for (const d of await g.notesChanged(s.git, p.oid, p.parent)) {
+      const now = theirs.get(d.slug) ?? null;
+      if (now === d.after) continue;
+      if (now === d.before) changes.push({ slug: d.slug, blob: d.after });
+      else if (d.after) {
+        const copy = conflictSlug(d.slug, p.oid);
+        changes.push({ slug: copy, blob: d.after });
+        notes.push(`"${d.slug}" also changed on the host; this version is kept as "${copy}".`);
+      } // deleted here, changed there: the host's version stays
+    }
+    if (changes.length === 0) continue;
+    const message = notes.length ? `${p.commit.message.trimEnd()}\n\n${notes.join('\n')}\n` : p.commit.message;
+    head = await g.commitNotes(s.git, head, changes, message, p.commit.author, { ...p.commit.committer, timestamp: Math.floor(Date.now() / 1000) });
+  }
+  return head;
+}
+
+/** Commits on the local branch the host does not have yet. */
+async function countUnpushed(s: Session): Promise<number> {
+  if (!s.remote) return 0;
+  const local = await g.resolveBranch(s.git.gitdir, s.row.branch);
+  const origin = await g.resolveOrigin(s.git.gitdir, s.row.branch);
+  let n = 0;
+  for (let oid = local; oid && oid !== origin && n < 1000; n++) oid = (await g.readCommit(s.git, oid)).parent[0] ?? null;
+  return n;
+}
+
+/** The sync of one server: host calls with a fresh token, the sync itself, and when each clone last fetched. */
 export function createSync(deps: { vcs: VcsConfig; store: PkStore; oauth: HostOAuth | null }) {
   const http: HttpClient = g.httpClient(deps.vcs.timeoutSeconds * 1000);
   const gitUser = deps.vcs.host?.gitUsername ?? 'oauth2';
@@ -52,40 +97,6 @@ export function createSync(deps: { vcs: VcsConfig; store: PkStore; oauth: HostOA
       await renew(s);
       return fn(basicAuth(s.tokens.access_token));
     }
-  }
-
-  /**
-   * Puts commits made here while the host moved on top of the host's branch, note by note. A note changed on
-   * both sides keeps the host's version under its slug and ours as `<slug>-conflict-<commit>`: nothing is lost.
-   */
-  async function replay(s: Session, local: string, remoteTip: string): Promise<string> {
-    const base = await g.mergeBase(s.git, local, remoteTip);
-    const pending: { oid: string; parent: string | null; commit: Awaited<ReturnType<typeof g.readCommit>> }[] = [];
-    for (let oid: string | null = local; oid && oid !== base && pending.length < 1000; ) {
-      const commit = await g.readCommit(s.git, oid);
-      pending.push({ oid, parent: commit.parent[0] ?? null, commit });
-      oid = commit.parent[0] ?? null;
-    }
-    let head = remoteTip;
-    for (const p of pending.reverse()) {
-      const theirs = await g.notesAt(s.git, head);
-      const changes: g.NoteChange[] = [];
-      const notes: string[] = [];
-      for (const d of await g.notesChanged(s.git, p.oid, p.parent)) {
-        const now = theirs.get(d.slug) ?? null;
-        if (now === d.after) continue;
-        if (now === d.before) changes.push({ slug: d.slug, blob: d.after });
-        else if (d.after) {
-          const copy = conflictSlug(d.slug, p.oid);
-          changes.push({ slug: copy, blob: d.after });
-          notes.push(`"${d.slug}" also changed on the host; this version is kept as "${copy}".`);
-        } // deleted here, changed there: the host's version stays
-      }
-      if (changes.length === 0) continue;
-      const message = notes.length ? `${p.commit.message.trimEnd()}\n\n${notes.join('\n')}\n` : p.commit.message;
-      head = await g.commitNotes(s.git, head, changes, message, p.commit.author, { ...p.commit.committer, timestamp: Math.floor(Date.now() / 1000) });
-    }
-    return head;
   }
 
   function synced(s: Session): void {
@@ -140,16 +151,6 @@ export function createSync(deps: { vcs: VcsConfig; store: PkStore; oauth: HostOA
       lastFetch.set(s.row.user_id, Date.now()); // a host that is down is asked again after the interval, not on every read
       return hostFailed(s, err);
     }
-  }
-
-  /** Commits on the local branch the host does not have yet. */
-  async function countUnpushed(s: Session): Promise<number> {
-    if (!s.remote) return 0;
-    const local = await g.resolveBranch(s.git.gitdir, s.row.branch);
-    const origin = await g.resolveOrigin(s.git.gitdir, s.row.branch);
-    let n = 0;
-    for (let oid = local; oid && oid !== origin && n < 1000; n++) oid = (await g.readCommit(s.git, oid)).parent[0] ?? null;
-    return n;
   }
 
   return {
