@@ -61,56 +61,56 @@ const sessionIdOf = (idHash: Buffer) => idHash.toString('hex').slice(0, 16);
 
 const iso = (d: Date) => d.toISOString();
 
+/**
+ * Users, sessions and API keys over `db`, each write with its audit event: built from one part per
+ * concern (accounts, browser sessions, API keys and bearer tokens) that share the clock and the user lookup.
+ * @example const identity = createIdentity(db, audit, { keyPrefix: 'kb_', adminEmails, moderatorEmails, sessionTtlHours: 336 })
+ */
 export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
-  const now = opts.now ?? (() => new Date());
-  const resolvers: BearerResolver[] = [];
-  const idleMs = (opts.sessionIdleHours ?? opts.sessionTtlHours) * 3_600_000;
-  /** Sessions last seen at or before this are idle: ended, though their lifetime has not run out. */
-  const idleCutoff = (t: Date) => iso(new Date(t.getTime() - idleMs));
-  const liveSessionHashes = (userId: string) => {
-    const t = now();
-    return db
-      .prepare<[string, string, string], { id_hash: Buffer }>('SELECT id_hash FROM sessions WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ? AND last_seen_at > ?')
-      .all(userId, iso(t), idleCutoff(t));
-  };
-  /** The role ADMIN_EMAILS and MODERATOR_EMAILS give an address; every other account is a user. */
-  const configuredRole = (email: string): Role => {
-    const e = email.toLowerCase();
-    if (opts.adminEmails.includes(e)) return 'admin';
-    if (opts.moderatorEmails.includes(e)) return 'moderator';
-    return 'user';
-  };
-  /** A session as the public audit log names it: a keyed pseudonym of its hash, never its person. */
-  const sessionSubject = (idHash: Buffer) => audit.subjectPseudonym('ses', idHash.toString('hex'));
-
   const userById = db.prepare<[string], User>('SELECT * FROM users WHERE id = ?');
-  const userBySubject = db.prepare<[string, string], User>('SELECT * FROM users WHERE idp_issuer = ? AND idp_subject = ?');
-  const userByEmail = db.prepare<[string], User>('SELECT * FROM users WHERE email = ?');
-  const handleTaken = db.prepare<[string], number>('SELECT 1 FROM users WHERE handle = ?').pluck();
-
-  /**
-   * Gives the account the role the configuration gives its e-mail, down as well as up, with a
-   * `user.role_change` event (actor `system`). Inside the caller's transaction; false when it holds it already.
-   */
-  function applyConfiguredRole(user: Pick<User, 'id' | 'email' | 'role'>): boolean {
-    const role = configuredRole(user.email);
-    if (role === user.role) return false;
-    db.prepare('UPDATE users SET role = ?, updated_at = ? WHERE id = ?').run(role, iso(now()), user.id);
-    audit.append({ kind: 'user.role_change', subjectType: 'user', subjectId: user.id, actor: 'system', data: { role, previous: user.role, source: 'configuration' } });
-    return true;
-  }
-
-  function uniqueHandle(email: string, name: string): string {
-    const base = (name || email.split('@')[0]).toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '').slice(0, 20) || 'user';
-    let handle = base;
-    for (let i = 2; handleTaken.get(handle); i++) handle = `${base}${i}`;
-    return handle;
-  }
-
-  const identity = {
+  const ctx: IdentityContext = { db, audit, opts, now: opts.now ?? (() => new Date()), userById: (id) => userById.get(id) };
+  return {
     keyPrefix: opts.keyPrefix,
+    ...userAccounts(ctx),
+    ...browserSessions(ctx),
+    ...apiKeys(ctx),
+  };
+}
 
-    getUser: (id: string): User | undefined => userById.get(id),
+/** What every part of the identity shares: the database, the audit log, the options, the clock, the user lookup. */
+interface IdentityContext {
+  db: Db;
+  audit: AuditLog;
+  opts: IdentityOptions;
+  now: () => Date;
+  userById: (id: string) => User | undefined;
+}
+
+/** The role ADMIN_EMAILS and MODERATOR_EMAILS give an address; every other account is a user. */
+function configuredRole(opts: IdentityOptions, email: string): Role {
+  const e = email.toLowerCase();
+  if (opts.adminEmails.includes(e)) return 'admin';
+  if (opts.moderatorEmails.includes(e)) return 'moderator';
+  return 'user';
+}
+
+/**
+ * Gives the account the role the configuration gives its e-mail, down as well as up, with a
+ * `user.role_change` event (actor `system`). Inside the caller's transaction; false when it holds it already.
+ */
+function applyConfiguredRole({ db, audit, opts, now }: IdentityContext, user: Pick<User, 'id' | 'email' | 'role'>): boolean {
+  const role = configuredRole(opts, user.email);
+  if (role === user.role) return false;
+  db.prepare('UPDATE users SET role = ?, updated_at = ? WHERE id = ?').run(role, iso(now()), user.id);
+  audit.append({ kind: 'user.role_change', subjectType: 'user', subjectId: user.id, actor: 'system', data: { role, previous: user.role, source: 'configuration' } });
+  return true;
+}
+
+/** Accounts: lookups, the configured roles, the profile. */
+function userAccounts(ctx: IdentityContext) {
+  const { db, audit, now, userById } = ctx;
+  return {
+    getUser: (id: string): User | undefined => userById(id),
     getUserByHandle: (handle: string): User | undefined => db.prepare<[string], User>('SELECT * FROM users WHERE handle = ?').get(handle),
 
     /**
@@ -122,19 +122,94 @@ export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
       const stale = db
         .prepare<[], Pick<User, 'id' | 'email' | 'role'>>('SELECT id, email, role FROM users')
         .all()
-        .filter((u) => configuredRole(u.email) !== u.role);
+        .filter((u) => configuredRole(ctx.opts, u.email) !== u.role);
       if (stale.length === 0) return 0;
       // Read again under the write lock: another instance may have changed a row since.
       return db.transaction(() => {
         let changed = 0;
         for (const { id } of stale) {
-          const u = userById.get(id);
-          if (u && applyConfiguredRole(u)) changed++;
+          const u = userById(id);
+          if (u && applyConfiguredRole(ctx, u)) changed++;
         }
         return changed;
       }).immediate();
     },
 
+    updateProfile(userId: string, patch: { display_name?: string; bio?: string; handle?: string }): User {
+      return db.transaction(() => {
+        const fields = Object.entries(patch).filter(([, v]) => v !== undefined);
+        if (fields.length > 0) {
+          db.prepare(`UPDATE users SET ${fields.map(([k]) => `${k} = @${k}`).join(', ')}, updated_at = @t WHERE id = @id`).run({ ...patch, t: iso(now()), id: userId });
+          audit.append({ kind: 'account.update', subjectType: 'user', subjectId: userId, actor: { userId }, data: { fields: fields.map(([k]) => k).sort() } });
+        }
+        return userById(userId)!;
+      }).immediate();
+    },
+
+    isHandleTaken: (handle: string, exceptUserId: string): boolean =>
+      !!db.prepare('SELECT 1 FROM users WHERE handle = ? AND id != ?').get(handle, exceptUserId),
+
+  };
+}
+
+/**
+ * The account a sign-in's claims name, found by issuer and subject, else by verified e-mail, else created;
+ * its role brought in line with the configuration. Inside the sign-in's transaction.
+ */
+function signInAccounts(ctx: IdentityContext) {
+  const { db, audit, opts } = ctx;
+  const userBySubject = db.prepare<[string, string], User>('SELECT * FROM users WHERE idp_issuer = ? AND idp_subject = ?');
+  const userByEmail = db.prepare<[string], User>('SELECT * FROM users WHERE email = ?');
+  const handleTaken = db.prepare<[string], number>('SELECT 1 FROM users WHERE handle = ?').pluck();
+
+  function uniqueHandle(email: string, name: string): string {
+    const base = (name || email.split('@')[0]).toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '').slice(0, 20) || 'user';
+    let handle = base;
+    for (let i = 2; handleTaken.get(handle); i++) handle = `${base}${i}`;
+    return handle;
+  }
+
+  return (claims: SignInClaims, t: string): User => {
+    const user = userBySubject.get(claims.issuer, claims.subject) ?? (claims.emailVerified ? userByEmail.get(claims.email) : undefined);
+    // A new account needs a verified address too: one taken on someone else's word would block, or
+    // later be handed, the address's real owner (the e-mail is unique).
+    if (!user && !claims.emailVerified) throw new SignInRefused('the identity provider has not verified this e-mail address');
+    if (!user) {
+      const id = randomId('usr');
+      const name = (claims.name ?? '').trim() || claims.email.split('@')[0];
+      const role = configuredRole(opts, claims.email);
+      db.prepare(
+        `INSERT INTO users (id, email, display_name, handle, role, idp_issuer, idp_subject, created_at, updated_at, last_login_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(id, claims.email, name.slice(0, 100), uniqueHandle(claims.email, name), role, claims.issuer, claims.subject, t, t, t);
+      audit.append({ kind: 'user.create', subjectType: 'user', subjectId: id, actor: { userId: id }, data: { role } });
+    } else {
+      db.prepare('UPDATE users SET last_login_at = ?, idp_issuer = ?, idp_subject = ? WHERE id = ?').run(t, claims.issuer, claims.subject, user.id);
+      applyConfiguredRole(ctx, user);
+    }
+    return userBySubject.get(claims.issuer, claims.subject)!;
+  };
+}
+
+type SignInClaims = { issuer: string; subject: string; email: string; emailVerified: boolean; name?: string };
+
+/** Browser sessions: sign-in, the session behind a cookie, the account page's list, sign-out. */
+function browserSessions(ctx: IdentityContext) {
+  const { db, audit, opts, now, userById } = ctx;
+  const accountFor = signInAccounts(ctx);
+  const idleMs = (opts.sessionIdleHours ?? opts.sessionTtlHours) * 3_600_000;
+  /** Sessions last seen at or before this are idle: ended, though their lifetime has not run out. */
+  const idleCutoff = (t: Date) => iso(new Date(t.getTime() - idleMs));
+  const liveSessionHashes = (userId: string) => {
+    const t = now();
+    return db
+      .prepare<[string, string, string], { id_hash: Buffer }>('SELECT id_hash FROM sessions WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ? AND last_seen_at > ?')
+      .all(userId, iso(t), idleCutoff(t));
+  };
+  /** A session as the public audit log names it: a keyed pseudonym of its hash, never its person. */
+  const sessionSubject = (idHash: Buffer) => audit.subjectPseudonym('ses', idHash.toString('hex'));
+
+  return {
     /**
      * Signs a person in after the identity provider vouched for them: finds the user by issuer and subject,
      * else by e-mail, else creates one; gives the account the role the configuration gives its e-mail (down
@@ -144,30 +219,10 @@ export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
      * refused (SignInRefused). Roles go by the account's own e-mail, the verified address it was opened or
      * linked with, not by what a later sign-in claims.
      */
-    signIn(
-      claims: { issuer: string; subject: string; email: string; emailVerified: boolean; name?: string },
-      meta: { userAgent?: string; idToken?: string } = {},
-    ): { user: User; sessionSecret: string } {
+    signIn(claims: SignInClaims, meta: { userAgent?: string; idToken?: string } = {}): { user: User; sessionSecret: string } {
       return db.transaction(() => {
         const t = iso(now());
-        let user = userBySubject.get(claims.issuer, claims.subject) ?? (claims.emailVerified ? userByEmail.get(claims.email) : undefined);
-        // A new account needs a verified address too: one taken on someone else's word would block, or
-        // later be handed, the address's real owner (the e-mail is unique).
-        if (!user && !claims.emailVerified) throw new SignInRefused('the identity provider has not verified this e-mail address');
-        if (!user) {
-          const id = randomId('usr');
-          const name = (claims.name ?? '').trim() || claims.email.split('@')[0];
-          const role = configuredRole(claims.email);
-          db.prepare(
-            `INSERT INTO users (id, email, display_name, handle, role, idp_issuer, idp_subject, created_at, updated_at, last_login_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          ).run(id, claims.email, name.slice(0, 100), uniqueHandle(claims.email, name), role, claims.issuer, claims.subject, t, t, t);
-          audit.append({ kind: 'user.create', subjectType: 'user', subjectId: id, actor: { userId: id }, data: { role } });
-        } else {
-          db.prepare('UPDATE users SET last_login_at = ?, idp_issuer = ?, idp_subject = ? WHERE id = ?').run(t, claims.issuer, claims.subject, user.id);
-          applyConfiguredRole(user);
-        }
-        user = userBySubject.get(claims.issuer, claims.subject)!;
+        const user = accountFor(claims, t);
         const sessionSecret = randomSecret('', 32);
         const idHash = hashSecret(sessionSecret);
         const expires = new Date(now().getTime() + opts.sessionTtlHours * 3_600_000);
@@ -194,7 +249,7 @@ export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
         .get(idHash);
       const t = now();
       if (!row || row.revoked_at || row.expires_at <= iso(t) || row.last_seen_at <= idleCutoff(t)) return null;
-      const user = userById.get(row.user_id);
+      const user = userById(row.user_id);
       if (!user) return null;
       // Bookkeeping, not an event, and not a write per request: once a minute (sooner under a short idle limit).
       if (t.getTime() - Date.parse(row.last_seen_at) > Math.min(60_000, idleMs / 4)) {
@@ -255,22 +310,13 @@ export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
       }).immediate();
     },
 
-    updateProfile(userId: string, patch: { display_name?: string; bio?: string; handle?: string }): User {
-      return db.transaction(() => {
-        const fields = Object.entries(patch).filter(([, v]) => v !== undefined);
-        if (fields.length > 0) {
-          db.prepare(`UPDATE users SET ${fields.map(([k]) => `${k} = @${k}`).join(', ')}, updated_at = @t WHERE id = @id`).run({ ...patch, t: iso(now()), id: userId });
-          audit.append({ kind: 'account.update', subjectType: 'user', subjectId: userId, actor: { userId }, data: { fields: fields.map(([k]) => k).sort() } });
-        }
-        return userById.get(userId)!;
-      }).immediate();
-    },
+  };
+}
 
-    isHandleTaken: (handle: string, exceptUserId: string): boolean =>
-      !!db.prepare('SELECT 1 FROM users WHERE handle = ? AND id != ?').get(handle, exceptUserId),
-
-    // ---- API keys ----
-
+/** API keys, and the resolution of a bearer token: a key, or what a registered resolver (OAuth) recognises. */
+function apiKeys({ db, audit, opts, now, userById }: IdentityContext) {
+  const resolvers: BearerResolver[] = [];
+  const keys = {
     /** Creates a key; the secret is returned once and only its hash is kept. */
     createApiKey(userId: string, input: { name: string; expiresAt: string | null; source?: 'account' | 'device' }, actor: 'user' | 'system' = 'user') {
       return db.transaction(() => {
@@ -288,7 +334,7 @@ export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
           actor: actor === 'user' ? { userId } : 'system',
           data: { source: input.source ?? 'account', expires_at: input.expiresAt },
         });
-        return { key: identity.getApiKey(userId, id)!, secret };
+        return { key: keys.getApiKey(userId, id)!, secret };
       }).immediate();
     },
 
@@ -325,7 +371,7 @@ export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
         .get(hashSecret(secret));
       const t = now();
       if (!row || row.revoked_at || (row.expires_at && row.expires_at <= iso(t))) return null;
-      const user = userById.get(row.user_id);
+      const user = userById(row.user_id);
       if (!user) return null;
       // last_used_at at minute precision: bookkeeping, not an event, and not a write per request.
       if (!row.last_used_at || t.getTime() - Date.parse(row.last_used_at) > 60_000) {
@@ -341,7 +387,7 @@ export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
 
     /** A bearer token's principal: an API key, or whatever a registered resolver recognises. */
     resolveBearer(token: string): Principal | null {
-      const viaKey = identity.resolveApiKey(token);
+      const viaKey = keys.resolveApiKey(token);
       if (viaKey) return viaKey;
       for (const r of resolvers) {
         const p = r(token);
@@ -350,7 +396,7 @@ export function createIdentity(db: Db, audit: AuditLog, opts: IdentityOptions) {
       return null;
     },
   };
-  return identity;
+  return keys;
 }
 
 export interface ApiKeyRow {

@@ -60,11 +60,57 @@ export function safeNext(next: string | undefined, baseUrl: string): string {
   }
 }
 
+/**
+ * Registers GET /api/auth/idp/login and /api/auth/idp/callback, and returns what sign-out needs from the
+ * provider (its end-session URL). The provider is discovered on first use, and again after a failure.
+ */
 export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity, opts: OidcClientOptions) {
-  let discovered: Promise<oidc.Configuration> | undefined;
-  const redirectUri = `${opts.baseUrl}/api/auth/idp/callback`;
+  const configuration = providerConfiguration(opts);
+  /** The connection's own address, not a forwarded one: see api/auth/loopback.ts. */
+  const refuseRemote = (c: Context) => {
+    if (opts.loopbackOnly && !contextOnLoopback(c)) throw new ApiError(403, REMOTE_REFUSED);
+  };
+  const flows: FlowRoutes = { db, identity, opts, configuration, refuseRemote, redirectUri: `${opts.baseUrl}/api/auth/idp/callback` };
+  registerLogin(app, flows);
+  registerCallback(app, flows);
 
-  function configuration(): Promise<oidc.Configuration> {
+  return {
+    /**
+     * Where the browser ends its session at the identity provider after signing out here (OpenID Connect
+     * RP-Initiated Logout): the provider's end_session_endpoint with the session's ID token as
+     * id_token_hint (client_id alone when there is none) and post_logout_redirect_uri {BASE_URL}/. Null when
+     * the provider has no such endpoint or cannot be reached: the sign-out here stands either way.
+     */
+    async endSessionUrl(idToken: string | null): Promise<string | null> {
+      let config: oidc.Configuration;
+      try {
+        config = await configuration();
+      } catch {
+        return null;
+      }
+      if (!config.serverMetadata().end_session_endpoint) return null;
+      return oidc.buildEndSessionUrl(config, { post_logout_redirect_uri: `${opts.baseUrl}/`, ...(idToken ? { id_token_hint: idToken } : {}) }).href;
+    },
+  };
+}
+
+/** What the sign-in routes share: the identity, the options, the provider's configuration, the loopback check. */
+interface FlowRoutes {
+  db: Db;
+  identity: Identity;
+  opts: OidcClientOptions;
+  configuration: () => Promise<oidc.Configuration>;
+  refuseRemote: (c: Context) => void;
+  redirectUri: string;
+}
+
+/**
+ * The provider's discovered configuration, fetched once (again after a failure). The embedded provider is
+ * reached at its local address when there is one, under the public origin's name.
+ */
+function providerConfiguration(opts: OidcClientOptions): () => Promise<oidc.Configuration> {
+  let discovered: Promise<oidc.Configuration> | undefined;
+  return () => {
     discovered ??= (async () => {
       const local = opts.localIssuerOrigin?.();
       const publicOrigin = new URL(opts.issuer).origin;
@@ -90,19 +136,15 @@ export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity,
       throw err;
     });
     return discovered;
-  }
+  };
+}
 
+
+/** GET /api/auth/idp/login: stores a flow (PKCE verifier, nonce, next) under its state and redirects to the provider. */
+function registerLogin(app: OpenAPIHono, { db, opts, configuration, refuseRemote, redirectUri }: FlowRoutes) {
   const insertFlow = db.prepare('INSERT INTO login_flows (state_hash, code_verifier, nonce, next, next_user_code, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
-  const takeFlow = db.prepare<[Buffer], { code_verifier: string; nonce: string; next: string | null; next_user_code: string | null; expires_at: string }>(
-    'DELETE FROM login_flows WHERE state_hash = ? RETURNING code_verifier, nonce, next, next_user_code, expires_at',
-  );
   const purgeFlows = db.prepare('DELETE FROM login_flows WHERE expires_at < ?');
   const loginLimiter = new RateLimiter({ name: 'login', limit: opts.loginRateLimitPerMinute, windowMs: 60_000, db });
-  /** The connection's own address, not a forwarded one: see api/auth/loopback.ts. */
-  const refuseRemote = (c: Context) => {
-    if (opts.loopbackOnly && !contextOnLoopback(c)) throw new ApiError(403, REMOTE_REFUSED);
-  };
-
   addRoute(
     app,
     createRoute({
@@ -160,7 +202,13 @@ export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity,
       return c.redirect(url.href, 302);
     },
   );
+}
 
+/** GET /api/auth/idp/callback: takes the flow, exchanges the code, signs the person in and sets the session cookie. */
+function registerCallback(app: OpenAPIHono, { db, identity, opts, configuration, refuseRemote, redirectUri }: FlowRoutes) {
+  const takeFlow = db.prepare<[Buffer], { code_verifier: string; nonce: string; next: string | null; next_user_code: string | null; expires_at: string }>(
+    'DELETE FROM login_flows WHERE state_hash = ? RETURNING code_verifier, nonce, next, next_user_code, expires_at',
+  );
   addRoute(
     app,
     createRoute({
@@ -187,31 +235,7 @@ export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity,
       if (cookieState !== query.state) throw new ApiError(400, 'Sign-in failed: it was started in another browser');
       if (query.error) throw new ApiError(400, `Sign-in failed: ${query.error_description ?? query.error}`);
       const config = await configuration();
-      let claims: oidc.IDToken;
-      let idToken: string | undefined;
-      try {
-        const tokens = await oidc.authorizationCodeGrant(config, new URL(c.req.url.replace(/^[^?]*/, redirectUri)), {
-          pkceCodeVerifier: flow.code_verifier,
-          expectedState: query.state,
-          expectedNonce: flow.nonce,
-          idTokenExpected: true,
-        });
-        claims = tokens.claims()!;
-        idToken = tokens.id_token;
-        // Many providers keep profile claims out of the ID token: ask the userinfo endpoint for them. The
-        // e-mail and whether it is verified are taken as a pair, from one source.
-        const needEmail = typeof claims.email !== 'string';
-        if ((needEmail || typeof claims.email_verified !== 'boolean') && tokens.access_token) {
-          // Only asked to learn whether the address is verified: a failing userinfo leaves it unverified.
-          const info = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub).catch((err: unknown) => {
-            if (needEmail) throw err;
-            return null;
-          });
-          if (typeof info?.email === 'string') claims = { ...claims, email: info.email, email_verified: info.email_verified, name: info.name ?? claims.name };
-        }
-      } catch (err) {
-        throw new ApiError(400, `Sign-in failed: ${(err as Error).message}`);
-      }
+      const { claims, idToken } = await exchangeCode(config, new URL(c.req.url.replace(/^[^?]*/, redirectUri)), query.state, flow);
       const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : '';
       if (!email) throw new ApiError(400, 'Sign-in failed: the identity provider did not share an e-mail address');
       let sessionSecret: string;
@@ -238,23 +262,42 @@ export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity,
       return c.redirect(flow.next ?? '/', 302);
     },
   );
+}
 
-  return {
-    /**
-     * Where the browser ends its session at the identity provider after signing out here (OpenID Connect
-     * RP-Initiated Logout): the provider's end_session_endpoint with the session's ID token as
-     * id_token_hint (client_id alone when there is none) and post_logout_redirect_uri {BASE_URL}/. Null when
-     * the provider has no such endpoint or cannot be reached: the sign-out here stands either way.
-     */
-    async endSessionUrl(idToken: string | null): Promise<string | null> {
-      let config: oidc.Configuration;
-      try {
-        config = await configuration();
-      } catch {
+/**
+ * The ID token's claims and the ID token for a callback, with the e-mail (and whether it is verified)
+ * from userinfo when the ID token lacks them. Any failure is a 400.
+ */
+async function exchangeCode(
+  config: oidc.Configuration,
+  callbackUrl: URL,
+  state: string,
+  flow: { code_verifier: string; nonce: string },
+): Promise<{ claims: oidc.IDToken; idToken: string | undefined }> {
+  let claims: oidc.IDToken;
+  let idToken: string | undefined;
+  try {
+    const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
+      pkceCodeVerifier: flow.code_verifier,
+      expectedState: state,
+      expectedNonce: flow.nonce,
+      idTokenExpected: true,
+    });
+    claims = tokens.claims()!;
+    idToken = tokens.id_token;
+    // Many providers keep profile claims out of the ID token: ask the userinfo endpoint for them. The
+    // e-mail and whether it is verified are taken as a pair, from one source.
+    const needEmail = typeof claims.email !== 'string';
+    if ((needEmail || typeof claims.email_verified !== 'boolean') && tokens.access_token) {
+      // Only asked to learn whether the address is verified: a failing userinfo leaves it unverified.
+      const info = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub).catch((err: unknown) => {
+        if (needEmail) throw err;
         return null;
-      }
-      if (!config.serverMetadata().end_session_endpoint) return null;
-      return oidc.buildEndSessionUrl(config, { post_logout_redirect_uri: `${opts.baseUrl}/`, ...(idToken ? { id_token_hint: idToken } : {}) }).href;
-    },
-  };
+      });
+      if (typeof info?.email === 'string') claims = { ...claims, email: info.email, email_verified: info.email_verified, name: info.name ?? claims.name };
+    }
+  } catch (err) {
+    throw new ApiError(400, `Sign-in failed: ${(err as Error).message}`);
+  }
+  return { claims, idToken };
 }

@@ -61,13 +61,24 @@ const keyOut = (k: { id: string; name: string; hint: string; source: 'account' |
   id: k.id, name: k.name, hint: k.hint, source: k.source, created_at: k.created_at, last_used_at: k.last_used_at, expires_at: k.expires_at,
 });
 
+const noStore = { 'Cache-Control': 'no-store' };
+
+type AccountRouteOptions = { secureCookies: boolean; endSessionUrl?: (idToken: string | null) => Promise<string | null> };
+
 /**
  * @param opts.endSessionUrl the identity provider's sign-out URL for a session's ID token (api/auth/oidc.ts)
  */
-export function registerAccountRoutes(app: OpenAPIHono, identity: Identity, opts: { secureCookies: boolean; endSessionUrl?: (idToken: string | null) => Promise<string | null> }) {
-  const noStore = { 'Cache-Control': 'no-store' };
+export function registerAccountRoutes(app: OpenAPIHono, identity: Identity, opts: AccountRouteOptions) {
   const clearCookie = (c: Context) => deleteCookie(c, SESSION_COOKIE, { path: '/', secure: opts.secureCookies, httpOnly: true, sameSite: 'Lax' });
+  registerAuthRoutes(app, identity, opts, clearCookie);
+  registerSessionRoutes(app, identity, clearCookie);
+  registerProfileRoutes(app, identity);
+  registerApiKeyRoutes(app, identity);
+  registerPublicProfileRoutes(app, identity);
+}
 
+/** GET /api/auth/me and POST /api/auth/logout: who is calling, and signing out (here and at the provider). */
+function registerAuthRoutes(app: OpenAPIHono, identity: Identity, opts: AccountRouteOptions, clearCookie: (c: Context) => void) {
   addRoute(
     app,
     createRoute({
@@ -118,7 +129,10 @@ export function registerAccountRoutes(app: OpenAPIHono, identity: Identity, opts
       return c.json({ ok: true, end_session_url: endSessionUrl }, 200, noStore);
     },
   );
+}
 
+/** The person's browser sessions: the list, and ending one. */
+function registerSessionRoutes(app: OpenAPIHono, identity: Identity, clearCookie: (c: Context) => void) {
   addRoute(
     app,
     createRoute({ method: 'get', path: '/api/account/sessions', tags: ['account'], summary: 'Your open browser sessions, the most recently used first (browser session only)', responses: { 200: json(z.array(SessionOut), 'Sessions'), ...E401, ...E403 } }),
@@ -154,7 +168,10 @@ export function registerAccountRoutes(app: OpenAPIHono, identity: Identity, opts
       return c.body(null, 204, noStore);
     },
   );
+}
 
+/** The person's own full profile: read and update (session cookie only). */
+function registerProfileRoutes(app: OpenAPIHono, identity: Identity) {
   addRoute(
     app,
     createRoute({ method: 'get', path: '/api/account/me', tags: ['account'], summary: 'The full profile (session cookie only)', responses: { 200: json(UserOut, 'Profile'), ...E401 } }),
@@ -177,7 +194,10 @@ export function registerAccountRoutes(app: OpenAPIHono, identity: Identity, opts
       return c.json(fullUser(identity.updateProfile(p.user.id, body)), 200, noStore);
     },
   );
+}
 
+/** The person's API keys: list, create, revoke (browser session only). */
+function registerApiKeyRoutes(app: OpenAPIHono, identity: Identity) {
   addRoute(
     app,
     createRoute({ method: 'get', path: '/api/account/api-keys', tags: ['account'], summary: 'Your live API keys (never their secrets); browser session only', responses: { 200: json(z.array(ApiKeyOut), 'Keys'), ...E401, ...E403 } }),
@@ -218,7 +238,10 @@ export function registerAccountRoutes(app: OpenAPIHono, identity: Identity, opts
       return c.body(null, 204);
     },
   );
+}
 
+/** GET /api/users/{user_id}: anyone's public profile, never the e-mail. */
+function registerPublicProfileRoutes(app: OpenAPIHono, identity: Identity) {
   addRoute(
     app,
     createRoute({

@@ -50,13 +50,9 @@ async function readForm(req: IncomingMessage, limit = 8 * 1024): Promise<URLSear
   return new URLSearchParams(body);
 }
 
-/**
- * @param opts.loopbackOnly answer 403 to every request whose connection is not from a loopback address
- *   (the server's own calls to the provider come from there too); ALLOW_DEV_IDP=true turns it off
- */
-export function createEmbeddedIdp(db: Db, opts: { baseUrl: string; dataDir: string; loopbackOnly?: boolean }): EmbeddedIdp {
-  const issuer = `${opts.baseUrl}${IDP_PREFIX}`;
-  const keysDir = keysDirOf(opts.dataDir);
+/** The provider's RS256 signing key and its cookie and client secrets, created in DATA_DIR/keys on first start. */
+function loadKeys(dataDir: string) {
+  const keysDir = keysDirOf(dataDir);
   const jwk = loadJson(path.join(keysDir, 'idp-signing-jwk.json'), () => ({
     ...generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }),
     kid: randomBytes(8).toString('hex'),
@@ -67,14 +63,13 @@ export function createEmbeddedIdp(db: Db, opts: { baseUrl: string; dataDir: stri
     cookie: randomBytes(32).toString('base64url'),
     client: randomBytes(32).toString('base64url'),
   }));
+  return { jwk, secrets };
+}
 
+/** The oidc-provider configuration: our one client, PKCE, the claims in the ID token, our pages. */
+function providerConfiguration(db: Db, baseUrl: string, { jwk, secrets }: ReturnType<typeof loadKeys>): Configuration {
   const account = db.prepare<[string], { sub: string; email: string; name: string }>('SELECT sub, email, name FROM idp_accounts WHERE sub = ?');
-  const upsertAccount = db.prepare(
-    `INSERT INTO idp_accounts (sub, email, name, updated_at) VALUES (?, ?, ?, ?)
-     ON CONFLICT (sub) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at`,
-  );
-
-  const configuration: Configuration = {
+  return {
     adapter: sqliteAdapterFactory(db),
     ttl: { Interaction: 3600, Session: 14 * 86400, Grant: 14 * 86400, AuthorizationCode: 60, AccessToken: 600, IdToken: 600 },
     // Put the e-mail and name in the ID token itself: the relying party needs no userinfo round trip.
@@ -83,9 +78,9 @@ export function createEmbeddedIdp(db: Db, opts: { baseUrl: string; dataDir: stri
       {
         client_id: EMBEDDED_CLIENT_ID,
         client_secret: secrets.client,
-        redirect_uris: [`${opts.baseUrl}/api/auth/idp/callback`],
+        redirect_uris: [`${baseUrl}/api/auth/idp/callback`],
         // Where RP-initiated logout returns the browser after /signout (api/auth/oidc.ts, endSessionUrl).
-        post_logout_redirect_uris: [`${opts.baseUrl}/`],
+        post_logout_redirect_uris: [`${baseUrl}/`],
         grant_types: ['authorization_code'],
         response_types: ['code'],
         token_endpoint_auth_method: 'client_secret_basic',
@@ -124,9 +119,14 @@ export function createEmbeddedIdp(db: Db, opts: { baseUrl: string; dataDir: stri
       ctx.body = errorPage(String(out.error_description ?? out.error ?? 'Sign-in failed'));
     },
   };
-  const provider = new Provider(issuer, configuration);
-  provider.proxy = true;
-  const callback = provider.callback();
+}
+
+/** The sign-in interaction: our e-mail page, its login and abort posts, and the consent we give ourselves. */
+function interactionHandler(db: Db, provider: Provider) {
+  const upsertAccount = db.prepare(
+    `INSERT INTO idp_accounts (sub, email, name, updated_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (sub) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at`,
+  );
 
   /** Our login prompt: finish "login" with the account, and consent for our own first-party client. */
   async function finish(req: IncomingMessage, res: ServerResponse, accountId: string): Promise<void> {
@@ -168,10 +168,25 @@ export function createEmbeddedIdp(db: Db, opts: { baseUrl: string; dataDir: stri
     res.end('Method not allowed');
   }
 
+  return interaction;
+}
+
+/**
+ * @param opts.loopbackOnly answer 403 to every request whose connection is not from a loopback address
+ *   (the server's own calls to the provider come from there too); ALLOW_DEV_IDP=true turns it off
+ */
+export function createEmbeddedIdp(db: Db, opts: { baseUrl: string; dataDir: string; loopbackOnly?: boolean }): EmbeddedIdp {
+  const issuer = `${opts.baseUrl}${IDP_PREFIX}`;
+  const keys = loadKeys(opts.dataDir);
+  const provider = new Provider(issuer, providerConfiguration(db, opts.baseUrl, keys));
+  provider.proxy = true;
+  const callback = provider.callback();
+  const interaction = interactionHandler(db, provider);
+
   return {
     issuer,
     clientId: EMBEDDED_CLIENT_ID,
-    clientSecret: secrets.client,
+    clientSecret: keys.secrets.client,
     handle(req, res) {
       const url = req.url ?? '';
       if (url !== IDP_PREFIX && !url.startsWith(`${IDP_PREFIX}/`) && !url.startsWith(`${IDP_PREFIX}?`)) return false;
