@@ -15,7 +15,7 @@ import type { Embedder, EmbedderSetting } from './embedders/embedder.ts';
 import { createTransformersEmbedder } from './embedders/transformers.ts';
 import { buildKeywordIndex, FIELD_BOOSTS } from './keyword.ts';
 import { DELTA_FILES, docInputsOf, documentHashes, INDEX_FILES, INDEX_FORMAT, indexDir, type IndexManifest, type ItemRef } from './manifest.ts';
-import type { LoadedIndex } from './load.ts';
+import type { LoadedIndex } from './loaded.ts';
 import { LEXICON_FILE, saveLexicon, trainLexicon } from './translate.ts';
 
 export interface BuildOptions {

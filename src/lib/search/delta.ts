@@ -18,6 +18,7 @@ import { embedderForIndex } from './embedders/select.ts';
 import { embedderMatches } from './embedders/embedder.ts';
 import { DELTA_FILES, docInputsOf, documentHash, INDEX_FILES, INDEX_FORMAT, indexDir, readManifest, type DocInputs, type IndexManifest } from './manifest.ts';
 import { searchInputs } from './inputs.ts';
+import type { LoadedDelta } from './loaded.ts';
 
 
 /** Above this share of the base's items in the delta, a full build is both better and not much slower. */
@@ -35,11 +36,6 @@ export interface DeltaFile {
   documents: { hash: string; doc: SearchDocument; vectors: string[] }[];
   /** Keys of base items no longer current (deleted, or replaced by a changed document above). */
   removed: string[];
-}
-
-export interface LoadedDelta {
-  documents: { doc: SearchDocument; vectors: Float32Array[] }[];
-  removed: Set<string>;
 }
 
 function toBase64(v: Float32Array): string {

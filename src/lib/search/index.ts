@@ -2,7 +2,8 @@
 // embedder (builtin LSA or a transformer model), hybrid fusion by reciprocal rank, related items, and a
 // live index for posts. Build with buildSearchIndex, serve with openSearch → SearchService.
 export { buildSearchIndex, type BuildOptions } from './build.ts';
-export { loadSearchIndex, type LoadedIndex } from './load.ts';
+export { loadSearchIndex } from './load.ts';
+export type { LoadedIndex } from './loaded.ts';
 export { openSearch } from './open.ts';
 export { SearchService, DEFAULT_HYBRID_TUNING, DRAFT_SCORE_MULTIPLIER, type HybridTuning, type SearchParams, type SearchHit, type SearchResult, type RelatedResult } from './service.ts';
 export { documentFromPost, documentsFromSnapshot, ITEM_TYPES, type ItemType, type PostInput, type SearchDocument } from './documents.ts';

@@ -2,30 +2,15 @@
 // embedder that queries it.
 import path from 'node:path';
 import lunr from 'lunr';
-import type { Embedder, EmbedderSetting } from './embedders/embedder.ts';
+import type { EmbedderSetting } from './embedders/embedder.ts';
 import { readFloat32 } from './embedders/builtin.ts';
 import { embedderForIndex } from './embedders/select.ts';
-import { INDEX_FILES, readManifest, type IndexManifest, type ItemRef } from './manifest.ts';
+import { INDEX_FILES, readManifest, type ItemRef } from './manifest.ts';
 import { readJsonFile } from '../json-file.ts';
-import { takePostings, type KeywordScorer } from './postings.ts';
-import { loadDelta, type LoadedDelta } from './delta.ts';
-import { loadLexicon, type Lexicon } from './translate.ts';
-
-export interface LoadedIndex {
-  dir: string;
-  manifest: IndexManifest;
-  /** The lunr index, for its token set (fuzzy and prefix lookups); its postings have moved to `postings`. */
-  keyword: lunr.Index;
-  postings: KeywordScorer;
-  ids: ItemRef[];
-  /** manifest.rows × manifest.embedder.dimension, row-major, rows L2-normalised. */
-  vectors: Float32Array;
-  embedder: Embedder;
-  /** What changed since the base was built (delta.ts), or null. */
-  delta: LoadedDelta | null;
-  /** The query translation lexicon (translate.ts); absent in indexes built before it. */
-  lexicon?: Lexicon | null;
-}
+import { takePostings } from './postings.ts';
+import { loadDelta } from './delta.ts';
+import type { LoadedIndex } from './loaded.ts';
+import { loadLexicon } from './translate.ts';
 
 /**
  * @param reuse an index loaded earlier from the same folder: when its base is the one on disk, only the

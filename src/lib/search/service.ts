@@ -10,7 +10,7 @@ import { documentLanguages } from './keyword.ts';
 import { LiveIndex, type LiveEntry } from './live.ts';
 import type { KeywordScorer } from './postings.ts';
 import { indexVocabulary, planQuery, type Clause, type Vocabulary } from './query-plan.ts';
-import type { LoadedIndex } from './load.ts';
+import type { LoadedIndex } from './loaded.ts';
 import type { IndexManifest } from './manifest.ts';
 import { relatedScore } from './related.ts';
 import { reciprocalRankFusion } from './rrf.ts';
