@@ -42,22 +42,33 @@ export function slugify(title: string): string {
   );
 }
 
+/** The post store: posts and their state, the essay's revisions, co-admins, votes and the lists. */
 export function createPostStore(db: Db, audit: AuditLog, notifications: Notifications, now: () => Date = () => new Date()) {
+  const rows = postRows(db, audit, now);
+  const { byId, bySlug } = rows;
+  return {
+    get: (id: string): PostRow | undefined => byId.get(id),
+    getBySlug: (slug: string): PostRow | undefined => bySlug.get(slug),
+    /** A post by id or by slug: the spec addresses reads by slug and writes by id. */
+    find: (idOrSlug: string): PostRow | undefined => byId.get(idOrSlug) ?? bySlug.get(idOrSlug),
+    ...postWrites(db, audit, rows),
+    ...postPublication(db, audit, notifications, rows),
+    ...essayRevisions(db, audit, rows),
+    ...postCoAdmins(db, audit, notifications, rows.iso),
+    ...postVotes(db, audit, notifications, rows.iso),
+    ...postLists(db),
+  };
+}
+
+type PostRows = ReturnType<typeof postRows>;
+
+/** The statements and steps the writes share: a post by id or slug, its latest essay, the move back to review. */
+function postRows(db: Db, audit: AuditLog, now: () => Date) {
   const byId = db.prepare<[string], PostRow>('SELECT * FROM posts WHERE id = ? AND deleted_at IS NULL');
   const bySlug = db.prepare<[string], PostRow>('SELECT * FROM posts WHERE slug = ? AND deleted_at IS NULL');
   const latest = db.prepare<[string], EssayRevision>('SELECT * FROM post_essay_revisions WHERE post_id = ? ORDER BY revision DESC LIMIT 1');
   const iso = () => now().toISOString();
 
-  function uniqueSlug(title: string): string {
-    const base = slugify(title);
-    let slug = base;
-    for (let i = 2; db.prepare('SELECT 1 FROM posts WHERE slug = ?').get(slug); i++) slug = `${base}-${i}`;
-    return slug;
-  }
-  function setTags(postId: string, tags: string[]): void {
-    db.prepare('DELETE FROM post_tags WHERE post_id = ?').run(postId);
-    for (const t of tags) db.prepare('INSERT INTO post_tags (post_id, tag) VALUES (?, ?)').run(postId, t);
-  }
   /**
    * A published post whose text changes goes back to review (when posts need a moderator): the change and
    * the move are one transaction, so no unreviewed text is ever public. Call inside the edit's transaction.
@@ -73,24 +84,32 @@ export function createPostStore(db: Db, audit: AuditLog, notifications: Notifica
     db.prepare('INSERT INTO post_essay_revisions (post_id, revision, body, author_id, created_at) VALUES (?, ?, ?, ?, ?)').run(postId, revision, body, authorId, iso());
     return latest.get(postId)!;
   }
+  return { byId, bySlug, latest, iso, backToReviewIfPublished, addRevision };
+}
 
+function uniqueSlug(db: Db, title: string): string {
+  const base = slugify(title);
+  let slug = base;
+  for (let i = 2; db.prepare('SELECT 1 FROM posts WHERE slug = ?').get(slug); i++) slug = `${base}-${i}`;
+  return slug;
+}
+function setTags(db: Db, postId: string, tags: string[]): void {
+  db.prepare('DELETE FROM post_tags WHERE post_id = ?').run(postId);
+  for (const t of tags) db.prepare('INSERT INTO post_tags (post_id, tag) VALUES (?, ?)').run(postId, t);
+}
+
+/** Creating a post, changing its fields, deleting it. */
+function postWrites(db: Db, audit: AuditLog, rows: PostRows) {
+  const { byId, iso, addRevision, backToReviewIfPublished } = rows;
   return {
-    get: (id: string): PostRow | undefined => byId.get(id),
-    getBySlug: (slug: string): PostRow | undefined => bySlug.get(slug),
-    /** A post by id or by slug: the spec addresses reads by slug and writes by id. */
-    find: (idOrSlug: string): PostRow | undefined => byId.get(idOrSlug) ?? bySlug.get(idOrSlug),
-
-    isCoAdmin: (postId: string, userId: string): boolean => !!db.prepare('SELECT 1 FROM post_admins WHERE post_id = ? AND user_id = ?').get(postId, userId),
-    coAdmins: (postId: string): string[] => db.prepare('SELECT user_id FROM post_admins WHERE post_id = ? ORDER BY created_at, user_id').pluck().all(postId) as string[],
-
     create(input: { authorId: string; title: string; summary: string; tags: string[]; lang: 'en' | 'sl'; body?: string }): PostRow {
       return db.transaction(() => {
         const id = randomId('pst');
         const t = iso();
         db.prepare('INSERT INTO posts (id, slug, author_id, title, summary, tags, lang, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-          id, uniqueSlug(input.title), input.authorId, input.title, input.summary, JSON.stringify(input.tags), input.lang, t, t,
+          id, uniqueSlug(db, input.title), input.authorId, input.title, input.summary, JSON.stringify(input.tags), input.lang, t, t,
         );
-        setTags(id, input.tags);
+        setTags(db, id, input.tags);
         if (input.body) addRevision(id, input.body, input.authorId);
         audit.append({ kind: 'post.create', subjectType: 'post', subjectId: id, actor: { userId: input.authorId }, data: { status: 'draft' } });
         return byId.get(id)!;
@@ -106,7 +125,7 @@ export function createPostStore(db: Db, audit: AuditLog, notifications: Notifica
         if (patch.lang !== undefined) fields.lang = patch.lang;
         if (patch.tags !== undefined) {
           fields.tags = JSON.stringify(patch.tags);
-          setTags(id, patch.tags);
+          setTags(db, id, patch.tags);
         }
         const keys = Object.keys(fields);
         if (keys.length) {
@@ -124,7 +143,13 @@ export function createPostStore(db: Db, audit: AuditLog, notifications: Notifica
         audit.append({ kind: 'post.delete', subjectType: 'post', subjectId: id, actor: { userId } });
       }).immediate();
     },
+  };
+}
 
+/** Submission and review: draft → submitted → published or rejected. */
+function postPublication(db: Db, audit: AuditLog, notifications: Notifications, rows: PostRows) {
+  const { byId, iso } = rows;
+  return {
     /** draft → submitted, and on to published when the auto-publish rule applies. */
     submit(id: string, userId: string, autoPublish: boolean): PostRow {
       return db.transaction(() => {
@@ -160,7 +185,13 @@ export function createPostStore(db: Db, audit: AuditLog, notifications: Notifica
         return byId.get(id)!;
       }).immediate();
     },
+  };
+}
 
+/** The post essay: its latest revision, how many there are, and a new one against the revision read. */
+function essayRevisions(db: Db, audit: AuditLog, rows: PostRows) {
+  const { latest, iso, addRevision, backToReviewIfPublished } = rows;
+  return {
     essay: (postId: string): EssayRevision | undefined => latest.get(postId),
     revisions: (postId: string): number => db.prepare('SELECT COUNT(*) FROM post_essay_revisions WHERE post_id = ?').pluck().get(postId) as number,
 
@@ -176,6 +207,14 @@ export function createPostStore(db: Db, audit: AuditLog, notifications: Notifica
         return rev;
       }).immediate();
     },
+  };
+}
+
+/** Co-admins: who they are, granted (with a notification) and revoked. */
+function postCoAdmins(db: Db, audit: AuditLog, notifications: Notifications, iso: () => string) {
+  return {
+    isCoAdmin: (postId: string, userId: string): boolean => !!db.prepare('SELECT 1 FROM post_admins WHERE post_id = ? AND user_id = ?').get(postId, userId),
+    coAdmins: (postId: string): string[] => db.prepare('SELECT user_id FROM post_admins WHERE post_id = ? ORDER BY created_at, user_id').pluck().all(postId) as string[],
 
     grantCoAdmin(postId: string, userId: string, grantedBy: string, postTitle: string): boolean {
       return db.transaction(() => {
@@ -195,7 +234,12 @@ export function createPostStore(db: Db, audit: AuditLog, notifications: Notifica
         return true;
       }).immediate();
     },
+  };
+}
 
+/** Votes on the essay: the count, whether someone voted, a vote (the author hears of it) and its withdrawal. */
+function postVotes(db: Db, audit: AuditLog, notifications: Notifications, iso: () => string) {
+  return {
     votes: (postId: string): number => db.prepare('SELECT COUNT(*) FROM post_votes WHERE post_id = ?').pluck().get(postId) as number,
     hasVoted: (postId: string, userId: string): boolean => !!db.prepare('SELECT 1 FROM post_votes WHERE post_id = ? AND user_id = ?').get(postId, userId),
 
@@ -215,7 +259,12 @@ export function createPostStore(db: Db, audit: AuditLog, notifications: Notifica
         return r.changes > 0;
       }).immediate();
     },
+  };
+}
 
+/** The lists: published posts (by tag, newest or oldest first) and a person's own. */
+function postLists(db: Db) {
+  return {
     listPublished(q: { tag?: string; sort: 'newest' | 'oldest'; limit: number; offset: number }) {
       const where = ["status = 'published'", 'deleted_at IS NULL'];
       if (q.tag) where.push('id IN (SELECT post_id FROM post_tags WHERE tag = @tag)');
