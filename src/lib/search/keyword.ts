@@ -110,11 +110,31 @@ export interface KeywordIndex {
  * document took ~1 GB and ~8 s at 10k videos (and most of build-index's 7.5 GB peak at 100k).
  */
 export function buildKeywordIndex(docs: readonly SearchDocument[], refs: readonly number[]): KeywordIndex {
+  const counts = countTerms(docs);
+  const weight = bm25Weights(counts);
+  return keywordIndex(counts, weight, refs, postingsByTerm(counts, weight, refs));
+}
+
+/** The documents' terms, counted field by field in typed arrays: what lunr's index is computed from. */
+interface TermCounts {
+  termIds: Map<string, number>;
+  terms: string[];
+  /** Field postings of each term (lunr's document frequency: a document counts once per field). */
+  df: Int32Array;
+  /** Per field of each document (a field ref, documents in order, FIELDS in order): its terms and their frequencies, from refStart[fr] to refStart[fr + 1]. */
+  termOf: Int32Array;
+  tfOf: Int32Array;
+  refStart: Int32Array;
+  fieldLength: Int32Array;
+  stats: KeywordStats;
+  termLanguages: Map<string, Set<TextLang>>;
+}
+
+/** Every document's terms, each numbered in order of first occurrence (lunr's term numbers), with their frequencies per field. */
+function countTerms(docs: readonly SearchDocument[]): TermCounts {
   const termIds = new Map<string, number>();
   const terms: string[] = [];
-  /** Field postings of each term (lunr's document frequency: a document counts once per field). */
   const df = new Int32Column();
-  /** Per field of each document (a field ref, documents in order, FIELDS in order): its terms and their frequencies. */
   const entryTerm = new Int32Column();
   const entryTf = new Int32Column();
   const refStart = new Int32Array(docs.length * FIELDS.length + 1);
@@ -160,14 +180,17 @@ export function buildKeywordIndex(docs: readonly SearchDocument[], refs: readonl
     documentsByLanguage,
     averageFieldLength: Object.fromEntries(FIELDS.map((f) => [f, lengths[f] / n])) as Record<Field, number>,
   };
+  return { termIds, terms, df: df.data, termOf: entryTerm.view(), tfOf: entryTf.view(), refStart, fieldLength, stats, termLanguages };
+}
+
+/** Each term's BM25 weight in each field of each document, as lunr computes and stores it (rounded to 3 decimals), in the order of termOf. */
+function bm25Weights({ terms, df, termOf, tfOf, refStart, fieldLength, stats, termLanguages }: TermCounts): Float64Array {
   // lunr's average field length is the same sum over the same count (every document has every field).
   const average = FIELDS.map((f) => stats.averageFieldLength[f]);
   const boosts = FIELDS.map((f) => FIELD_BOOSTS[f] || 1);
   // idf per term, over the documents of the languages it occurs in (idfDocumentCount).
   const idf = new Float64Array(terms.length);
-  for (let id = 0; id < terms.length; id++) idf[id] = bm25Idf(df.data[id], idfDocumentCount(stats, termLanguages.get(terms[id])));
-  const termOf = entryTerm.view();
-  const tfOf = entryTf.view();
+  for (let id = 0; id < terms.length; id++) idf[id] = bm25Idf(df[id], idfDocumentCount(stats, termLanguages.get(terms[id])));
   const weight = new Float64Array(termOf.length);
   for (let fr = 0; fr < fieldLength.length; fr++) {
     const fi = fr % FIELDS.length;
@@ -180,7 +203,19 @@ export function buildKeywordIndex(docs: readonly SearchDocument[], refs: readonl
       weight[e] = Math.round(score * 1000) / 1000;
     }
   }
-  // Postings by term, in field-ref order (documents ascending, then fields): the scorer's layout.
+  return weight;
+}
+
+/** The postings of each term (from start[t] to start[t + 1]), in field-ref order (documents ascending, then fields): the scorer's layout. */
+interface Postings {
+  start: Int32Array;
+  postingRef: Int32Array;
+  postingField: Uint8Array;
+  postingWeight: Float32Array;
+}
+
+/** The postings by term, each document's ref from `refs`. */
+function postingsByTerm({ terms, termOf, refStart, fieldLength }: TermCounts, weight: Float64Array, refs: readonly number[]): Postings {
   const start = new Int32Array(terms.length + 1);
   for (let e = 0; e < termOf.length; e++) start[termOf[e] + 1]++;
   for (let t = 0; t < terms.length; t++) start[t + 1] += start[t];
@@ -197,6 +232,16 @@ export function buildKeywordIndex(docs: readonly SearchDocument[], refs: readonl
       postingWeight[at] = weight[e];
     }
   }
+  return { start, postingRef, postingField, postingWeight };
+}
+
+/** The built index: lunr's serialised form, written in pieces, and what a loaded index keeps. */
+function keywordIndex(
+  { termIds, terms, termOf, refStart, fieldLength, stats }: TermCounts,
+  weight: Float64Array,
+  refs: readonly number[],
+  { start, postingRef, postingField, postingWeight }: Postings,
+): KeywordIndex {
   let sortedTerms: string[] | undefined;
   /** The terms in lunr's order of its serialised inverted index and of its token set. */
   const sorted = () => (sortedTerms ??= [...terms].sort());
