@@ -108,15 +108,20 @@ export function statKey(file: string): string | null {
   }
 }
 
-export function openParseCache(cacheDir: string, opts: { /** false: no stat key vouches for a file (every file is read). */ statKeys?: boolean } = {}): ParseCache {
-  const file = parseCacheFile(cacheDir);
-  const deltaFile = parseCacheDeltaFile(cacheDir);
+/** A cache as a load opens it: the base's entries with the delta applied, the base's id (a delta applies to the base it names) and files, and the files whose entry the delta holds. */
+interface CacheContents {
+  entries: Map<string, Entry>;
+  baseId: string;
+  baseRels: Set<string>;
+  deltaRels: Set<string>;
+}
+
+/** Reads the base (the one this process last read when the file is the same) and the delta written over it. */
+function readCache(file: string, deltaFile: string): CacheContents {
   let entries = new Map<string, Entry>();
-  /** The base's id (a delta applies to the base it names) and its files. */
   let baseId = '';
   let baseRels = new Set<string>();
-  /** Files whose entry the delta holds. */
-  let deltaRels = new Set<string>();
+  const deltaRels = new Set<string>();
   const key = statKey(file);
   const known = baseMemo.get(file);
   if (key && known?.key === key) {
@@ -152,6 +157,15 @@ export function openParseCache(cacheDir: string, opts: { /** false: no stat key 
       // no delta (or one of another base): the base alone
     }
   }
+  return { entries, baseId, baseRels, deltaRels };
+}
+
+/** Opens the parse cache of a folder (see the top of this file); the load that opened it saves it. */
+export function openParseCache(cacheDir: string, opts: { /** false: no stat key vouches for a file (every file is read). */ statKeys?: boolean } = {}): ParseCache {
+  const file = parseCacheFile(cacheDir);
+  const deltaFile = parseCacheDeltaFile(cacheDir);
+  // The base's id and files, and the files whose entry the delta holds: a save writes the delta against them.
+  let { entries, baseId, baseRels, deltaRels } = readCache(file, deltaFile);
   const seen = new Map<string, Entry>();
   /** Files whose entry this load created or changed. */
   const dirty = new Set<string>();
