@@ -4,7 +4,7 @@
 // half-written dist/. The reference the incremental build (incremental.ts) must equal byte for byte.
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../config.ts';
+import { loadConfig, type Config } from '../config.ts';
 import { loadSnapshot } from '../content/load.ts';
 import { contentCacheDir } from '../content/parse-cache.ts';
 import { pageCount, pageFingerprints, type PagePrint } from '../pages/index.ts';
@@ -136,71 +136,19 @@ function moveDir(from: string, to: string): void {
   }
 }
 
+/** The full build: renders every page and writes every document into a folder of its own, then swaps it in as dist/. */
 export async function buildSite(env: Record<string, string | undefined> = process.env, opts: BuildOptions = {}): Promise<BuildMeta> {
   const started = performance.now();
   const config = loadConfig(env);
   sweepBuildLeftovers(config.distDir, opts.log);
-  // A build that renders in child processes starts the first now: Astro starts and bundles the site (a few
-  // seconds, whatever the content) while this one loads the content and fingerprints every page.
-  let early: EarlyRender | null = opts.render ?? (opts.renderInProcess ? null : startRender(env));
-  let rendering: Promise<string>;
-  let prints: Map<string, PagePrint>;
-  let snapshot: Snapshot;
-  let site: SiteContext;
-  let rendered = 0;
-  let t0 = 0;
-  try {
-    snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir), lenient: !opts.strict }); // strict: fails with the file and field
-    site = siteContext(config, opts.generatedAt ? new Date(opts.generatedAt) : undefined);
-    const pages = pageCount(snapshot);
-    // A large site built by `npm run build` (renderInProcess) renders in children too: the first starts now.
-    if (!early && !rendersInProcess(opts, pages)) early = startRender(env);
-    let models: Record<string, HandedModel> | null = early && pages <= FULL_MODELS_HANDOFF_MAX ? {} : null;
-    prints = pageFingerprints(snapshot, site, undefined, models ? (key, params, json, print) => void (models![key] = { route: print.route, params, json }) : undefined);
-    const onPage = opts.onProgress && (() => opts.onProgress!(++rendered, prints.size));
-    // Pages render in child processes while this one writes the documents into a folder of its own; the
-    // pages (fewer files than the documents) then move in beside them.
-    opts.onProgress?.(0, prints.size); // the pages' count starts with the render, not with its first page
-    ({ result: rendering } = await startPages(env, site.generatedAt, [...prints.keys()], { all: true, onPage, early, models: models && { site, pages: models } }));
-    models = null; // written to the render processes' files: not held while the documents are written
-    t0 = performance.now();
-  } catch (err) {
-    await early?.cancel(); // unless it was told its pages (then startPages' result fails or ends it)
-    throw err;
-  }
+  const { snapshot, site, prints, rendering, t0 } = await startFullRender(env, config, opts);
   rendering.catch(() => {}); // awaited below; a failure while the documents are written must not go unhandled
   const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
   const folder = documentsFolder();
   const clientDir = path.join(folder, 'client');
   let rendered_: string | undefined;
   try {
-    /** Every file dist/client will hold (a page's file may also be a document's: counted once). */
-    const files = new Set<string>();
-    const resources: string[] = [];
-    const dirs = new Set<string>();
-    // Each item's input key, recorded for the next incremental build (src/lib/static-build/inputs.ts).
-    const keys = new InputKeys(snapshot);
-    /** Where each item's piece lies in the documents made of pieces, for the next incremental build. */
-    const pieces: Record<string, PieceSpans> = {};
-    for (const k of prints.keys()) {
-      const g = pageGroup(k);
-      if (g) keys.of(g);
-    }
-    for (const file of resourceFiles(snapshot, site)) {
-      const { rel } = file;
-      if (file.group) keys.of(file.group);
-      const abs = path.join(clientDir, rel);
-      const dir = path.dirname(abs);
-      if (!dirs.has(dir)) {
-        fs.mkdirSync(dir, { recursive: true });
-        dirs.add(dir);
-      }
-      // Moving the folder in keeps a file's inode and times, so the stat key of a pieces file holds in dist/ too.
-      if (file.pieces) pieces[rel] = writePiecesFile(abs, file.pieces()).spans;
-      else fs.writeFileSync(abs, file.body);
-      files.add(rel);
-      resources.push(rel);
-    }
+    const { files, resources, keys, pieces } = writeDocuments(snapshot, site, prints, clientDir);
     opts.log?.(`build: ${resources.length} documents written in ${secs(t0)} s`);
     rendered_ = await rendering;
     const t1 = performance.now();
@@ -210,7 +158,6 @@ export async function buildSite(env: Record<string, string | undefined> = proces
     fs.renameSync(path.join(rendered_, 'server'), path.join(folder, 'server'));
     opts.log?.(`build: ${prints.size} pages rendered (${renderStats.shards} shard${renderStats.shards > 1 ? 's' : ''}) by ${secs(t0)} s, moved in ${secs(t1)} s; the content, models and fingerprints (and the models handed to the render) took ${((t0 - started) / 1000).toFixed(1)} s`);
     const staging = folder;
-    const pages = pageRecords(prints);
     const fileCount = files.size;
     writeSiteManifest(staging, {
       format: SITE_MANIFEST_FORMAT,
@@ -219,7 +166,7 @@ export async function buildSite(env: Record<string, string | undefined> = proces
       chrome: chromeKey(site.siteName, site.baseUrl),
       generated_at: site.generatedAt,
       content_hash: snapshot.contentHash,
-      pages,
+      pages: pageRecords(prints),
       resources,
       file_count: fileCount,
       inputs_site: siteInputs(site),
@@ -229,17 +176,91 @@ export async function buildSite(env: Record<string, string | undefined> = proces
     });
     const meta: BuildMeta = { ...buildMetaOf(config.baseUrl, snapshot, site, started, fileCount), mode: 'full' };
     fs.writeFileSync(path.join(staging, 'build-meta.json'), JSON.stringify(meta, null, 2) + '\n');
-    // Named after this host and process: dist/ may be on a volume other hosts build on too (leftovers.ts).
-    const incoming = swapFolder(config.distDir, 'new');
-    const old = swapFolder(config.distDir, 'old');
-    moveDir(staging, incoming);
-    if (fs.existsSync(config.distDir)) fs.renameSync(config.distDir, old);
-    fs.renameSync(incoming, config.distDir);
-    fs.rmSync(old, { recursive: true, force: true });
+    swapIntoDist(config.distDir, staging);
     return meta;
   } finally {
     if (rendered_) fs.rmSync(rendered_, { recursive: true, force: true });
     else await rendering.then((dir) => fs.rmSync(dir, { recursive: true, force: true }), () => {});
     fs.rmSync(folder, { recursive: true, force: true });
   }
+}
+
+/**
+ * Loads the content, fingerprints every page and starts rendering them (in child processes, or here):
+ * `rendering` is the folder the pages are rendered into, `t0` when this process handed them over. A build
+ * that renders in child processes starts the first now: Astro starts and bundles the site (a few seconds,
+ * whatever the content) while this one loads the content and fingerprints every page.
+ */
+async function startFullRender(
+  env: Record<string, string | undefined>,
+  config: Config,
+  opts: BuildOptions,
+): Promise<{ snapshot: Snapshot; site: SiteContext; prints: Map<string, PagePrint>; rendering: Promise<string>; t0: number }> {
+  let early: EarlyRender | null = opts.render ?? (opts.renderInProcess ? null : startRender(env));
+  let rendered = 0;
+  try {
+    const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir), lenient: !opts.strict }); // strict: fails with the file and field
+    const site = siteContext(config, opts.generatedAt ? new Date(opts.generatedAt) : undefined);
+    const pages = pageCount(snapshot);
+    // A large site built by `npm run build` (renderInProcess) renders in children too: the first starts now.
+    if (!early && !rendersInProcess(opts, pages)) early = startRender(env);
+    let models: Record<string, HandedModel> | null = early && pages <= FULL_MODELS_HANDOFF_MAX ? {} : null;
+    const prints = pageFingerprints(snapshot, site, undefined, models ? (key, params, json, print) => void (models![key] = { route: print.route, params, json }) : undefined);
+    const onPage = opts.onProgress && (() => opts.onProgress!(++rendered, prints.size));
+    // Pages render in child processes while this one writes the documents into a folder of its own; the
+    // pages (fewer files than the documents) then move in beside them.
+    opts.onProgress?.(0, prints.size); // the pages' count starts with the render, not with its first page
+    const { result: rendering } = await startPages(env, site.generatedAt, [...prints.keys()], { all: true, onPage, early, models: models && { site, pages: models } });
+    models = null; // written to the render processes' files: not held while the documents are written
+    return { snapshot, site, prints, rendering, t0: performance.now() };
+  } catch (err) {
+    await early?.cancel(); // unless it was told its pages (then startPages' result fails or ends it)
+    throw err;
+  }
+}
+
+/**
+ * Writes every document of the read model under `clientDir`, and records each item's input key and where
+ * its piece lies in the documents made of pieces, for the next incremental build. `files` is every file
+ * dist/client will hold so far (a page's file may also be a document's: counted once).
+ */
+function writeDocuments(snapshot: Snapshot, site: SiteContext, prints: Map<string, PagePrint>, clientDir: string) {
+  const files = new Set<string>();
+  const resources: string[] = [];
+  const dirs = new Set<string>();
+  // Each item's input key, recorded for the next incremental build (src/lib/static-build/inputs.ts).
+  const keys = new InputKeys(snapshot);
+  /** Where each item's piece lies in the documents made of pieces, for the next incremental build. */
+  const pieces: Record<string, PieceSpans> = {};
+  for (const k of prints.keys()) {
+    const g = pageGroup(k);
+    if (g) keys.of(g);
+  }
+  for (const file of resourceFiles(snapshot, site)) {
+    const { rel } = file;
+    if (file.group) keys.of(file.group);
+    const abs = path.join(clientDir, rel);
+    const dir = path.dirname(abs);
+    if (!dirs.has(dir)) {
+      fs.mkdirSync(dir, { recursive: true });
+      dirs.add(dir);
+    }
+    // Moving the folder in keeps a file's inode and times, so the stat key of a pieces file holds in dist/ too.
+    if (file.pieces) pieces[rel] = writePiecesFile(abs, file.pieces()).spans;
+    else fs.writeFileSync(abs, file.body);
+    files.add(rel);
+    resources.push(rel);
+  }
+  return { files, resources, keys, pieces };
+}
+
+/** Puts the staged build in place of dist/: renamed in beside it, then swapped, so no reader sees half of one. */
+function swapIntoDist(distDir: string, staging: string): void {
+  // Named after this host and process: dist/ may be on a volume other hosts build on too (leftovers.ts).
+  const incoming = swapFolder(distDir, 'new');
+  const old = swapFolder(distDir, 'old');
+  moveDir(staging, incoming);
+  if (fs.existsSync(distDir)) fs.renameSync(distDir, old);
+  fs.renameSync(incoming, distDir);
+  fs.rmSync(old, { recursive: true, force: true });
 }

@@ -17,8 +17,8 @@ import { loadSnapshot } from '../content/load.ts';
 import type { Snapshot } from '../content/model.ts';
 import { contentCacheDir } from '../content/parse-cache.ts';
 import { stageFile, writeFileAtomic, writeFilesAtomic } from '../fs-atomic.ts';
-import { pageFingerprints } from '../pages/index.ts';
-import { siteContext } from '../site.ts';
+import { pageFingerprints, type PagePrint } from '../pages/index.ts';
+import { siteContext, type SiteContext } from '../site.ts';
 import { buildMetaOf, buildSite, pageRecords, rendersInProcess, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
 import { renderStats, startPages, startRender, type EarlyRender, type HandedModel } from './render.ts';
 import { chromeKey, listTree, readSiteManifest, rendererHash, writeSiteManifest, type SiteManifest } from './manifest.ts';
@@ -79,6 +79,34 @@ function compareWithFile(file: string, body: Buffer): 'absent' | 'same' | 'diffe
   return fs.readFileSync(file).equals(body) ? 'same' : 'differs';
 }
 
+/** A document made of pieces, written beside its target and put in place with the other files. */
+type Staged = { rel: string; file: ReturnType<typeof stageFile>; spans: Omit<PieceSpans, 'stat'> };
+
+/**
+ * The files of dist/client to write: each recomputed or rendered file whose bytes differ from dist/'s
+ * (read back: ~850 small reads at 100k videos, where a record of every file's hash cost ~3 s a run to
+ * read and write), and the number of files dist/client holds once they are written.
+ */
+class DistChanges {
+  readonly writes = new Map<string, Buffer>();
+  /** Files compared so far (a file new to dist/ is counted once). */
+  readonly considered = new Set<string>();
+  readonly clientDir: string;
+  fileCount: number;
+  constructor(clientDir: string, fileCount: number) {
+    this.clientDir = clientDir;
+    this.fileCount = fileCount;
+  }
+  /** Compares a file's new bytes with dist/'s: written when they differ. */
+  consider(rel: string, body: Buffer): void {
+    const now = compareWithFile(path.join(this.clientDir, rel), body);
+    if (now === 'absent' && !this.considered.has(rel)) this.fileCount++;
+    this.considered.add(rel);
+    if (now === 'same') this.writes.delete(rel);
+    else this.writes.set(rel, body);
+  }
+}
+
 /**
  * The incremental build of dist/ from the previous one (see the top of this file). `opts.render`, a render
  * process started with this same `env`, renders the changed pages (their first shard), or a full build's if
@@ -118,7 +146,7 @@ export async function buildSiteIncremental(
   const onPage = opts.onProgress && (() => opts.onProgress!(++rendered, total));
   const early: EarlyRender | null = opts.render ?? (opts.renderInProcess ? null : startRender(env));
   /** Documents made of pieces, written beside their targets, put in place with the other files. */
-  const staged: { rel: string; file: ReturnType<typeof stageFile>; spans: Omit<PieceSpans, 'stat'> }[] = [];
+  const staged: Staged[] = [];
   try {
     const snapshot = opts.snapshot ?? loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir), lenient: !opts.strict });
     const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
@@ -129,51 +157,11 @@ export async function buildSiteIncremental(
     const sameSite = prev.inputs_site === siteInputs(site);
     const keys = new InputKeys(snapshot, sameSite ? prev.inputs : undefined, sameSite ? prev.key_record : undefined);
 
-    // Pages: which models changed, which pages are gone. A page whose inputs did not change keeps its record.
     const tPrints = performance.now();
-    let modelsKept = 0;
-    // The models of the pages to render (those that changed); none past the hand-off's limit (the render
-    // then builds its models, and memory stays flat). A page without params that did not change is not
-    // rendered either (rendersPage).
-    let models: Record<string, HandedModel> | null = {};
-    /** Pages whose fingerprint or file differ from the previous build's (a kept page's are the recorded ones). */
-    const selected: string[] = [];
-    const prints = pageFingerprints(
-      snapshot,
-      site,
-      (key, route) => {
-        const group = pageGroup(key);
-        // Asked first, whatever else holds: every item's key is recorded for the next build.
-        const same = group !== null && keys.unchanged(group);
-        const was = prev.pages[key];
-        if (!same || !was) return undefined;
-        modelsKept++;
-        return { route, fp: was.fp, file: was.file };
-      },
-      (key, params, json, print) => {
-        const was = prev.pages[key];
-        if (was?.fp === print.fp && was?.file === print.file) return;
-        selected.push(key);
-        if (models) models[key] = { route: print.route, params, json };
-        if (selected.length > MODELS_HANDOFF_MAX) models = null;
-      },
-    );
+    const { prints, selected, models, modelsKept } = changedPages(snapshot, site, prev, keys);
     opts.log?.(`rebuild-site: ${prints.size} page models fingerprinted in ${secs(tPrints)} s (${modelsKept} kept: inputs unchanged; ${keys.computed} input keys computed)`);
     if (selected.length > prints.size * FULL_BUILD_SHARE && prints.size > 20) return full(`${selected.length} of ${prints.size} pages changed`, early);
-
-    // A recomputed file is written when its bytes differ from dist/'s (read back: ~850 small reads at 100k
-    // videos, where a record of every file's hash cost ~3 s a run to read and write).
-    let fileCount = prev.file_count ?? listTree(clientDir).length;
-    const writes = new Map<string, Buffer>();
-    /** Files compared so far (a file new to dist/ is counted once). */
-    const considered = new Set<string>();
-    const consider = (rel: string, body: Buffer) => {
-      const now = compareWithFile(path.join(clientDir, rel), body);
-      if (now === 'absent' && !considered.has(rel)) fileCount++;
-      considered.add(rel);
-      if (now === 'same') writes.delete(rel);
-      else writes.set(rel, body);
-    };
+    const changes = new DistChanges(clientDir, prev.file_count ?? listTree(clientDir).length);
 
     // Pages whose model changed, rendered by Astro from the same page files as the full build, in a child
     // process (here, with renderInProcess and a small selection), while this one recomputes the documents.
@@ -190,103 +178,32 @@ export async function buildSiteIncremental(
     }
     const sharded = renderStats.shards > 1;
 
-    // Documents of the read model: an item's own kept when its inputs did not change, the others recomputed;
-    // written where their bytes differ.
-    const resources = new Set<string>();
     const tDocs = performance.now();
-    let documentsKept = 0;
-    // A document made of items' pieces is written (not yet in place) as it comes, copying the pieces of
-    // unchanged items from its file in dist/ while that is the file the previous build wrote (pieces.ts).
-    let piecesCopied = 0;
-    const stagePieces = (rel: string, pieces: Iterable<Piece>) => {
-      const target = path.join(clientDir, rel);
-      const spans = sameSite ? prev.pieces?.[rel] : undefined;
-      let made: ReturnType<typeof writePieces> | undefined;
-      const file = stageFile(target, (fd) => {
-        made = writePieces(fd, pieces, spans && { file: target, spans, unchanged: (g) => keys.unchanged(g) });
-      });
-      staged.push({ rel, file, spans: made!.spans });
-      piecesCopied += made!.copied;
-    };
+    let docs: ReturnType<typeof recomputeDocuments>;
     try {
-      // A document of a group whose key the previous build recorded as it is now was written by that build
-      // (the same inputs under the same code and site settings yield the same documents), so it is in `files`.
-      for (const file of resourceFiles(snapshot, site, resources)) {
-        if (file.group && keys.unchanged(file.group)) {
-          documentsKept++;
-          continue;
-        }
-        if (file.pieces) stagePieces(file.rel, file.pieces());
-        else consider(file.rel, file.body);
-      }
+      docs = recomputeDocuments(snapshot, site, keys, sameSite ? prev.pieces : undefined, changes, staged);
     } catch (err) {
       if (rendering) await rendering.then((dir) => fs.rmSync(dir, { recursive: true, force: true }), () => {});
       throw err;
     }
-
+    const { resources, documentsKept, piecesCopied } = docs;
     opts.log?.(
-      `rebuild-site: ${resources.size - documentsKept} documents recomputed in ${secs(tDocs)} s (${documentsKept} kept: inputs unchanged; ${piecesCopied} item pieces copied), ${writes.size + staged.length} differ`,
+      `rebuild-site: ${resources.size - documentsKept} documents recomputed in ${secs(tDocs)} s (${documentsKept} kept: inputs unchanged; ${piecesCopied} item pieces copied), ${changes.writes.size + staged.length} differ`,
     );
     if (rendering) {
-      let staging: string | undefined;
-      try {
-        staging = await rendering;
-        const out = path.join(staging, 'client');
-        const wanted = new Set(selected.map((k) => prints.get(k)!.file));
-        for (const e of fs.readdirSync(out, { recursive: true, withFileTypes: true })) {
-          if (!e.isFile()) continue;
-          const rel = path.relative(out, path.join(e.parentPath, e.name)).split(path.sep).join('/');
-          // The selected pages, and whatever else the build emits that dist/ lacks (a new hashed asset).
-          if (wanted.has(rel) || !fs.existsSync(path.join(clientDir, rel))) consider(rel, fs.readFileSync(path.join(out, rel)));
-        }
-        for (const rel of wanted) if (!considered.has(rel)) throw new Error(`the incremental build did not render ${rel}`);
-        const s = (ms: number) => (ms / 1000).toFixed(1);
-        const how = sharded
-          ? `${renderStats.shards} render processes, the slowest took ${s(renderStats.slowestShardMs)} s: start, bundle, pages`
-          : `the render process${opts.render ? ', started before this job,' : ''} bundled the site by ${s(renderStats.readyMs)} s, was asked at ${s(renderStats.askedMs)} s and done at ${s(renderStats.slowestShardMs)} s`;
-        opts.log?.(`rebuild-site: ${selected.length} pages rendered by ${secs(tDocs)} s (${how})`);
-      } finally {
-        if (staging) fs.rmSync(staging, { recursive: true, force: true });
-      }
+      const how = await takeRendered(rendering, selected.map((k) => prints.get(k)!.file), changes, sharded, !!opts.render);
+      opts.log?.(`rebuild-site: ${selected.length} pages rendered by ${secs(tDocs)} s (${how})`);
     }
 
-    // What is gone: pages no longer produced and documents the read model no longer yields.
-    const pageFiles = new Set([...prints.values()].map((p) => p.file));
-    const removed: string[] = [];
-    for (const [k, p] of Object.entries(prev.pages)) if (!prints.has(k) && !pageFiles.has(p.file) && !resources.has(p.file)) removed.push(p.file);
-    for (const rel of prev.resources) if (!resources.has(rel) && !pageFiles.has(rel)) removed.push(rel);
-
+    const removed = goneFiles(prev, prints, resources);
     const tWrites = performance.now();
-    await writeFilesAtomic([...writes].map(([rel, body]) => [path.join(clientDir, rel), body]));
-    const pieces: Record<string, PieceSpans> = {};
-    for (const { rel, file, spans } of staged) {
-      const target = path.join(clientDir, rel);
-      if (!fs.existsSync(target)) fileCount++;
-      file.commit();
-      pieces[rel] = { ...spans, stat: statKey(target)! };
-    }
-    const written = [...writes.keys(), ...staged.map((s) => s.rel)];
-    for (const rel of removed) {
-      if (removeFile(clientDir, rel)) fileCount--;
-    }
-
-    const manifest: SiteManifest = {
-      ...prev,
-      generated_at: site.generatedAt,
-      content_hash: snapshot.contentHash,
-      pages: pageRecords(prints),
-      resources: [...resources],
-      file_count: fileCount,
-      inputs_site: siteInputs(site),
-      inputs: keys.record(),
-      key_record: keys.keyRecord(),
-      pieces,
-    };
+    const { pieces, written } = await putInPlace(changes, staged, removed);
+    const manifest = nextManifest(prev, site, snapshot, prints, resources, keys, pieces, changes.fileCount);
     const tManifest = performance.now();
     writeSiteManifest(config.distDir, manifest, prev);
     opts.log?.(`rebuild-site: ${written.length} files written and ${removed.length} removed in ${((tManifest - tWrites) / 1000).toFixed(1)} s, the manifest in ${secs(tManifest)} s`);
     const meta: IncrementalResult = {
-      ...buildMetaOf(config.baseUrl, snapshot, site, started, fileCount),
+      ...buildMetaOf(config.baseUrl, snapshot, site, started, changes.fileCount),
       mode: 'incremental',
       previous: prev.generated_at,
       written: written.sort(),
@@ -297,12 +214,162 @@ export async function buildSiteIncremental(
       keys_computed: keys.computed,
       pieces_copied: piecesCopied,
     };
-    const { pages_rendered: _, documents_kept: _d, models_kept: _m, keys_computed: _k, pieces_copied: _p, ...published } = meta;
-    // Last: the server reloads when this file changes.
-    writeFileAtomic(path.join(config.distDir, 'build-meta.json'), JSON.stringify(published, null, 2) + '\n');
+    writeBuildMeta(config.distDir, meta);
     return meta;
   } finally {
     for (const s of staged) s.file.discard(); // none left once committed
     await early?.cancel(); // unless it was given pages to render
   }
+}
+
+/**
+ * Pages: which models changed, which pages are gone. A page whose inputs did not change keeps its record
+ * (`modelsKept`); `selected` are the pages whose fingerprint or file differ from the previous build's, and
+ * `models` their models to hand to the render, none past the hand-off's limit (the render then builds its
+ * models, and memory stays flat). A page without params that did not change is not rendered either
+ * (rendersPage).
+ */
+function changedPages(snapshot: Snapshot, site: SiteContext, prev: SiteManifest, keys: InputKeys) {
+  let modelsKept = 0;
+  let models: Record<string, HandedModel> | null = {};
+  const selected: string[] = [];
+  const prints = pageFingerprints(
+    snapshot,
+    site,
+    (key, route) => {
+      const group = pageGroup(key);
+      // Asked first, whatever else holds: every item's key is recorded for the next build.
+      const same = group !== null && keys.unchanged(group);
+      const was = prev.pages[key];
+      if (!same || !was) return undefined;
+      modelsKept++;
+      return { route, fp: was.fp, file: was.file };
+    },
+    (key, params, json, print) => {
+      const was = prev.pages[key];
+      if (was?.fp === print.fp && was?.file === print.file) return;
+      selected.push(key);
+      if (models) models[key] = { route: print.route, params, json };
+      if (selected.length > MODELS_HANDOFF_MAX) models = null;
+    },
+  );
+  return { prints, selected, models, modelsKept };
+}
+
+/**
+ * Documents of the read model: an item's own kept when its inputs did not change, the others recomputed;
+ * compared with dist/'s (`changes`). A document made of items' pieces is written (not yet in place, in
+ * `staged`) as it comes, copying the pieces of unchanged items from its file in dist/ while that is the
+ * file the previous build wrote (`spansOf`, pieces.ts).
+ */
+function recomputeDocuments(snapshot: Snapshot, site: SiteContext, keys: InputKeys, spansOf: SiteManifest['pieces'] | undefined, changes: DistChanges, staged: Staged[]) {
+  const resources = new Set<string>();
+  let documentsKept = 0;
+  let piecesCopied = 0;
+  const stagePieces = (rel: string, pieces: Iterable<Piece>) => {
+    const target = path.join(changes.clientDir, rel);
+    const spans = spansOf?.[rel];
+    let made: ReturnType<typeof writePieces> | undefined;
+    const file = stageFile(target, (fd) => {
+      made = writePieces(fd, pieces, spans && { file: target, spans, unchanged: (g) => keys.unchanged(g) });
+    });
+    staged.push({ rel, file, spans: made!.spans });
+    piecesCopied += made!.copied;
+  };
+  // A document of a group whose key the previous build recorded as it is now was written by that build
+  // (the same inputs under the same code and site settings yield the same documents), so it is in `files`.
+  for (const file of resourceFiles(snapshot, site, resources)) {
+    if (file.group && keys.unchanged(file.group)) {
+      documentsKept++;
+      continue;
+    }
+    if (file.pieces) stagePieces(file.rel, file.pieces());
+    else changes.consider(file.rel, file.body);
+  }
+  return { resources, documentsKept, piecesCopied };
+}
+
+/**
+ * Takes the rendered pages (`wanted`, their files), and whatever else the build emits that dist/ lacks (a
+ * new hashed asset), into `changes`; removes the render's folder. Returns how the render went, for the log.
+ */
+async function takeRendered(rendering: Promise<string>, wantedFiles: string[], changes: DistChanges, sharded: boolean, startedBefore: boolean): Promise<string> {
+  const { clientDir } = changes;
+  let staging: string | undefined;
+  try {
+    staging = await rendering;
+    const out = path.join(staging, 'client');
+    const wanted = new Set(wantedFiles);
+    for (const e of fs.readdirSync(out, { recursive: true, withFileTypes: true })) {
+      if (!e.isFile()) continue;
+      const rel = path.relative(out, path.join(e.parentPath, e.name)).split(path.sep).join('/');
+      // The selected pages, and whatever else the build emits that dist/ lacks (a new hashed asset).
+      if (wanted.has(rel) || !fs.existsSync(path.join(clientDir, rel))) changes.consider(rel, fs.readFileSync(path.join(out, rel)));
+    }
+    for (const rel of wanted) if (!changes.considered.has(rel)) throw new Error(`the incremental build did not render ${rel}`);
+    const s = (ms: number) => (ms / 1000).toFixed(1);
+    return sharded
+      ? `${renderStats.shards} render processes, the slowest took ${s(renderStats.slowestShardMs)} s: start, bundle, pages`
+      : `the render process${startedBefore ? ', started before this job,' : ''} bundled the site by ${s(renderStats.readyMs)} s, was asked at ${s(renderStats.askedMs)} s and done at ${s(renderStats.slowestShardMs)} s`;
+  } finally {
+    if (staging) fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/** What is gone: pages no longer produced and documents the read model no longer yields. */
+function goneFiles(prev: SiteManifest, prints: Map<string, PagePrint>, resources: ReadonlySet<string>): string[] {
+  const pageFiles = new Set([...prints.values()].map((p) => p.file));
+  const removed: string[] = [];
+  for (const [k, p] of Object.entries(prev.pages)) if (!prints.has(k) && !pageFiles.has(p.file) && !resources.has(p.file)) removed.push(p.file);
+  for (const rel of prev.resources) if (!resources.has(rel) && !pageFiles.has(rel)) removed.push(rel);
+  return removed;
+}
+
+/** Writes the files that differ and puts the staged documents in place, each atomically, then removes what is gone; the files written, and where the pieces of each staged document lie. */
+async function putInPlace(changes: DistChanges, staged: readonly Staged[], removed: readonly string[]): Promise<{ pieces: Record<string, PieceSpans>; written: string[] }> {
+  const { clientDir } = changes;
+  await writeFilesAtomic([...changes.writes].map(([rel, body]) => [path.join(clientDir, rel), body]));
+  const pieces: Record<string, PieceSpans> = {};
+  for (const { rel, file, spans } of staged) {
+    const target = path.join(clientDir, rel);
+    if (!fs.existsSync(target)) changes.fileCount++;
+    file.commit();
+    pieces[rel] = { ...spans, stat: statKey(target)! };
+  }
+  const written = [...changes.writes.keys(), ...staged.map((s) => s.rel)];
+  for (const rel of removed) {
+    if (removeFile(clientDir, rel)) changes.fileCount--;
+  }
+  return { pieces, written };
+}
+
+/** The manifest of this build: the previous one's, with what this build changed. */
+function nextManifest(
+  prev: SiteManifest,
+  site: SiteContext,
+  snapshot: Snapshot,
+  prints: Map<string, PagePrint>,
+  resources: ReadonlySet<string>,
+  keys: InputKeys,
+  pieces: Record<string, PieceSpans>,
+  fileCount: number,
+): SiteManifest {
+  return {
+    ...prev,
+    generated_at: site.generatedAt,
+    content_hash: snapshot.contentHash,
+    pages: pageRecords(prints),
+    resources: [...resources],
+    file_count: fileCount,
+    inputs_site: siteInputs(site),
+    inputs: keys.record(),
+    key_record: keys.keyRecord(),
+    pieces,
+  };
+}
+
+/** Writes build-meta.json without the build's own figures, last: the server reloads when this file changes. */
+function writeBuildMeta(distDir: string, meta: IncrementalResult): void {
+  const { pages_rendered: _, documents_kept: _d, models_kept: _m, keys_computed: _k, pieces_copied: _p, ...published } = meta;
+  writeFileAtomic(path.join(distDir, 'build-meta.json'), JSON.stringify(published, null, 2) + '\n');
 }
