@@ -7,7 +7,7 @@ import { addRoute } from '../validation/route.ts';
 import { limitParam, offsetParam } from '../validation/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
-import { requireRole, requireUser, requireWriter } from '../auth/middleware.ts';
+import { requireRole, requireWriter } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
 import { CREATED_HEADERS, ETAG_HEADER } from '../validation/if-match.ts';
 import type { CommunityDeps } from '../deps.ts';

@@ -3,7 +3,6 @@
 // must answer within a second while /api/health stays responsive. Before the expansion was bounded, one
 // word of 300 letters took ~15 s and stalled the process, and 15,000 letters ended it (heap exhausted).
 // Also: the query bounds in the schema (422), and the per-address limit (429) on searches that miss the cache.
-import path from 'node:path';
 import * as oauth from 'oauth4webapi';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
