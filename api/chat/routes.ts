@@ -15,12 +15,12 @@ import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
 import { principal, hasInvalidToken, requireScope, SESSION_COOKIE } from '../auth/middleware.ts';
 import { RateLimiter, clientAddress, enforceRate } from '../rate-limit/index.ts';
-import { createLlmClient, LlmError, type ChatMessage, type LlmClient } from '../llm/client.ts';
+import { createLlmClient, type ChatMessage, type LlmClient } from '../llm/client.ts';
 import type { AppDeps } from '../deps.ts';
 import { parseModelfile, type Modelfile } from '../../src/lib/personas/modelfile.ts';
 import { chatTokenKey, issueChatToken, verifyChatToken, ChatTokenError, CHAT_TOKEN_PREFIX, type ChatClaims } from './token.ts';
-import { retrieve, type Coverage } from './retrieve.ts';
-import { buildPrompt, CitationNumbers, extractiveAnswer, NOT_COVERED } from './answer.ts';
+import { retrieve } from './retrieve.ts';
+import { extractiveReply, modelReply, type Question } from './reply.ts';
 import { createLlmHealth } from './health.ts';
 
 export const MAX_MESSAGES = 20;
@@ -83,25 +83,47 @@ const ChatResponse = z
   })
   .openapi('ChatCompletion');
 
+/** What the chat routes share: the dependencies, the chat token key, the model (if any) and its health. */
+interface Chat {
+  deps: AppDeps;
+  key: Buffer;
+  llm: LlmClient | null;
+  health: ReturnType<typeof createLlmHealth>;
+}
+
+/**
+ * Registers POST /api/chat/auth and POST /api/chat/completions; returns the model's health for
+ * /api/health?detail=true.
+ */
 export function registerChatRoutes(app: OpenAPIHono, deps: AppDeps) {
   const { config } = deps;
-  const key = chatTokenKey(config.dataDir);
-  const llm: LlmClient | null = config.llm ? createLlmClient(config.llm) : null;
-  const health = createLlmHealth(config.llm?.model ?? null);
-  const userLimiter = new RateLimiter({ name: 'chat', limit: config.chat.rateLimitPerMinute, windowMs: 60_000, db: deps.db });
-  const anonLimiter = new RateLimiter({ name: 'chat-anonymous', limit: config.chat.anonymousRateLimitPerMinute, windowMs: 60_000, db: deps.db });
-  const noStore = { 'Cache-Control': 'no-store' };
+  const chat: Chat = {
+    deps,
+    key: chatTokenKey(config.dataDir),
+    llm: config.llm ? createLlmClient(config.llm) : null,
+    health: createLlmHealth(config.llm?.model ?? null),
+  };
+  registerChatAuth(app, chat);
+  registerCompletions(app, chat);
+  return { health: chat.health };
+}
 
-  function persona(id: string, mode: string, lang: string): Modelfile {
-    const p = deps.content().snapshot.personasById.get(id);
-    if (!p) throw new ApiError(404, `No persona ${id}`, {}, `persona_id is one of ${[...deps.content().snapshot.personasById.keys()].join(', ')} (GET /api/personas).`);
-    const text = p.modelfiles.get(`${mode}/${lang}`);
-    if (text === undefined) {
-      throw new ApiError(404, `Persona ${id} has no ${mode} mode in ${lang}; it has ${[...p.modelfiles.keys()].join(', ')}`, {}, `Send a mode and lang it has: ${[...p.modelfiles.keys()].map((k) => { const [m, l] = k.split('/'); return `"mode": "${m}", "lang": "${l}"`; }).join('; ')}.`);
-    }
-    return parseModelfile(text);
+const noStore = { 'Cache-Control': 'no-store' };
+
+/** The persona's Modelfile for a mode and language; 404 naming what there is when it has none. */
+function persona(deps: AppDeps, id: string, mode: string, lang: string): Modelfile {
+  const p = deps.content().snapshot.personasById.get(id);
+  if (!p) throw new ApiError(404, `No persona ${id}`, {}, `persona_id is one of ${[...deps.content().snapshot.personasById.keys()].join(', ')} (GET /api/personas).`);
+  const text = p.modelfiles.get(`${mode}/${lang}`);
+  if (text === undefined) {
+    throw new ApiError(404, `Persona ${id} has no ${mode} mode in ${lang}; it has ${[...p.modelfiles.keys()].join(', ')}`, {}, `Send a mode and lang it has: ${[...p.modelfiles.keys()].map((k) => { const [m, l] = k.split('/'); return `"mode": "${m}", "lang": "${l}"`; }).join('; ')}.`);
   }
+  return parseModelfile(text);
+}
 
+/** POST /api/chat/auth: a chat token bound to the caller (or an anonymous address), a persona, a language and a mode. */
+function registerChatAuth(app: OpenAPIHono, { deps, key }: Chat) {
+  const { config } = deps;
   addRoute(
     app,
     createRoute({
@@ -113,7 +135,7 @@ export function registerChatRoutes(app: OpenAPIHono, deps: AppDeps) {
       responses: { 200: json(AuthResponse, 'A chat token'), 401: json(ErrorDetail, 'Not signed in'), 404: json(ErrorDetail, 'Unknown persona, mode or language'), 422: json(HTTPValidationError, 'Validation error') },
     }),
     (c, { body }) => {
-      persona(body.persona_id, body.mode, body.lang);
+      persona(deps, body.persona_id, body.mode, body.lang);
       const p = principal(c);
       const ttl = config.chat.tokenTtlSeconds;
       // Whole seconds, rounded up: the token lasts at least the `expires_in` it is sold with (rounded down,
@@ -134,69 +156,76 @@ export function registerChatRoutes(app: OpenAPIHono, deps: AppDeps) {
       },
     },
   );
+}
 
-  const NO_CREDENTIAL_HINT =
-    'Send Authorization: Bearer with either your API key or OAuth token (then persona_id, and lang and mode if not en and chat, in the body), ' +
-    'or a chat token from POST /api/chat/auth (anonymous callers, browsers). Sign in with the device flow: POST /api/oauth/device.';
+const NO_CREDENTIAL_HINT =
+  'Send Authorization: Bearer with either your API key or OAuth token (then persona_id, and lang and mode if not en and chat, in the body), ' +
+  'or a chat token from POST /api/chat/auth (anonymous callers, browsers). Sign in with the device flow: POST /api/oauth/device.';
 
-  /** The bearer value when it is a chat token; null for other credentials. */
-  const chatTokenOf = (c: Context): string | null => {
-    const m = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '');
-    return m && m[1].startsWith(CHAT_TOKEN_PREFIX) ? m[1] : null;
-  };
+/** The bearer value when it is a chat token; null for other credentials. */
+const chatTokenOf = (c: Context): string | null => {
+  const m = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '');
+  return m && m[1].startsWith(CHAT_TOKEN_PREFIX) ? m[1] : null;
+};
 
-  /** The chat token's claims: well signed and not expired (401 otherwise). */
-  function tokenClaims(token: string): ChatClaims {
-    try {
-      return verifyChatToken(key, token);
-    } catch (err) {
-      if (err instanceof ChatTokenError) throw new ApiError(401, err.message, { 'WWW-Authenticate': 'Bearer error="invalid_token"' }, 'Ask POST /api/chat/auth for a new chat token, or send your API key or OAuth token with persona_id in the body.');
-      throw err;
+/** The chat token's claims: well signed and not expired (401 otherwise). */
+function tokenClaims(key: Buffer, token: string): ChatClaims {
+  try {
+    return verifyChatToken(key, token);
+  } catch (err) {
+    if (err instanceof ChatTokenError) throw new ApiError(401, err.message, { 'WWW-Authenticate': 'Bearer error="invalid_token"' }, 'Ask POST /api/chat/auth for a new chat token, or send your API key or OAuth token with persona_id in the body.');
+    throw err;
+  }
+}
+
+/**
+ * Who asks, before the body is read (401 before 422): a valid chat token, or a signed-in caller (API key,
+ * OAuth token with the read scope: chat writes nothing, or a session).
+ */
+function checkCaller(key: Buffer, c: Context): void {
+  const token = chatTokenOf(c);
+  if (token) return void tokenClaims(key, token);
+  if (hasInvalidToken(c)) throw new ApiError(401, 'Invalid or expired token', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+  if (!principal(c)) throw new ApiError(401, 'Send a chat token, an API key or an OAuth access token as Authorization: Bearer', { 'WWW-Authenticate': 'Bearer' }, NO_CREDENTIAL_HINT);
+  requireScope(c, 'read');
+}
+
+/**
+ * What the answer is bound to. A chat token's claims, checked against the request (same persona, language,
+ * mode and user); or, for an API key or OAuth token, the persona, language and mode the body names.
+ */
+function claimsOf({ deps, key }: Chat, c: Context, body: { persona_id?: string; lang?: 'en' | 'sl'; mode?: string }): ChatClaims {
+  const token = chatTokenOf(c);
+  if (!token) {
+    const p = principal(c)!;
+    if (body.persona_id === undefined) {
+      const ids = [...deps.content().snapshot.personasById.keys()];
+      throw new RequestValidationError(
+        [{ type: 'missing', loc: ['body', 'persona_id'], msg: 'Field required', input: null }],
+        `With an API key or OAuth token, name the persona in the body: "persona_id": one of ${ids.join(', ')} (GET /api/personas), and "lang": "en" or "sl". Or use a chat token from POST /api/chat/auth, which carries them.`,
+      );
     }
+    return { sub: p.user.id, persona: body.persona_id, lang: body.lang ?? 'en', mode: body.mode ?? 'chat', exp: 0, jti: '' };
   }
+  const claims = tokenClaims(key, token);
+  const other = (what: string, value: string) => new ApiError(403, `This chat token is for the ${what} ${value}`, {}, `Leave ${what === 'persona' ? 'persona_id' : what} out, or ask POST /api/chat/auth for a token for the one you want.`);
+  if (body.persona_id !== undefined && body.persona_id !== claims.persona) throw other('persona', claims.persona);
+  if (body.lang !== undefined && body.lang !== claims.lang) throw other('lang', claims.lang);
+  if (body.mode !== undefined && body.mode !== claims.mode) throw other('mode', claims.mode);
+  // A browser signed in as someone else must not ride on another person's token.
+  const cookie = getCookie(c, SESSION_COOKIE);
+  const session = cookie ? deps.identity.resolveSession(cookie) : null;
+  if (session && session.user.id !== claims.sub) throw new ApiError(403, 'This chat token belongs to someone else');
+  if (claims.sub && !deps.identity.getUser(claims.sub)) throw new ApiError(401, 'The chat token’s user no longer exists');
+  return claims;
+}
 
-  /**
-   * Who asks, before the body is read (401 before 422): a valid chat token, or a signed-in caller (API key,
-   * OAuth token with the read scope: chat writes nothing, or a session).
-   */
-  function checkCaller(c: Context): void {
-    const token = chatTokenOf(c);
-    if (token) return void tokenClaims(token);
-    if (hasInvalidToken(c)) throw new ApiError(401, 'Invalid or expired token', { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
-    if (!principal(c)) throw new ApiError(401, 'Send a chat token, an API key or an OAuth access token as Authorization: Bearer', { 'WWW-Authenticate': 'Bearer' }, NO_CREDENTIAL_HINT);
-    requireScope(c, 'read');
-  }
-
-  /**
-   * What the answer is bound to. A chat token's claims, checked against the request (same persona, language,
-   * mode and user); or, for an API key or OAuth token, the persona, language and mode the body names.
-   */
-  function claimsOf(c: Context, body: { persona_id?: string; lang?: 'en' | 'sl'; mode?: string }): ChatClaims {
-    const token = chatTokenOf(c);
-    if (!token) {
-      const p = principal(c)!;
-      if (body.persona_id === undefined) {
-        const ids = [...deps.content().snapshot.personasById.keys()];
-        throw new RequestValidationError(
-          [{ type: 'missing', loc: ['body', 'persona_id'], msg: 'Field required', input: null }],
-          `With an API key or OAuth token, name the persona in the body: "persona_id": one of ${ids.join(', ')} (GET /api/personas), and "lang": "en" or "sl". Or use a chat token from POST /api/chat/auth, which carries them.`,
-        );
-      }
-      return { sub: p.user.id, persona: body.persona_id, lang: body.lang ?? 'en', mode: body.mode ?? 'chat', exp: 0, jti: '' };
-    }
-    const claims = tokenClaims(token);
-    const other = (what: string, value: string) => new ApiError(403, `This chat token is for the ${what} ${value}`, {}, `Leave ${what === 'persona' ? 'persona_id' : what} out, or ask POST /api/chat/auth for a token for the one you want.`);
-    if (body.persona_id !== undefined && body.persona_id !== claims.persona) throw other('persona', claims.persona);
-    if (body.lang !== undefined && body.lang !== claims.lang) throw other('lang', claims.lang);
-    if (body.mode !== undefined && body.mode !== claims.mode) throw other('mode', claims.mode);
-    // A browser signed in as someone else must not ride on another person's token.
-    const cookie = getCookie(c, SESSION_COOKIE);
-    const session = cookie ? deps.identity.resolveSession(cookie) : null;
-    if (session && session.user.id !== claims.sub) throw new ApiError(403, 'This chat token belongs to someone else');
-    if (claims.sub && !deps.identity.getUser(claims.sub)) throw new ApiError(401, 'The chat token’s user no longer exists');
-    return claims;
-  }
-
+/** POST /api/chat/completions: rate, size and persona checks, retrieval, then the extract or the model's answer. */
+function registerCompletions(app: OpenAPIHono, chat: Chat) {
+  const { deps, llm, health } = chat;
+  const { config } = deps;
+  const userLimiter = new RateLimiter({ name: 'chat', limit: config.chat.rateLimitPerMinute, windowMs: 60_000, db: deps.db });
+  const anonLimiter = new RateLimiter({ name: 'chat-anonymous', limit: config.chat.anonymousRateLimitPerMinute, windowMs: 60_000, db: deps.db });
   addRoute(
     app,
     createRoute({
@@ -217,105 +246,31 @@ export function registerChatRoutes(app: OpenAPIHono, deps: AppDeps) {
       },
     }),
     async (c, { body }) => {
-      const claims = claimsOf(c, body);
+      const claims = claimsOf(chat, c, body);
       enforceRate(claims.sub ? userLimiter : anonLimiter, claims.sub ? `user:${claims.sub}` : `anon:${claims.anon ?? clientAddress(c)}`);
       const chars = body.messages.reduce((n, m) => n + m.content.length, 0);
       if (chars > MAX_INPUT_CHARS) throw new ApiError(413, `The conversation has ${chars} characters; ${MAX_INPUT_CHARS} at most`);
-      const modelfile = persona(claims.persona, claims.mode, claims.lang);
+      const modelfile = persona(deps, claims.persona, claims.mode, claims.lang);
       const search = deps.search();
       const question = body.messages[body.messages.length - 1].content;
       const { passages, coverage } = await retrieve(search, deps.content().snapshot, question, claims.lang, config.chat.relevanceFloor);
-      const id = `chatcmpl-${randomUUID()}`;
-      const created = Math.floor(Date.now() / 1000);
-      const base = { id, created, persona_id: claims.persona, lang: claims.lang };
-      const origin = deps.content().site.baseUrl;
-      // Only what the answer cites, numbered as the answer shows them: uncited passages were context, not sources.
-      const sources = (order: ReadonlyMap<number, number>) =>
-        passages
-          .filter((p) => order.has(p.n))
-          .map((p) => ({ n: order.get(p.n)!, type: p.type, id: p.id, title: p.title, url: p.url, page_url: `${origin}${p.url}`, lang: p.lang, cited: true }))
-          .sort((a, b) => a.n - b.n);
-      type Sources = ReturnType<typeof sources>;
-      type Meta = typeof base & { model: string; mode: 'llm' | 'extractive'; coverage: Coverage };
-      const maxTokens = Math.min(body.max_tokens ?? MAX_OUTPUT_TOKENS, Number(modelfile.parameters.num_predict ?? MAX_OUTPUT_TOKENS));
-      const options = {
-        maxTokens,
-        temperature: typeof modelfile.parameters.temperature === 'number' ? modelfile.parameters.temperature : undefined,
-        topP: typeof modelfile.parameters.top_p === 'number' ? modelfile.parameters.top_p : undefined,
-        stop: Array.isArray(modelfile.parameters.stop) ? modelfile.parameters.stop : undefined,
+      const q: Question = {
+        c,
+        base: { id: `chatcmpl-${randomUUID()}`, created: Math.floor(Date.now() / 1000), persona_id: claims.persona, lang: claims.lang },
+        lang: claims.lang,
+        question,
+        messages: body.messages as ChatMessage[],
+        stream: body.stream,
+        maxTokens: Math.min(body.max_tokens ?? MAX_OUTPUT_TOKENS, Number(modelfile.parameters.num_predict ?? MAX_OUTPUT_TOKENS)),
+        modelfile,
+        passages,
+        coverage,
+        origin: deps.content().site.baseUrl,
       };
-
-      // Without a model, or when nothing in the base is relevant enough to cite: the extract, or the plain
-      // sentence that the base does not cover the question (no model call is spent on that).
-      if (!llm || coverage === 'none') {
-        const numbers = new CitationNumbers(passages);
-        const text = coverage === 'none' ? NOT_COVERED[claims.lang] : numbers.all(extractiveAnswer(question, passages, claims.lang).text);
-        const meta: Meta = { ...base, model: llm ? llm.model : 'extractive', mode: llm ? 'llm' : 'extractive', coverage: numbers.order.size ? coverage : 'none' };
-        const cited = sources(numbers.order);
-        if (body.stream) return sse(c, meta, (async function* () { yield text; })(), () => cited);
-        return c.json({ ...meta, object: 'chat.completion' as const, sources: cited, choices: [{ index: 0, message: { role: 'assistant' as const, content: text }, finish_reason: 'stop' }] }, 200, noStore);
-      }
-
-      const prompt = buildPrompt(modelfile, passages, body.messages as ChatMessage[], claims.lang);
-      const out: Meta = { ...base, model: llm.model, mode: 'llm', coverage };
-      const numbers = new CitationNumbers(passages);
-      if (body.stream) {
-        return sse(c, out, renumbered(llm.stream(prompt, { ...options, signal: c.req.raw.signal }), numbers), () => sources(numbers.order), health);
-      }
-      let text: string;
-      try {
-        text = numbers.all(await llm.complete(prompt, options));
-        health.record(null);
-      } catch (err) {
-        if (!(err instanceof LlmError)) throw err;
-        health.record(err.failure, err.message);
-        throw new ApiError(err.failure === 'timeout' ? 504 : 502, `The language model failed: ${err.message}`);
-      }
-      return c.json({ ...out, object: 'chat.completion' as const, sources: sources(numbers.order), choices: [{ index: 0, message: { role: 'assistant' as const, content: text }, finish_reason: 'stop' }] }, 200, noStore);
-
-      /** The model's pieces with their citations renumbered as they pass (see CitationNumbers). */
-      async function* renumbered(deltas: AsyncGenerator<string, void, void>, n: CitationNumbers): AsyncGenerator<string, void, void> {
-        for await (const d of deltas) {
-          const t = n.push(d);
-          if (t) yield t;
-        }
-        const rest = n.end();
-        if (rest) yield rest;
-      }
-
-      function sse(ctx: Context, meta: Meta, deltas: AsyncGenerator<string, void, void>, sourcesNow: () => Sources, h?: typeof health): Response {
-        const enc = new TextEncoder();
-        const event = (data: unknown, name?: string) => enc.encode(`${name ? `event: ${name}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
-        const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) => ({
-          id: meta.id, object: 'chat.completion.chunk', created: meta.created, model: meta.model, mode: meta.mode, persona_id: meta.persona_id, lang: meta.lang, coverage: meta.coverage,
-          choices: [{ index: 0, delta, finish_reason: finish }], ...extra,
-        });
-        const stream = new ReadableStream<Uint8Array>({
-          async start(controller) {
-            controller.enqueue(event(chunk({ role: 'assistant' }, null)));
-            try {
-              for await (const d of deltas) controller.enqueue(event(chunk({ content: d }, null)));
-              h?.record(null);
-              controller.enqueue(event(chunk({}, 'stop', { sources: sourcesNow() })));
-            } catch (err) {
-              const e = err instanceof LlmError ? err : new LlmError((err as Error).message);
-              h?.record(e.failure, e.message);
-              controller.enqueue(event({ error: { message: `The language model failed: ${e.message}`, type: `llm_${e.failure}` } }, 'error'));
-              controller.enqueue(event(chunk({}, 'error', { sources: sourcesNow() })));
-            }
-            controller.enqueue(event('[DONE]'));
-            controller.close();
-          },
-          cancel() {
-            void deltas.return(undefined);
-          },
-        });
-        return new Response(stream, { status: 200, headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' } });
-      }
+      if (!llm || coverage === 'none') return extractiveReply(q, llm);
+      return modelReply(q, llm, health);
     },
     // The credential is checked before the body (401 before 422); what a chat token is bound to, against the body after.
-    { identity: checkCaller },
+    { identity: (c) => checkCaller(chat.key, c) },
   );
-
-  return { health };
 }
