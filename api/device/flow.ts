@@ -10,7 +10,7 @@ import type { AuditLog } from '../audit/index.ts';
 import type { Identity, User } from '../auth/identity.ts';
 import { hashSecret, randomId, randomSecret } from '../auth/secrets.ts';
 import { InvalidClient, InvalidGrant, OAuthError } from '../oauth/errors.ts';
-import { oauthStore, type Client } from '../oauth/store.ts';
+import { oauthStore, type Client, type OAuthStore } from '../oauth/store.ts';
 import { issueTokens, type TokenResponse } from '../oauth/issue.ts';
 import { LIFETIMES, type Lifetimes } from '../oauth/lifetimes.ts';
 import { grantableScope, parseScope } from '../oauth/check_scope.ts';
@@ -85,36 +85,17 @@ export type IssuedToken =
 /** The public, non-secret name of a request in the audit log: a prefix of its device_code's hash. */
 export const requestId = (row: Pick<DeviceRequest, 'device_code_hash'>) => `devreq_${row.device_code_hash.toString('hex').slice(0, 16)}`;
 
+const iso = (d: Date) => d.toISOString();
+
+/** The device flow: start a request, look it up, decide it, and redeem it at the token endpoint. */
 export function createDeviceFlow(db: Db, audit: AuditLog, identity: Identity, opts: DeviceFlowOptions) {
   const now = opts.now ?? (() => new Date());
-  const iso = (d: Date) => d.toISOString();
   const byUserCode = db.prepare<[string], DeviceRequest>('SELECT * FROM device_requests WHERE user_code = ?');
   const byHash = db.prepare<[Buffer], DeviceRequest>('SELECT * FROM device_requests WHERE device_code_hash = ?');
 
   const isExpired = (row: DeviceRequest, t: Date) => row.expires_at <= iso(t);
   const oauth = oauthStore(db);
-  const tokenCtx = { now, store: oauth, lifetimes: opts.oauth.lifetimes ?? LIFETIMES };
-
-  /**
-   * The client a device's OAuth grant belongs to: the registered one the request named, else one made now
-   * for this device (public, device grant and refresh only), which the person sees among their connected
-   * apps and can revoke there.
-   */
-  function deviceClient(row: DeviceRequest, t: Date): Client {
-    const named = row.oauth_client_id ? oauth.getClient(row.oauth_client_id) : undefined;
-    if (named) return named;
-    const client: Client = {
-      client_id: randomId('client', 16),
-      secret_hash: null,
-      client_name: `${row.client_name} on ${row.client_host}`.slice(0, 100),
-      redirect_uris: [],
-      token_endpoint_auth_method: 'none',
-      metadata: { client_name: row.client_name, grant_types: [DEVICE_CODE_GRANT_TYPE, 'refresh_token'], response_types: [], token_endpoint_auth_method: 'none', redirect_uris: [], scope: row.oauth_scope! },
-      created_at: iso(t),
-    };
-    oauth.insertClient(client);
-    return client;
-  }
+  const issue = deviceIssuer(db, audit, identity, opts, oauth, now);
 
   return {
     /** Starts a request. The device_code is returned here and never again. */
@@ -200,31 +181,68 @@ export function createDeviceFlow(db: Db, audit: AuditLog, identity: Identity, op
         const user = identity.getUser(row.user_id!);
         if (!user) return new DeviceGrantError('access_denied', 'The approving account no longer exists');
         const sandbox = row.sandbox === 1 || viaGet;
-        if (row.oauth_scope !== null) {
-          // OAuth tokens for the /mcp resource: a grant of what the person can give (powers only with the
-          // role), its access token, and a refresh token unless a GET put the device_code in a URL.
-          const scope = grantableScope(parseScope(row.oauth_scope), user.role).granted.join(' ');
-          const client = deviceClient(row, t);
-          const grantId = randomId('grant', 12);
-          oauth.insertGrant({ id: grantId, user_id: user.id, client_id: client.client_id, scope, resource: opts.oauth.resource, created_at: iso(t) });
-          audit.append({ kind: 'oauth.grant.create', subjectType: 'oauth_grant', subjectId: grantId, actor: { userId: user.id }, data: { client_id: client.client_id, client_name: client.client_name, scope, via: 'device' } });
-          const refreshable = sandbox ? { ...client, metadata: { ...client.metadata, grant_types: [DEVICE_CODE_GRANT_TYPE] } } : client;
-          const tokens = issueTokens(tokenCtx, refreshable, oauth.getGrant(grantId)!, scope);
-          db.prepare("UPDATE device_requests SET status = 'consumed', grant_id = ?, last_poll_at = ? WHERE device_code_hash = ? AND status = 'approved'").run(grantId, iso(t), row.device_code_hash);
-          audit.append({ kind: 'device.token', subjectType: 'device_request', subjectId: requestId(row), actor: 'system', data: { oauth_grant_id: grantId, client_id: client.client_id, scope, sandbox } });
-          return { kind: 'oauth' as const, tokens, clientId: client.client_id, sandbox, user };
-        }
-        const expiresIn = sandbox ? SANDBOX_KEY_TTL_SECONDS : STANDARD_KEY_TTL_SECONDS;
-        const name = `Device: ${row.client_name} on ${row.client_host}`.slice(0, 100);
-        const { key, secret } = identity.createApiKey(user.id, { name, expiresAt: iso(new Date(t.getTime() + expiresIn * 1000)), source: 'device' }, 'system');
-        db.prepare("UPDATE device_requests SET status = 'consumed', api_key_id = ?, last_poll_at = ? WHERE device_code_hash = ? AND status = 'approved'").run(
-          key.id, iso(t), row.device_code_hash,
-        );
-        audit.append({ kind: 'device.token', subjectType: 'device_request', subjectId: requestId(row), actor: 'system', data: { api_key_id: key.id, sandbox } });
-        return { kind: 'api_key' as const, secret, keyId: key.id, expiresIn, sandbox, user };
+        return row.oauth_scope !== null ? issue.oauthTokens(row, user, sandbox, t) : issue.apiKey(row, user, sandbox, t);
       }).immediate();
       if (result instanceof OAuthError) throw result;
       return result;
+    },
+  };
+}
+
+/**
+ * What an approved request is redeemed for, inside redeem's transaction: OAuth tokens when it asked for a
+ * scope, an API key otherwise; either way the request is marked consumed with its audit event.
+ */
+function deviceIssuer(db: Db, audit: AuditLog, identity: Identity, opts: DeviceFlowOptions, oauth: OAuthStore, now: () => Date) {
+  const tokenCtx = { now, store: oauth, lifetimes: opts.oauth.lifetimes ?? LIFETIMES };
+
+  /**
+   * The client a device's OAuth grant belongs to: the registered one the request named, else one made now
+   * for this device (public, device grant and refresh only), which the person sees among their connected
+   * apps and can revoke there.
+   */
+  function deviceClient(row: DeviceRequest, t: Date): Client {
+    const named = row.oauth_client_id ? oauth.getClient(row.oauth_client_id) : undefined;
+    if (named) return named;
+    const client: Client = {
+      client_id: randomId('client', 16),
+      secret_hash: null,
+      client_name: `${row.client_name} on ${row.client_host}`.slice(0, 100),
+      redirect_uris: [],
+      token_endpoint_auth_method: 'none',
+      metadata: { client_name: row.client_name, grant_types: [DEVICE_CODE_GRANT_TYPE, 'refresh_token'], response_types: [], token_endpoint_auth_method: 'none', redirect_uris: [], scope: row.oauth_scope! },
+      created_at: iso(t),
+    };
+    oauth.insertClient(client);
+    return client;
+  }
+
+  return {
+    // OAuth tokens for the /mcp resource: a grant of what the person can give (powers only with the
+    // role), its access token, and a refresh token unless a GET put the device_code in a URL.
+    oauthTokens(row: DeviceRequest, user: User, sandbox: boolean, t: Date): IssuedToken {
+      const scope = grantableScope(parseScope(row.oauth_scope!), user.role).granted.join(' ');
+      const client = deviceClient(row, t);
+      const grantId = randomId('grant', 12);
+      oauth.insertGrant({ id: grantId, user_id: user.id, client_id: client.client_id, scope, resource: opts.oauth.resource, created_at: iso(t) });
+      audit.append({ kind: 'oauth.grant.create', subjectType: 'oauth_grant', subjectId: grantId, actor: { userId: user.id }, data: { client_id: client.client_id, client_name: client.client_name, scope, via: 'device' } });
+      const refreshable = sandbox ? { ...client, metadata: { ...client.metadata, grant_types: [DEVICE_CODE_GRANT_TYPE] } } : client;
+      const tokens = issueTokens(tokenCtx, refreshable, oauth.getGrant(grantId)!, scope);
+      db.prepare("UPDATE device_requests SET status = 'consumed', grant_id = ?, last_poll_at = ? WHERE device_code_hash = ? AND status = 'approved'").run(grantId, iso(t), row.device_code_hash);
+      audit.append({ kind: 'device.token', subjectType: 'device_request', subjectId: requestId(row), actor: 'system', data: { oauth_grant_id: grantId, client_id: client.client_id, scope, sandbox } });
+      return { kind: 'oauth' as const, tokens, clientId: client.client_id, sandbox, user };
+    },
+
+    /** An API key owned by the person who approved. */
+    apiKey(row: DeviceRequest, user: User, sandbox: boolean, t: Date): IssuedToken {
+      const expiresIn = sandbox ? SANDBOX_KEY_TTL_SECONDS : STANDARD_KEY_TTL_SECONDS;
+      const name = `Device: ${row.client_name} on ${row.client_host}`.slice(0, 100);
+      const { key, secret } = identity.createApiKey(user.id, { name, expiresAt: iso(new Date(t.getTime() + expiresIn * 1000)), source: 'device' }, 'system');
+      db.prepare("UPDATE device_requests SET status = 'consumed', api_key_id = ?, last_poll_at = ? WHERE device_code_hash = ? AND status = 'approved'").run(
+        key.id, iso(t), row.device_code_hash,
+      );
+      audit.append({ kind: 'device.token', subjectType: 'device_request', subjectId: requestId(row), actor: 'system', data: { api_key_id: key.id, sandbox } });
+      return { kind: 'api_key' as const, secret, keyId: key.id, expiresIn, sandbox, user };
     },
   };
 }

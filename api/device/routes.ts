@@ -102,7 +102,14 @@ const firstIssue = (error: z.ZodError) => {
   return `${issue.path.join('.')}: ${issue.message}`;
 };
 
+/** Registers the device API: starting a sign-in (form, JSON, GET alias), then looking it up and deciding it. */
 export function registerDeviceApiRoutes(app: OpenAPIHono, flow: DeviceFlow, codes: CodeAccess, opts: DeviceRouteOptions) {
+  registerDeviceStartRoutes(app, deviceStarter(flow, opts), opts);
+  registerDeviceDecisionRoutes(app, codes);
+}
+
+/** What the three ways of starting a sign-in share: the client they come from, and the start itself. */
+function deviceStarter(flow: DeviceFlow, opts: DeviceRouteOptions) {
   /**
    * The registered client the request comes from, or null (check_client.ts): a request that names one is
    * its own only with its credentials, or a device start would have tokens issued to a confidential client
@@ -139,7 +146,12 @@ export function registerDeviceApiRoutes(app: OpenAPIHono, flow: DeviceFlow, code
       NO_STORE,
     );
   };
+  return { clientOf, start };
+}
 
+/** POST /api/oauth/device (a standard client's form, or the spec's JSON) and its GET alias. */
+function registerDeviceStartRoutes(app: OpenAPIHono, starter: ReturnType<typeof deviceStarter>, opts: DeviceRouteOptions) {
+  const { clientOf, start } = starter;
   // A standard RFC 8628 client (RFC 8628 §3.1) sends a form and reads RFC 6749 §5.2 errors: answered here,
   // ahead of the JSON route below, which keeps the spec's DeviceAuthRequest and its 422.
   app.post('/api/oauth/device', async (c, next) => {
@@ -208,6 +220,10 @@ export function registerDeviceApiRoutes(app: OpenAPIHono, flow: DeviceFlow, code
     },
   );
 
+}
+
+/** The person's side: the request behind a user code, and their approval or denial. */
+function registerDeviceDecisionRoutes(app: OpenAPIHono, codes: CodeAccess) {
   addRoute(
     app,
     createRoute({
