@@ -104,17 +104,31 @@ function checkTargets(body: ProposalCreate, snapshot: Snapshot, deps: CommunityD
   }
 }
 
+/** Registers the proposal routes: reading them, proposing and flagging, and the moderators' decision. */
 export function registerProposalRoutes(app: OpenAPIHono, deps: CommunityDeps): void {
-  const store: ProposalDeps = {
+  registerProposalReadRoutes(app, deps);
+  registerProposeRoutes(app, deps);
+  registerDecisionRoute(app, deps);
+}
+
+/** What the proposal writes need: the database, audit log and notifications, the flag threshold, the discard plan. */
+function proposalStore(deps: CommunityDeps): ProposalDeps {
+  return {
     db: deps.db,
     audit: deps.audit,
     notifications: deps.notifications,
     autoRejectFlagThreshold: deps.config.autoRejectFlagThreshold,
     planDiscard: (r) => planDiscard(r.kind, JSON.parse(r.payload), deps.config.contentDir),
   };
-  const threshold = deps.config.autoRejectFlagThreshold;
-  const one = (row: ProposalRow) => publicProposals([row], flagsOf(deps.db, [row.id]), threshold)[0];
+}
 
+/** One proposal as the API shows it, with its flags. */
+const publicOne = (deps: CommunityDeps, row: ProposalRow) => publicProposals([row], flagsOf(deps.db, [row.id]), deps.config.autoRejectFlagThreshold)[0];
+
+/** The list and one proposal, for anyone. */
+function registerProposalReadRoutes(app: OpenAPIHono, deps: CommunityDeps): void {
+  const threshold = deps.config.autoRejectFlagThreshold;
+  const one = (row: ProposalRow) => publicOne(deps, row);
   addRoute(
     app,
     createRoute({
@@ -156,6 +170,12 @@ export function registerProposalRoutes(app: OpenAPIHono, deps: CommunityDeps): v
     },
   );
 
+}
+
+/** What signed-in people do: propose a change, and flag someone else's proposal. */
+function registerProposeRoutes(app: OpenAPIHono, deps: CommunityDeps): void {
+  const store = proposalStore(deps);
+  const one = (row: ProposalRow) => publicOne(deps, row);
   addRoute(
     app,
     createRoute({
@@ -197,6 +217,12 @@ export function registerProposalRoutes(app: OpenAPIHono, deps: CommunityDeps): v
     },
   );
 
+}
+
+/** The moderators' decision: accept, reject, apply or supersede. */
+function registerDecisionRoute(app: OpenAPIHono, deps: CommunityDeps): void {
+  const store = proposalStore(deps);
+  const one = (row: ProposalRow) => publicOne(deps, row);
   addRoute(
     app,
     createRoute({
