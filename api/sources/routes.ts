@@ -24,6 +24,7 @@ import { canonicalUrl, pageCanonicalUrl } from './canonical-url.ts';
 import { indexedSourceSearch, type SearchSources } from './word-search.ts';
 import { citable, draftConcept, slugify } from './knowledge.ts';
 import { conceptFileProblems, conceptTaken, renderConceptFile, writeFileAtomic } from './concept-file.ts';
+import type { Snapshot } from '../../src/lib/content/model.ts';
 
 const E = {
   401: json(ErrorDetail, 'Not authenticated'),
@@ -121,11 +122,13 @@ function sourceOut(r: SourceRow) {
 
 /** @param opts.search the search knowledge drafts are written from; by default the indexes (word-search.ts). */
 export function registerSourceRoutes(app: OpenAPIHono, deps: CommunityDeps, opts: { search?: SearchSources } = {}): void {
-  const store = createSourceStore(deps.db, deps.audit);
-  const search = opts.search ?? indexedSourceSearch({ search: deps.search, snapshot: () => deps.content().snapshot, db: deps.db });
-  const llm = deps.config.llm ? createLlmClient(deps.config.llm) : null;
-  const knowledgeDir = path.join(deps.config.contentDir, 'knowledge');
+  registerSourceListRoute(app, deps);
+  registerAddSourceRoute(app, deps);
+  registerKnowledgeDraftRoute(app, deps, opts.search ?? indexedSourceSearch({ search: deps.search, snapshot: () => deps.content().snapshot, db: deps.db }));
+}
 
+/** GET /api/sources: everything citable, newest first. */
+function registerSourceListRoute(app: OpenAPIHono, deps: CommunityDeps): void {
   addRoute(
     app,
     createRoute({
@@ -140,6 +143,11 @@ export function registerSourceRoutes(app: OpenAPIHono, deps: CommunityDeps, opts
     (c, { query }) => c.json(listSources(deps.db, deps.content().snapshot, { types: query.type ?? [], limit: query.limit, offset: query.offset }), 200, noStore),
   );
 
+}
+
+/** POST /api/sources: a web page fetched under the SSRF guard, or a pasted text. */
+function registerAddSourceRoute(app: OpenAPIHono, deps: CommunityDeps): void {
+  const store = createSourceStore(deps.db, deps.audit);
   addRoute(
     app,
     createRoute({
@@ -199,6 +207,12 @@ export function registerSourceRoutes(app: OpenAPIHono, deps: CommunityDeps, opts
     },
   );
 
+}
+
+/** POST /api/sources/knowledge: a concept drafted from the sources on a topic, and its proposal. */
+function registerKnowledgeDraftRoute(app: OpenAPIHono, deps: CommunityDeps, search: SearchSources): void {
+  const llm = deps.config.llm ? createLlmClient(deps.config.llm) : null;
+  const knowledgeDir = path.join(deps.config.contentDir, 'knowledge');
   addRoute(
     app,
     createRoute({
@@ -217,12 +231,7 @@ export function registerSourceRoutes(app: OpenAPIHono, deps: CommunityDeps, opts
       if (!slug) throw new RequestValidationError([{ type: 'value_error', loc: ['body', 'topic'], msg: 'Value error, the topic needs letters or digits', input: body.topic }]);
       const snapshot = deps.content().snapshot;
       const file = path.join(knowledgeDir, `${slug}.md`);
-      if (conceptTaken(snapshot, knowledgeDir, slug)) throw new ApiError(409, `A concept ${slug} already exists`);
-      const open = deps.db
-        .prepare("SELECT id FROM proposals WHERE kind = 'concept_stub' AND target_type = 'knowledge' AND target_id = ? AND status IN ('pending', 'accepted')")
-        .pluck()
-        .get(slug) as string | undefined;
-      if (open) throw new ApiError(409, `Proposal ${open} for the concept ${slug} is already open`);
+      assertConceptFree(deps, snapshot, knowledgeDir, slug);
       const hits = (await search(body.topic, 20)).filter(citable);
       if (hits.length === 0) throw new ApiError(404, `No sources mention “${body.topic}”; add some with POST /api/sources first`);
       const draft = await draftConcept(body.topic, slug, hits, { llm, snapshot });
@@ -235,38 +244,7 @@ export function registerSourceRoutes(app: OpenAPIHono, deps: CommunityDeps, opts
         if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ApiError(409, `A concept ${slug} already exists`);
         throw err;
       }
-      let proposal;
-      try {
-        proposal = deps.db.transaction(() => {
-          deps.audit.append({
-            kind: 'knowledge.draft',
-            subjectType: 'knowledge',
-            subjectId: slug,
-            actor: { userId: p.user.id },
-            data: { file: `knowledge/${slug}.md`, generator: draft.generator, sources: draft.cited.length },
-          });
-          return createProposal(deps.db, deps.audit, {
-            kind: 'concept_stub',
-            title: `New concept: ${draft.front.title}`,
-            // The body is what moderators review on /moderation; the file's hash binds "apply" to exactly that text.
-            payload: { slug, title: draft.front.title, summary: draft.front.summary, tags: draft.front.tags, sources: draft.front.sources, body: draft.body, file: `knowledge/${slug}.md`, file_sha256: sha256(markdown) },
-            evidence: {
-              topic: body.topic,
-              generator: draft.generator,
-              ai_generated: true,
-              found_sources: draft.cited.map((h) => ({ type: h.type, id: h.id, title: h.title, score: Math.round(h.score * 100) / 100 })),
-            },
-            // More independent sources, more confidence that the concept is real: 0.45 for one, 0.8 for eight.
-            confidence: Math.min(0.8, 0.4 + 0.05 * draft.cited.length),
-            source: 'user',
-            createdBy: p.user.id,
-          });
-        }).immediate();
-      } catch (err) {
-        // The proposal did not commit: take the draft back out of content/ so nothing is half-done.
-        fs.rmSync(file, { force: true });
-        throw err;
-      }
+      const proposal = proposeDraft(deps, { userId: p.user.id, topic: body.topic, slug, file, draft, markdown });
       const out = publicProposals([proposal], flagsOf(deps.db, [proposal.id]), deps.config.autoRejectFlagThreshold)[0];
       return c.json(
         {
@@ -283,4 +261,53 @@ export function registerSourceRoutes(app: OpenAPIHono, deps: CommunityDeps, opts
       );
     },
   );
+}
+
+/** 409 when the concept exists or a proposal for it is open. */
+function assertConceptFree(deps: CommunityDeps, snapshot: Snapshot, knowledgeDir: string, slug: string): void {
+  if (conceptTaken(snapshot, knowledgeDir, slug)) throw new ApiError(409, `A concept ${slug} already exists`);
+  const open = deps.db
+    .prepare("SELECT id FROM proposals WHERE kind = 'concept_stub' AND target_type = 'knowledge' AND target_id = ? AND status IN ('pending', 'accepted')")
+    .pluck()
+    .get(slug) as string | undefined;
+  if (open) throw new ApiError(409, `Proposal ${open} for the concept ${slug} is already open`);
+}
+
+/**
+ * Files the concept_stub proposal for a draft written to `file`, with its audit event, in one transaction;
+ * when that does not commit, the draft is taken back out of content/ so nothing is half-done.
+ */
+function proposeDraft(deps: CommunityDeps, d: { userId: string; topic: string; slug: string; file: string; draft: Awaited<ReturnType<typeof draftConcept>>; markdown: string }) {
+  const { userId, slug, file, draft, markdown } = d;
+  try {
+    return deps.db.transaction(() => {
+      deps.audit.append({
+        kind: 'knowledge.draft',
+        subjectType: 'knowledge',
+        subjectId: slug,
+        actor: { userId },
+        data: { file: `knowledge/${slug}.md`, generator: draft.generator, sources: draft.cited.length },
+      });
+      return createProposal(deps.db, deps.audit, {
+        kind: 'concept_stub',
+        title: `New concept: ${draft.front.title}`,
+        // The body is what moderators review on /moderation; the file's hash binds "apply" to exactly that text.
+        payload: { slug, title: draft.front.title, summary: draft.front.summary, tags: draft.front.tags, sources: draft.front.sources, body: draft.body, file: `knowledge/${slug}.md`, file_sha256: sha256(markdown) },
+        evidence: {
+          topic: d.topic,
+          generator: draft.generator,
+          ai_generated: true,
+          found_sources: draft.cited.map((h) => ({ type: h.type, id: h.id, title: h.title, score: Math.round(h.score * 100) / 100 })),
+        },
+        // More independent sources, more confidence that the concept is real: 0.45 for one, 0.8 for eight.
+        confidence: Math.min(0.8, 0.4 + 0.05 * draft.cited.length),
+        source: 'user',
+        createdBy: userId,
+      });
+    }).immediate();
+  } catch (err) {
+    // The proposal did not commit: take the draft back out of content/ so nothing is half-done.
+    fs.rmSync(file, { force: true });
+    throw err;
+  }
 }
