@@ -53,11 +53,31 @@ const tagsFrom = (v: unknown) =>
         .filter(Boolean)
     : [];
 
+/** Registers the post pages: your posts, the editor, and a post for readers with its votes. */
 export function registerPostPages(app: OpenAPIHono, deps: WebDeps, callApi: CallApi): void {
-  const page = (c: Context, title: string, path: string, body: SafeHtml, status?: 200 | 400 | 404 | 409 | 422, section: 'account' | undefined = 'account') =>
+  registerYourPostsPages(app, deps, callApi);
+  registerEditorPages(app, deps, callApi);
+  registerReaderPages(app, deps, callApi);
+}
+
+/** A page of the post pages (an account page unless `section` says otherwise). */
+const postPage =
+  (deps: WebDeps) =>
+  (c: Context, title: string, path: string, body: SafeHtml, status?: 200 | 400 | 404 | 409 | 422, section: 'account' | undefined = 'account') =>
     pageResponse(c, deps.config, { title, description: 'Write, edit and submit your posts and their essays.', path, utility: true }, body, { status, section });
 
-  // ---- your posts ----
+/** A post and its essay, or the API's answer when either is refused. */
+async function loadPost(callApi: CallApi, c: Context, id: string): Promise<{ post: Post; essay: Essay } | ApiAnswer> {
+  const p = await callApi(c, 'GET', `/api/posts/${encodeURIComponent(id)}`);
+  if (!p.ok) return p;
+  const e = await callApi(c, 'GET', `/api/posts/${encodeURIComponent(id)}/essay`);
+  if (!e.ok) return e;
+  return { post: p.body as Post, essay: e.body as Essay };
+}
+
+/** /posts/me: your posts and the form for a new one. */
+function registerYourPostsPages(app: OpenAPIHono, deps: WebDeps, callApi: CallApi): void {
+  const page = postPage(deps);
   async function myPosts(c: Context, error?: string, status?: 422) {
     const r = await callApi(c, 'GET', '/api/posts/me?limit=200');
     if (r.status === 401) return signInRedirect(c);
@@ -94,15 +114,12 @@ ${detailsFields({ title: '', summary: '', tags: [], lang: 'en' })}
     return myPosts(c, problem(r), 422);
   });
 
-  // ---- the editor ----
-  async function load(c: Context, id: string): Promise<{ post: Post; essay: Essay } | ApiAnswer> {
-    const p = await callApi(c, 'GET', `/api/posts/${encodeURIComponent(id)}`);
-    if (!p.ok) return p;
-    const e = await callApi(c, 'GET', `/api/posts/${encodeURIComponent(id)}/essay`);
-    if (!e.ok) return e;
-    return { post: p.body as Post, essay: e.body as Essay };
-  }
+}
 
+/** /posts/me/<post_id>: the ETag-aware essay editor, the details and the submission. */
+function registerEditorPages(app: OpenAPIHono, deps: WebDeps, callApi: CallApi): void {
+  const page = postPage(deps);
+  const load = (c: Context, id: string) => loadPost(callApi, c, id);
   async function editor(c: Context, id: string, state: { error?: string; conflict?: { mine: string; current: Essay }; status?: 200 | 409 | 422 } = {}) {
     const loaded = await load(c, id);
     if (!('post' in loaded)) return loaded.status === 401 ? signInRedirect(c) : page(c, 'Post not found', `/posts/me/${id}`, html`<h1>Post not found</h1><p>${problem(loaded)}</p>`, 404);
@@ -172,7 +189,12 @@ ${post.status === 'draft' || post.status === 'rejected'
     return r.ok ? seeOther(`/posts/me/${encodeURIComponent(id)}?done=submitted`) : editor(c, id, { error: problem(r), status: 409 });
   });
 
-  // ---- votes on a post's essay ----
+}
+
+/** /posts/<slug>: a post for readers, with the votes on its essay and its comments. */
+function registerReaderPages(app: OpenAPIHono, deps: WebDeps, callApi: CallApi): void {
+  const page = postPage(deps);
+  const load = (c: Context, id: string) => loadPost(callApi, c, id);
   /** The vote form: count, whether you voted, the API's refusal (your own post, not published) shown in words. */
   async function voteControl(c: Context, post: Post, error?: string): Promise<SafeHtml> {
     const me = sessionUser(c);
@@ -212,7 +234,6 @@ ${control}
     return readerPage(c, slug, { error: problem(r), status: r.status === 404 ? 404 : r.status === 429 ? 429 : 409 });
   });
 
-  // ---- a post for readers ----
   app.get('/posts/:slug', (c) => readerPage(c, c.req.param('slug')));
 
   async function readerPage(c: Context, slug: string, voteNotice?: { error: string; status: 404 | 409 | 429 }) {
