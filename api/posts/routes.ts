@@ -2,98 +2,25 @@
 // post essay with ETag/If-Match so two editors never overwrite each other silently, co-admins and votes.
 // Who may do what, checked once per route: anyone reads published posts; the author and co-admins edit
 // and submit; only the author deletes and manages co-admins; moderators review; signed-in people vote.
-import { createHash } from 'node:crypto';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { addRoute } from '../validation/route.ts';
 import { limitParam, offsetParam } from '../validation/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, jsonContent as json, WriteErrors } from '../openapi/schemas.ts';
-import { actsAs, principal, requireRole, requireUser, requireWriter } from '../auth/middleware.ts';
+import { principal, requireRole, requireUser, requireWriter } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
-import { CREATED_HEADERS, ETAG_HEADER, IF_MATCH_DESCRIPTION, ifMatchHolds, staleHint } from '../validation/if-match.ts';
-import { publicUser, UserPublicOut } from '../auth/routes.ts';
-import { canSeePost } from '../comments/entities.ts';
-import type { CommunityDeps } from '../deps.ts';
-import { createPostStore, type EssayRevision, type PostRow, type PostStore } from './store.ts';
+import { CREATED_HEADERS, ETAG_HEADER, ifMatchHolds } from '../validation/if-match.ts';
+import { publicUser } from '../auth/routes.ts';
+import type { PostRow } from './store.ts';
+import { etagOf, noStore, postRouteKit, type PostRouteDeps, type PostRouteKit } from './kit.ts';
+import { AdminsOut, EssayOut, EssayPutBody, GrantCoAdminBody, ifMatchHeader, PostCreate, PostList, PostOut, PostUpdate, postIdOrSlugParam, postIdParam, ReviewBody, Stale, VoteOut } from './schemas.ts';
+
+export type { PostListener } from './kit.ts';
 
 const E = WriteErrors;
-const Tag = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'lower-case kebab-case').max(64);
-const PostOut = z
-  .object({
-    post_id: z.string(),
-    slug: z.string(),
-    title: z.string(),
-    summary: z.string(),
-    tags: z.array(z.string()),
-    lang: z.enum(['en', 'sl']),
-    status: z.enum(['draft', 'submitted', 'published', 'rejected']),
-    author: UserPublicOut,
-    co_admins: z.array(z.string()),
-    votes: z.number().int(),
-    essay_revision: z.number().int(),
-    essay_etag: z.string().openapi({ description: 'The ETag of the essay\'s current version: the If-Match of the next PUT /api/posts/{post_id}/essay.' }),
-    etag: z.string().openapi({ description: 'The strong ETag of this version of the post (also the ETag header): send it as If-Match with PATCH or DELETE. Votes and co-admins do not change it.' }),
-    url: z.string(),
-    api_url: z.string(),
-    created_at: z.string(),
-    updated_at: z.string(),
-    submitted_at: z.string().nullable(),
-    published_at: z.string().nullable(),
-  })
-  .openapi('PostOut');
-const PostList = z.object({ total: z.number().int(), limit: z.number().int(), offset: z.number().int(), items: z.array(PostOut) }).openapi('PostList');
-const PostCreate = z
-  .strictObject({
-    title: z.string().trim().min(3).max(200),
-    summary: z.string().trim().max(1000).default(''),
-    tags: z.array(Tag).max(10).default([]),
-    lang: z.enum(['en', 'sl']).default('en'),
-    body: z.string().max(100_000).optional().openapi({ description: 'The first version of the post essay (Markdown).' }),
-  })
-  .openapi('PostCreate');
-const PostUpdate = z
-  .strictObject({ title: z.string().trim().min(3).max(200).optional(), summary: z.string().trim().max(1000).optional(), tags: z.array(Tag).max(10).optional(), lang: z.enum(['en', 'sl']).optional() })
-  .openapi('PostUpdate');
-const EssayOut = z
-  .object({ post_id: z.string(), revision: z.number().int(), body: z.string(), etag: z.string(), updated_at: z.string().nullable(), updated_by: z.string().nullable() })
-  .openapi('EssayOut');
-const EssayPutBody = z.strictObject({ body: z.string().max(100_000) }).openapi('EssayPutBody');
-const AdminsOut = z.object({ post_id: z.string(), author: UserPublicOut, admins: z.array(UserPublicOut) }).openapi('AdminsOut');
-const GrantCoAdminBody = z.strictObject({ user_id: z.string().min(1).max(100) }).openapi('GrantCoAdminBody');
-const VoteOut = z.object({ post_id: z.string(), votes: z.number().int(), voted: z.boolean() }).openapi('VoteOut');
-const ReviewBody = z.strictObject({ action: z.enum(['publish', 'reject']), note: z.string().max(1000).optional() }).openapi('PostReviewBody');
-const postIdParam = z.object({ post_id: z.string().max(100) });
-// The spec's GET /api/posts/{slug} and the other methods' /api/posts/{post_id} are one URL: documented as one
-// path (two templates differing only in the name are ambiguous, OpenAPI 3.1 §4.8.8), whose GET takes either.
-const postIdOrSlugParam = z.object({ post_id: z.string().max(200).openapi({ description: 'The post id (pst_…) or its slug.' }) });
-const ifMatchHeader = z.object({ 'if-match': z.string().max(200).optional().openapi({ description: IF_MATCH_DESCRIPTION }) });
-const Stale = z.object({ detail: z.string(), hint: z.string(), current: PostOut }).openapi('PostChanged');
-
-/** Hooks for what else must know when a post becomes public or stops being so (the search live index). */
-export interface PostListener {
-  published(post: PostRow, essay: string): void;
-  removed(postId: string): void;
-}
 
 /** The shortest essay a post may be submitted with. */
 export const SUBMIT_MIN_ESSAY = 200;
-
-export function etagOf(postId: string, revision: number): string {
-  return `"${postId}.${revision}"`;
-}
-
-/**
- * The post's strong ETag: the version of its fields, state and essay, new with every change of them.
- * Votes and co-admins (their own resources) do not change it.
- */
-export function postEtag(p: PostRow, essayRevision: number): string {
-  const state = JSON.stringify([p.slug, p.title, p.summary, p.tags, p.lang, p.status, p.updated_at, p.submitted_at, p.published_at, essayRevision]);
-  return `"${p.id}.${createHash('sha256').update(state).digest('hex').slice(0, 16)}"`;
-}
-
-type PostRouteDeps = CommunityDeps & { posts?: PostListener; autoPublishPosts?: boolean };
-const noStore = { 'Cache-Control': 'no-store' };
 
 /** Registers the post routes: the posts themselves, their publication, essay, co-admins and votes. */
 export function registerPostRoutes(app: OpenAPIHono, deps: PostRouteDeps) {
@@ -104,108 +31,6 @@ export function registerPostRoutes(app: OpenAPIHono, deps: PostRouteDeps) {
   registerPostEssayRoutes(app, k);
   registerPostCoAdminRoutes(app, k);
   registerPostVoteRoutes(app, k);
-}
-
-/** What every post route shares: the store, the post's JSON and headers, who may do what, the If-Match write. */
-function postRouteKit(deps: PostRouteDeps) {
-  const { db, identity } = deps;
-  const store = createPostStore(db, deps.audit, deps.notifications);
-  const listener = deps.posts;
-  const autoPublish = deps.autoPublishPosts ?? true;
-  const views = postViews(deps, store);
-  const { out, versioned } = views;
-  /**
-   * Runs `write` in one transaction with the If-Match check (RFC 9110 §13.1.1) against the post as it is
-   * then; a stale If-Match writes nothing and answers 412 with the current post and its ETag.
-   */
-  function conditionally<T>(c: Context, postId: string, change: string, write: () => T): { ok: T } | { stale: Response } {
-    const ifMatch = c.req.header('if-match');
-    const stored = () => {
-      const row = store.get(postId);
-      if (!row) throw new ApiError(404, 'Post not found');
-      return row;
-    };
-    const result = db.transaction(() => (ifMatchHolds(ifMatch, postEtag(stored(), store.essay(postId)?.revision ?? 0)) ? { ok: write() } : null)).immediate();
-    if (result) return result;
-    const current = out(stored());
-    const body = { detail: 'The post changed since you read it: nothing was written', hint: staleHint(change, current.etag), current };
-    return { stale: c.json(body, 412, versioned(current)) };
-  }
-  const announce = (post: PostRow) => {
-    if (post.status === 'published') listener?.published(post, store.essay(post.id)?.body ?? '');
-  };
-  return { deps, identity, store, listener, autoPublish, ...views, ...postAccess(deps, store), conditionally, announce };
-}
-type PostRouteKit = ReturnType<typeof postRouteKit>;
-
-/** The JSON of a post and of its essay, and the headers that carry their versions. */
-function postViews(deps: PostRouteDeps, store: PostStore) {
-  const { identity } = deps;
-  const out = (p: PostRow) => {
-    const revision = store.essay(p.id)?.revision ?? 0;
-    return {
-      post_id: p.id,
-      slug: p.slug,
-      title: p.title,
-      summary: p.summary,
-      tags: JSON.parse(p.tags) as string[],
-      lang: p.lang,
-      status: p.status,
-      author: publicUser(identity.getUser(p.author_id)!),
-      co_admins: store.coAdmins(p.id),
-      votes: store.votes(p.id),
-      essay_revision: revision,
-      essay_etag: etagOf(p.id, revision),
-      etag: postEtag(p, revision),
-      url: `/posts/${p.slug}`,
-      api_url: `/api/posts/${p.slug}`,
-      created_at: p.created_at,
-      updated_at: p.updated_at,
-      submitted_at: p.submitted_at,
-      published_at: p.published_at,
-    };
-  };
-  /** The headers that carry a post's version (and for a new one, where it is). */
-  const versioned = (o: { etag: string }) => ({ ...noStore, ETag: o.etag });
-  const created = (o: { post_id: string; etag: string }) => ({ ...versioned(o), Location: `${deps.config.baseUrl}/api/posts/${o.post_id}` });
-  const essayOut = (postId: string, rev: EssayRevision | undefined) => ({
-    post_id: postId,
-    revision: rev?.revision ?? 0,
-    body: rev?.body ?? '',
-    etag: etagOf(postId, rev?.revision ?? 0),
-    updated_at: rev?.created_at ?? null,
-    updated_by: rev?.author_id ?? null,
-  });
-  return { out, versioned, created, essayOut };
-}
-
-/** Who may see and change a post: each check answers 404, 403 or 429 before anything is written. */
-function postAccess(deps: PostRouteDeps, store: PostStore) {
-  const { db } = deps;
-  // Moderator powers over posts (reading others' drafts) need the moderate scope on OAuth tokens, as everywhere.
-  const isMod = (c: Context) => actsAs(principal(c), 'moderator');
-  /** The post if the caller may see it; 404 otherwise (drafts do not leak their existence). */
-  function visible(c: Context, idOrSlug: string): PostRow {
-    const post = store.find(idOrSlug);
-    if (!post || !canSeePost(db, post, principal(c)?.user.id ?? null, isMod(c))) throw new ApiError(404, 'Post not found');
-    return post;
-  }
-  /** The post if the caller is its author or a co-admin. */
-  function editable(c: Context, postId: string): { post: PostRow; userId: string } {
-    const p = requireUser(c);
-    const post = visible(c, postId);
-    if (post.author_id !== p.user.id && !store.isCoAdmin(post.id, p.user.id)) throw new ApiError(403, 'Only the author and co-admins can change this post');
-    enforceRate(deps.writeLimiter, `user:${p.user.id}`);
-    return { post, userId: p.user.id };
-  }
-  function authorOnly(c: Context, postId: string): { post: PostRow; userId: string } {
-    const p = requireUser(c);
-    const post = visible(c, postId);
-    if (post.author_id !== p.user.id) throw new ApiError(403, 'Only the author can do this');
-    enforceRate(deps.writeLimiter, `user:${p.user.id}`);
-    return { post, userId: p.user.id };
-  }
-  return { visible, editable, authorOnly };
 }
 
 /** The published list, a new post, your posts and one post. */
