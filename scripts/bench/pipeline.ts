@@ -182,6 +182,125 @@ async function editorsChange(env: Record<string, string | undefined>, contentDir
 /** The largest peak of any process of a run: the jobs' (or the bench's) and their render shards'. */
 const peakOf = (rows: JobRow[]) => Math.max(...rows.map((r) => Math.max(r.rss_mb, r.shard_rss_mb)));
 
+/**
+ * The corpus of a run from scratch, in `contentDir`: a copy of `corpus` (made once by `npm run gen-corpus`,
+ * the same seed and size) or generated. The previous run's state (~170k files at 10k videos) is moved aside to
+ * `aside` now and deleted after the measurements, not before them: on ext4 without a journal (these machines'
+ * disk) every new inode is picked past the ones deleted in the last ~35 s, each looked up in turn, so a build
+ * right after a mass deletion made its files 10-20x slower (a full run at 10k: 71 s against 54 s; docs/decisions.md).
+ */
+function prepareCorpus(root: string, aside: string, contentDir: string, videos: number, corpus: string | undefined): void {
+  if (fs.existsSync(root)) fs.renameSync(root, aside);
+  if (corpus) fs.cpSync(path.resolve(corpus), contentDir, { recursive: true });
+  else generateCorpus({ dir: contentDir, videos, seed: 42 });
+}
+
+/**
+ * Channel feeds on loopback, on `port` (0: any; the port is kept in `portFile` so that a run --again, on the
+ * same port, finds the channel files naming it as they are). Serves an empty feed until `serve` sets them.
+ */
+async function startFeeds(port: number, portFile: string): Promise<{ base: string; serve(feeds: Map<string, string>): void; close(): void }> {
+  let served = new Map<string, string>();
+  const server = http.createServer((req, res) => {
+    const body = served.get(req.url ?? '') ?? feed([]);
+    res.writeHead(200, { 'Content-Type': 'application/atom+xml' }).end(body);
+  });
+  await new Promise<void>((r, j) => server.once('error', j).listen(port, '127.0.0.1', () => r()));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fs.writeFileSync(portFile, String((server.address() as AddressInfo).port));
+  return {
+    base,
+    serve: (feeds) => {
+      served = feeds;
+    },
+    close: () => server.close(),
+  };
+}
+
+/** Points every channel file's feed_url at the loopback feeds. */
+function pointChannelsAt(contentDir: string, channels: string[], base: string): void {
+  for (const f of channels) {
+    const file = path.join(contentDir, 'channels', f);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^feed_url: .*$/m, `feed_url: ${base}/${f.replace(/\.md$/, '')}`));
+  }
+}
+
+/**
+ * The feeds of the incremental run: exactly NEW_VIDEOS new videos in all, spread over the channels (one each
+ * in the first 50 of a large corpus), with ids new for the `run`-th run over the same state.
+ */
+function newVideoFeeds(channels: string[], run: number): Map<string, string> {
+  return new Map(
+    channels.map((f, ci) => [
+      `/${f.replace(/\.md$/, '')}`,
+      feed(
+        Array.from({ length: Math.floor(NEW_VIDEOS / channels.length) + (ci < NEW_VIDEOS % channels.length ? 1 : 0) }, (_, i) => ({
+          id: `nw${String(ci).padStart(3, '0')}${String(run + i).padStart(6, '0')}`,
+          title: `New talk ${ci}-${i} on agents in operations`,
+          published: '2026-11-22T07:00:00+00:00',
+          description: 'The team started from the work, not the model. Adoption stalled until managers changed targets. An evaluation set caught regressions before release. Costs per task fell by a third.',
+        })),
+      ),
+    ]),
+  );
+}
+
+/** Prints a run's table (each job's time, share, CPU time and peak memory) and returns its figures. */
+function showRun(label: string, rows: JobRow[], inProcess: boolean) {
+  const total = rows.reduce((a, r) => a + r.ms, 0);
+  console.log(`\n${label}: ${(total / 1000).toFixed(1)} s`);
+  console.log(
+    table(
+      rows.map((r) => ({
+        job: r.job,
+        seconds: (r.ms / 1000).toFixed(2),
+        share: `${Math.round((r.ms / total) * 100)}%`,
+        'CPU s': `${(r.cpu_ms / 1000).toFixed(2)}${r.shard_cpu_ms ? ` + ${(r.shard_cpu_ms / 1000).toFixed(2)} (shards)` : ''}`,
+        [inProcess ? 'bench peak RSS' : 'peak RSS']: `${r.rss_mb} MB${r.shards ? ` (${r.shards} shard${r.shards > 1 ? 's' : ''} ≤ ${r.shard_rss_mb} MB)` : ''}`,
+        result: r.ok ? JSON.stringify(r.counts) : 'FAILED',
+      })),
+    ),
+  );
+  const cpuMs = rows.reduce((a, r) => a + r.cpu_ms + r.shard_cpu_ms, 0);
+  console.log(`CPU time of the run, every process: ${(cpuMs / 1000).toFixed(1)} s`);
+  return { total_ms: total, cpu_ms: cpuMs, peak_rss_mb: peakOf(rows), jobs: rows };
+}
+
+/** The runs' figures, and a summary table of one row. */
+function report(videos: number, inProcess: boolean, runs: { full: JobRow[] | null; incremental: JobRow[]; noop: JobRow[] }, editor: Awaited<ReturnType<typeof editorsChange>>) {
+  // The largest peak of any process involved: a job's (in-process: the bench's), or a render shard's.
+  const fullPeakMb = runs.full ? peakOf(runs.full) : 0;
+  const site = runs.full?.find((r) => r.job === 'rebuild-site');
+  const shards = { shards: site?.shards ?? 0, peakShardRssMb: site?.shard_rss_mb ?? 0 };
+  const result = {
+    videos,
+    jobs_in: inProcess ? 'the bench process' : 'full run: a process each; incremental: one process (the chain)',
+    full: !runs.full ? null : {
+      ...showRun(`full run over ${videos} videos (peak RSS of any process ${fullPeakMb} MB; pages rendered in ${shards.shards} shard${shards.shards > 1 ? `s, the largest peaking at ${shards.peakShardRssMb} MB` : ''})`, runs.full, inProcess),
+      peak_rss_mb: fullPeakMb,
+      site_build_ms: site?.ms ?? null,
+      render_shards: shards.shards,
+      peak_shard_rss_mb: shards.peakShardRssMb,
+    },
+    incremental: showRun('incremental run (50 new videos): ingest, summarise, update-index, rebuild-site', runs.incremental, inProcess),
+    noop: showRun('no-op run (nothing new: ingest only, nothing chained)', runs.noop, inProcess),
+    editor,
+  };
+  console.log(`\nan editor's change (one essay edited, from the file write to its page served; npm start running, up in ${(editor.start_ms / 1000).toFixed(1)} s): ${editor.edits_ms.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ')}`);
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  // The full run is every job; its rebuild-site is the full static build (what `npm run build` does).
+  const fullCells: Record<string, string> = result.full
+    ? {
+        full: s(result.full.total_ms),
+        'full peak RSS': `${fullPeakMb} MB${shards.shards > 1 ? ` (shards ≤ ${shards.peakShardRssMb} MB)` : ''}`,
+        'of it the site build': site ? s(site.ms) : '-',
+      }
+    : { full: '(--again: not run)' };
+  console.log(`\n${table([{ videos, ...fullCells, 'incremental (50 new)': s(result.incremental.total_ms), 'incremental peak RSS': `${result.incremental.peak_rss_mb} MB`, 'no-op': s(result.noop.total_ms), "editor's change (median)": s(editor.median_ms) }])}`);
+  return result;
+}
+
+/** `npm run bench -- pipeline`: the full, incremental and no-op runs and an editor's change; returns their figures. */
 export async function runPipelineBench(args: string[]): Promise<Record<string, unknown>> {
   const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { 'in-process': { type: 'boolean' }, corpus: { type: 'string' }, again: { type: 'boolean' } } });
   const videos = Number(positionals[0] ?? 10_000);
@@ -191,58 +310,20 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
   const contentDir = path.join(root, 'content');
   const portFile = path.join(root, 'feed-port');
   if (again && !fs.existsSync(portFile)) throw new Error(`bench pipeline: --again needs the state of an earlier run in ${root}`);
-  // The previous run's state (~170k files at 10k videos) is moved aside now and deleted after the
-  // measurements, not before them: on ext4 without a journal (these machines' disk) every new inode is
-  // picked past the ones deleted in the last ~35 s, each looked up in turn, so a build right after a mass
-  // deletion made its files 10-20x slower (a full run at 10k: 71 s against 54 s; docs/decisions.md).
   const asidePrefix = `.old-${path.basename(root)}-`;
-  const aside = path.join(path.dirname(root), `${asidePrefix}${process.pid}`);
-  if (!again) {
-    if (fs.existsSync(root)) fs.renameSync(root, aside);
-    // A corpus made once by `npm run gen-corpus` (the same seed and size) is copied rather than generated.
-    if (values.corpus) fs.cpSync(path.resolve(values.corpus), contentDir, { recursive: true });
-    else generateCorpus({ dir: contentDir, videos, seed: 42 });
-  }
+  if (!again) prepareCorpus(root, path.join(path.dirname(root), `${asidePrefix}${process.pid}`), contentDir, videos, values.corpus);
 
   // Channel feeds on loopback: empty for the full run, 50 new videos for the incremental one.
-  let served = new Map<string, string>();
-  const server = http.createServer((req, res) => {
-    const body = served.get(req.url ?? '') ?? feed([]);
-    res.writeHead(200, { 'Content-Type': 'application/atom+xml' }).end(body);
-  });
-  // Again on the same port, so the channel files (which name it) stay as they are.
-  await new Promise<void>((r, j) => server.once('error', j).listen(again ? Number(fs.readFileSync(portFile, 'utf8')) : 0, '127.0.0.1', () => r()));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fs.writeFileSync(portFile, String((server.address() as AddressInfo).port));
+  const feeds = await startFeeds(again ? Number(fs.readFileSync(portFile, 'utf8')) : 0, portFile);
   const channels = fs.readdirSync(path.join(contentDir, 'channels'));
   // New ids for each run over the same state.
   const run = fs.readdirSync(path.join(contentDir, 'videos')).filter((f) => f.startsWith('nw')).length;
-  if (!again) for (const f of channels) {
-    const file = path.join(contentDir, 'channels', f);
-    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^feed_url: .*$/m, `feed_url: ${base}/${f.replace(/\.md$/, '')}`));
-  }
+  if (!again) pointChannelsAt(contentDir, channels, feeds.base);
   const env = { ...process.env, CONTENT_DIR: contentDir, DATA_DIR: path.join(root, 'var'), DIST_DIR: path.join(root, 'dist'), BASE_URL: 'http://bench.local', ALLOW_DEV_IDP: 'true' };
   try {
     console.log(`bench pipeline: ${again ? 'again over the state of an earlier run' : 'full run'} over ${videos} videos, ${inProcess ? 'each job in the bench process' : 'each job of the full run in a process of its own, the incremental run in one'} …`);
     const full = again ? [] : await runAll(env, '2026-11-22', FULL, inProcess);
-    // The largest peak of any process involved: a job's (in-process: the bench's), or a render shard's.
-    const fullPeakMb = again ? 0 : peakOf(full);
-    const site = full.find((r) => r.job === 'rebuild-site');
-    const shards = { shards: site?.shards ?? 0, peakShardRssMb: site?.shard_rss_mb ?? 0 };
-    served = new Map(
-      channels.map((f, ci) => [
-        `/${f.replace(/\.md$/, '')}`,
-        feed(
-          // Exactly NEW_VIDEOS in all, spread over the channels (one each in the first 50 of a large corpus).
-          Array.from({ length: Math.floor(NEW_VIDEOS / channels.length) + (ci < NEW_VIDEOS % channels.length ? 1 : 0) }, (_, i) => ({
-            id: `nw${String(ci).padStart(3, '0')}${String(run + i).padStart(6, '0')}`,
-            title: `New talk ${ci}-${i} on agents in operations`,
-            published: '2026-11-22T07:00:00+00:00',
-            description: 'The team started from the work, not the model. Adoption stalled until managers changed targets. An evaluation set caught regressions before release. Costs per task fell by a third.',
-          })),
-        ),
-      ]),
-    );
+    feeds.serve(newVideoFeeds(channels, run));
     console.log('bench pipeline: incremental run (50 new videos) …');
     // As the scheduler runs it: ingest's worker runs its follow-ups itself (one process, one corpus load).
     const incremental = await runAll(env, '2026-11-23', INCREMENTAL, inProcess, true);
@@ -250,50 +331,7 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
     const noop = await runAll(env, '2026-11-23', ['ingest-videos'], inProcess);
     console.log("bench pipeline: an editor's change (npm start's server and scheduler, one essay edited) …");
     const editor = await editorsChange(env, contentDir);
-    const show = (label: string, rows: typeof full) => {
-      const total = rows.reduce((a, r) => a + r.ms, 0);
-      console.log(`\n${label}: ${(total / 1000).toFixed(1)} s`);
-      console.log(
-        table(
-          rows.map((r) => ({
-            job: r.job,
-            seconds: (r.ms / 1000).toFixed(2),
-            share: `${Math.round((r.ms / total) * 100)}%`,
-            'CPU s': `${(r.cpu_ms / 1000).toFixed(2)}${r.shard_cpu_ms ? ` + ${(r.shard_cpu_ms / 1000).toFixed(2)} (shards)` : ''}`,
-            [inProcess ? 'bench peak RSS' : 'peak RSS']: `${r.rss_mb} MB${r.shards ? ` (${r.shards} shard${r.shards > 1 ? 's' : ''} ≤ ${r.shard_rss_mb} MB)` : ''}`,
-            result: r.ok ? JSON.stringify(r.counts) : 'FAILED',
-          })),
-        ),
-      );
-      const cpuMs = rows.reduce((a, r) => a + r.cpu_ms + r.shard_cpu_ms, 0);
-      console.log(`CPU time of the run, every process: ${(cpuMs / 1000).toFixed(1)} s`);
-      return { total_ms: total, cpu_ms: cpuMs, peak_rss_mb: peakOf(rows), jobs: rows };
-    };
-    const result = {
-      videos,
-      jobs_in: inProcess ? 'the bench process' : 'full run: a process each; incremental: one process (the chain)',
-      full: again ? null : {
-        ...show(`full run over ${videos} videos (peak RSS of any process ${fullPeakMb} MB; pages rendered in ${shards.shards} shard${shards.shards > 1 ? `s, the largest peaking at ${shards.peakShardRssMb} MB` : ''})`, full),
-        peak_rss_mb: fullPeakMb,
-        site_build_ms: site?.ms ?? null,
-        render_shards: shards.shards,
-        peak_shard_rss_mb: shards.peakShardRssMb,
-      },
-      incremental: show('incremental run (50 new videos): ingest, summarise, update-index, rebuild-site', incremental),
-      noop: show('no-op run (nothing new: ingest only, nothing chained)', noop),
-      editor,
-    };
-    console.log(`\nan editor's change (one essay edited, from the file write to its page served; npm start running, up in ${(editor.start_ms / 1000).toFixed(1)} s): ${editor.edits_ms.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ')}`);
-    const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-    // The full run is every job; its rebuild-site is the full static build (what `npm run build` does).
-    const fullCells: Record<string, string> = result.full
-      ? {
-          full: s(result.full.total_ms),
-          'full peak RSS': `${fullPeakMb} MB${shards.shards > 1 ? ` (shards ≤ ${shards.peakShardRssMb} MB)` : ''}`,
-          'of it the site build': site ? s(site.ms) : '-',
-        }
-      : { full: '(--again: not run)' };
-    console.log(`\n${table([{ videos, ...fullCells, 'incremental (50 new)': s(result.incremental.total_ms), 'incremental peak RSS': `${result.incremental.peak_rss_mb} MB`, 'no-op': s(result.noop.total_ms), "editor's change (median)": s(editor.median_ms) }])}`);
+    const result = report(videos, inProcess, { full: again ? null : full, incremental, noop }, editor);
     // Figures of a run whose jobs failed measure nothing: the command fails too (the results are still written).
     const failed = [...full, ...incremental, ...noop].filter((r) => !r.ok).map((r) => r.job);
     if (failed.length) {
@@ -302,7 +340,7 @@ export async function runPipelineBench(args: string[]): Promise<Record<string, u
     }
     return result;
   } finally {
-    server.close();
+    feeds.close();
     // Older runs' leftovers too (a run stopped before it got here).
     for (const f of fs.readdirSync(path.dirname(root))) if (f.startsWith(asidePrefix)) fs.rmSync(path.join(path.dirname(root), f), { recursive: true, force: true });
   }
