@@ -125,6 +125,104 @@ function tail(file: string, lines = 40): string {
 
 let counter = 0;
 
+type Result = { ok: boolean; output: string };
+
+/**
+ * Runs PostgreSQL's binaries as the cluster's owner (`owner` set: as root, through runuser), in the cluster's
+ * folder (the postgres user may not be able to read the current directory), with no PG* settings of the
+ * caller leaking in. `run` waits synchronously; `runAsync` does not (for pause() and resume() while servers
+ * in this process keep answering).
+ */
+function binaries(bin: string, dir: string, owner: { uid: number; gid: number } | null) {
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PG')));
+  env.LC_ALL = 'C';
+  const command = (name: string, args: string[]): [string, string[]] =>
+    owner ? ['runuser', ['-u', 'postgres', '--', path.join(bin, name), ...args]] : [path.join(bin, name), args];
+  const run = (name: string, args: string[]): Result => {
+    const [cmd, argv] = command(name, args);
+    const r = spawnSync(cmd, argv, { cwd: dir, env, encoding: 'utf8', timeout: 120_000 });
+    return { ok: r.status === 0, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}`.trim() };
+  };
+  const runAsync = (name: string, args: string[]): Promise<Result> =>
+    new Promise((resolve) => {
+      const [cmd, argv] = command(name, args);
+      execFile(cmd, argv, { cwd: dir, env, encoding: 'utf8', timeout: 120_000 }, (err, stdout, stderr) => resolve({ ok: !err, output: `${stdout ?? ''}${stderr ?? ''}${err ? String(err) : ''}`.trim() }));
+    });
+  return { env, command, run, runAsync };
+}
+type Binaries = ReturnType<typeof binaries>;
+
+/** initdb into `data`, in UTF-8 with the C.UTF-8 locale, or C where that locale is missing. */
+function initCluster({ run }: Binaries, data: string): void {
+  // --no-sync only skips initdb's own final flush of the fresh cluster; the server's settings decide
+  // what every commit does.
+  const initArgs = ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C.UTF-8'];
+  let init = run('initdb', initArgs);
+  if (!init.ok && /locale/i.test(init.output)) {
+    fs.rmSync(data, { recursive: true, force: true });
+    init = run('initdb', [...initArgs.slice(0, -1), '--locale=C']);
+  }
+  if (!init.ok) throw new Error(`initdb failed:\n${init.output}`);
+}
+
+/**
+ * pg_ctl start on a free loopback port, its unix socket in `dir`, with the caller's settings. Returns the port
+ * and the server's options (resume() starts it with them again).
+ */
+async function startServer({ run }: Binaries, dir: string, data: string, log: string, settings: Record<string, string>): Promise<{ port: number; serverOptions: string }> {
+  // The free port can be taken between finding it and the server binding it: try a few.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const serverOptions = [
+      '-c listen_addresses=127.0.0.1',
+      `-p ${port}`,
+      `-k ${shellQuote(dir)}`,
+      '-c max_connections=200',
+      ...Object.entries(settings).map(([k, v]) => `-c ${k}=${shellQuote(v)}`),
+    ].join(' ');
+    const start = run('pg_ctl', ['-w', '-t', '60', '-D', data, '-l', log, '-o', serverOptions, 'start']);
+    if (start.ok) return { port, serverOptions };
+    const serverLog = tail(log);
+    if (!/could not bind|already in use/i.test(serverLog) || attempt >= 3) {
+      throw new Error(`pg_ctl start failed (port ${port}):\n${start.output}\n--- server log (tail) ---\n${serverLog}`);
+    }
+    run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
+  }
+}
+
+/**
+ * Watchdog: if this process goes away without stop() (killed, crashed), stop the server and remove the
+ * folder. stop() ends it first (it runs in a process group of its own).
+ */
+function startWatchdog({ env, command }: Binaries, dir: string, data: string): ReturnType<typeof spawn> {
+  const [stopCmd, stopArgv] = command('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
+  const script = [
+    `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done`,
+    `${[stopCmd, ...stopArgv].map(shellQuote).join(' ')} >/dev/null 2>&1`,
+    `rm -rf ${shellQuote(dir)}`,
+  ].join('\n');
+  const watchdog = spawn('sh', ['-c', script], { cwd: dir, env, detached: true, stdio: 'ignore' });
+  watchdog.unref();
+  return watchdog;
+}
+
+/** The running server's version and the settings it reports (REPORTED and the caller's), read over a connection. */
+async function serverFacts(url: string, settings: Record<string, string>): Promise<{ version: string; reported: Record<string, string> }> {
+  const client = new pg.Client({ connectionString: url });
+  const reported: Record<string, string> = {};
+  try {
+    await client.connect();
+    const version = (await client.query<{ version: string }>('SELECT version()')).rows[0].version;
+    for (const name of new Set([...REPORTED, ...Object.keys(settings)])) {
+      if (!/^[a-z_][a-z0-9_.]*$/i.test(name)) continue;
+      reported[name] = Object.values((await client.query(`SHOW ${name}`)).rows[0])[0] as string;
+    }
+    return { version, reported };
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 /**
  * initdb + pg_ctl start in a fresh temporary folder. Call stop() in a finally (or afterAll).
  * @example const pg = await startCluster({ settings: { fsync: 'on', synchronous_commit: 'on' } })
@@ -140,69 +238,16 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Postgr
   if (owner) fs.chownSync(dir, owner.uid, owner.gid);
   const data = path.join(dir, 'data');
   const log = path.join(dir, 'server.log');
-
-  // Runs a PostgreSQL binary as the cluster's owner, in the cluster's folder (the postgres user may not be
-  // able to read the current directory), with no PG* settings of the caller leaking in.
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PG')));
-  env.LC_ALL = 'C';
-  const command = (name: string, args: string[]): [string, string[]] =>
-    owner ? ['runuser', ['-u', 'postgres', '--', path.join(bin, name), ...args]] : [path.join(bin, name), args];
-  const run = (name: string, args: string[]): { ok: boolean; output: string } => {
-    const [cmd, argv] = command(name, args);
-    const r = spawnSync(cmd, argv, { cwd: dir, env, encoding: 'utf8', timeout: 120_000 });
-    return { ok: r.status === 0, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}`.trim() };
-  };
-
-  /** run(), asynchronously: for pause() and resume() while servers in this process keep answering. */
-  const runAsync = (name: string, args: string[]): Promise<{ ok: boolean; output: string }> =>
-    new Promise((resolve) => {
-      const [cmd, argv] = command(name, args);
-      execFile(cmd, argv, { cwd: dir, env, encoding: 'utf8', timeout: 120_000 }, (err, stdout, stderr) => resolve({ ok: !err, output: `${stdout ?? ''}${stderr ?? ''}${err ? String(err) : ''}`.trim() }));
-    });
+  const pgBin = binaries(bin, dir, owner);
+  const { run, runAsync } = pgBin;
 
   let port = 0;
   let serverOptions = '';
   let watchdog: ReturnType<typeof spawn> | null = null;
   try {
-    // --no-sync only skips initdb's own final flush of the fresh cluster; the server's settings decide
-    // what every commit does.
-    const initArgs = ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C.UTF-8'];
-    let init = run('initdb', initArgs);
-    if (!init.ok && /locale/i.test(init.output)) {
-      fs.rmSync(data, { recursive: true, force: true });
-      init = run('initdb', [...initArgs.slice(0, -1), '--locale=C']);
-    }
-    if (!init.ok) throw new Error(`initdb failed:\n${init.output}`);
-
-    // The free port can be taken between finding it and the server binding it: try a few.
-    for (let attempt = 1; ; attempt++) {
-      port = await freePort();
-      serverOptions = [
-        '-c listen_addresses=127.0.0.1',
-        `-p ${port}`,
-        `-k ${shellQuote(dir)}`,
-        '-c max_connections=200',
-        ...Object.entries(settings).map(([k, v]) => `-c ${k}=${shellQuote(v)}`),
-      ].join(' ');
-      const start = run('pg_ctl', ['-w', '-t', '60', '-D', data, '-l', log, '-o', serverOptions, 'start']);
-      if (start.ok) break;
-      const serverLog = tail(log);
-      if (!/could not bind|already in use/i.test(serverLog) || attempt >= 3) {
-        throw new Error(`pg_ctl start failed (port ${port}):\n${start.output}\n--- server log (tail) ---\n${serverLog}`);
-      }
-      run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
-    }
-
-    // Watchdog: if this process goes away without stop() (killed, crashed), stop the server and remove the
-    // folder. stop() ends it first.
-    const [stopCmd, stopArgv] = command('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
-    const script = [
-      `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done`,
-      `${[stopCmd, ...stopArgv].map(shellQuote).join(' ')} >/dev/null 2>&1`,
-      `rm -rf ${shellQuote(dir)}`,
-    ].join('\n');
-    watchdog = spawn('sh', ['-c', script], { cwd: dir, env, detached: true, stdio: 'ignore' });
-    watchdog.unref();
+    initCluster(pgBin, data);
+    ({ port, serverOptions } = await startServer(pgBin, dir, data, log, settings));
+    watchdog = startWatchdog(pgBin, dir, data);
   } catch (err) {
     run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
     fs.rmSync(dir, { recursive: true, force: true });
@@ -226,27 +271,18 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Postgr
     if (!r.ok) throw new Error(`pg_ctl stop failed:\n${r.output}`);
   };
 
-  const client = new pg.Client({ connectionString: url('postgres') });
-  let version: string;
-  const reported: Record<string, string> = {};
+  let facts: { version: string; reported: Record<string, string> };
   try {
-    await client.connect();
-    version = (await client.query<{ version: string }>('SELECT version()')).rows[0].version;
-    for (const name of new Set([...REPORTED, ...Object.keys(settings)])) {
-      if (!/^[a-z_][a-z0-9_.]*$/i.test(name)) continue;
-      reported[name] = Object.values((await client.query(`SHOW ${name}`)).rows[0])[0] as string;
-    }
+    facts = await serverFacts(url('postgres'), settings);
   } catch (err) {
     await stop().catch(() => {});
     throw err;
-  } finally {
-    await client.end().catch(() => {});
   }
 
   return {
     url,
-    version,
-    settings: reported,
+    version: facts.version,
+    settings: facts.reported,
     async pause() {
       const r = await runAsync('pg_ctl', ['-w', '-D', data, '-m', 'fast', 'stop']);
       if (!r.ok) throw new Error(`pg_ctl stop failed:\n${r.output}`);
