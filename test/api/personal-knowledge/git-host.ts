@@ -48,12 +48,140 @@ export interface GitHost {
 const git = (args: string[], cwd?: string) =>
   execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: os.tmpdir() } }).trim();
 
+type Issued = Map<string, { model: 'AccessToken' | 'RefreshToken'; login: string }>;
+
+/** Runs git http-backend as a CGI script for one request, over the repositories in `repos`. */
+function httpBackend(repos: string, root: string, req: http.IncomingMessage, res: http.ServerResponse, user: string, pathInfo: string, query: string): Promise<void> {
+  return new Promise((resolve) => {
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      GIT_PROJECT_ROOT: repos,
+      GIT_HTTP_EXPORT_ALL: '1',
+      GIT_CONFIG_NOSYSTEM: '1',
+      HOME: root,
+      PATH_INFO: pathInfo,
+      QUERY_STRING: query,
+      REQUEST_METHOD: req.method ?? 'GET',
+      CONTENT_TYPE: req.headers['content-type'] ?? '',
+      REMOTE_USER: user,
+      REMOTE_ADDR: '127.0.0.1',
+      ...(req.headers['content-length'] ? { CONTENT_LENGTH: req.headers['content-length'] } : {}),
+      ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
+      ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) } : {}),
+    };
+    const child = spawn('git', ['http-backend'], { env });
+    req.pipe(child.stdin);
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    child.stderr.on('data', () => {});
+    child.on('close', () => {
+      const out = Buffer.concat(chunks);
+      let split = out.indexOf('\r\n\r\n');
+      let sepLen = 4;
+      if (split < 0) {
+        split = out.indexOf('\n\n');
+        sepLen = 2;
+      }
+      const head = out.subarray(0, split).toString('latin1');
+      const headers: Record<string, string> = {};
+      let status = 200;
+      for (const line of head.split(/\r?\n/)) {
+        const i = line.indexOf(':');
+        if (i < 0) continue;
+        const k = line.slice(0, i).trim();
+        const v = line.slice(i + 1).trim();
+        if (k.toLowerCase() === 'status') status = Number(v.split(' ')[0]);
+        else headers[k] = v;
+      }
+      res.writeHead(status, headers);
+      res.end(out.subarray(split + sepLen));
+      resolve();
+    });
+  });
+}
+
+/**
+ * The host's OAuth 2 authorization server, with the service as its one client (authorization code + PKCE,
+ * refresh tokens, revocation); records each access and refresh token it issues in `issued`.
+ */
+function createProvider(origin: string, redirectUri: string, issued: Issued): Provider {
+  const provider = new Provider(origin, {
+    clients: [{
+      client_id: CLIENT_ID,
+      client_secret: CLIENT_SECRET,
+      redirect_uris: [redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_post',
+    }],
+    scopes: ['openid', 'offline_access', SCOPE],
+    pkce: { required: () => true },
+    features: { devInteractions: { enabled: false }, revocation: { enabled: true } },
+    interactions: { url: (_ctx: KoaContextWithOIDC, i: { uid: string }) => `/interaction/${i.uid}` },
+    cookies: { keys: ['git-host-test-cookie-key'] },
+    // Like GitLab: short-lived access tokens with a refresh token beside them.
+    issueRefreshToken: async (_ctx: KoaContextWithOIDC, client: { grantTypeAllowed(t: string): boolean }) => client.grantTypeAllowed('refresh_token'),
+    ttl: { AccessToken: 3600, RefreshToken: 86400, AuthorizationCode: 60, Interaction: 600, Session: 3600, Grant: 86400 },
+    findAccount: async (_ctx: KoaContextWithOIDC, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
+  });
+  provider.on('access_token.saved', (t: { jti: string; accountId: string }) => issued.set(t.jti, { model: 'AccessToken', login: t.accountId }));
+  provider.on('refresh_token.saved', (t: { jti: string; accountId: string }) => issued.set(t.jti, { model: 'RefreshToken', login: t.accountId }));
+  return provider;
+}
+
+/** The host's repositories in `repos` (bare, one folder per owner), and changes made on the host itself. */
+function repositories(root: string, repos: string): Pick<GitHost, 'createRepo' | 'commitOnHost' | 'readOnHost' | 'logOnHost'> {
+  const repoDir = (owner: string, repo: string) => path.join(repos, owner, `${repo}.git`);
+  return {
+    createRepo(owner, name = 'notes') {
+      const dir = repoDir(owner, name);
+      fs.mkdirSync(dir, { recursive: true });
+      git(['init', '--quiet', '--bare', '--initial-branch=main', dir]);
+      git(['config', 'http.receivepack', 'true'], dir);
+      git(['config', 'receive.denyNonFastForwards', 'true'], dir);
+      return dir;
+    },
+    commitOnHost(owner, file, content, message, repo = 'notes') {
+      const work = fs.mkdtempSync(path.join(root, 'work-'));
+      git(['clone', '--quiet', repoDir(owner, repo), work]);
+      git(['checkout', '--quiet', '-B', 'main'], work);
+      const target = path.join(work, file);
+      if (content === null) fs.rmSync(target);
+      else {
+        fs.mkdirSync(path.dirname(target), { recursive: true });
+        fs.writeFileSync(target, content);
+      }
+      git(['add', '-A'], work);
+      git(['-c', 'user.name=Host Editor', '-c', 'user.email=editor@host.test', 'commit', '--quiet', '-m', message], work);
+      git(['push', '--quiet', 'origin', 'main'], work);
+      const oid = git(['rev-parse', 'HEAD'], work);
+      fs.rmSync(work, { recursive: true, force: true });
+      return oid;
+    },
+    readOnHost(owner, file, repo = 'notes') {
+      try {
+        return execFileSync('git', ['--git-dir', repoDir(owner, repo), 'show', `main:${file}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      } catch {
+        return null;
+      }
+    },
+    logOnHost(owner, repo = 'notes') {
+      try {
+        return git(['--git-dir', repoDir(owner, repo), 'log', '--format=%s', 'main']).split('\n').filter(Boolean);
+      } catch {
+        return [];
+      }
+    },
+  };
+}
+
+/** Starts the host on a free loopback port; stop() ends it and removes its repositories. */
 export async function startGitHost(): Promise<GitHost> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-git-host-'));
   const repos = path.join(root, 'repos');
   fs.mkdirSync(repos);
   let provider: Provider | undefined;
-  const issued = new Map<string, { model: 'AccessToken' | 'RefreshToken'; login: string }>(); // token value → what it is
+  const issued: Issued = new Map(); // token value → what it is
   const server = http.createServer((req, res) => void handle(req, res).catch((err: Error) => {
     if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });
     res.end(String(err.stack ?? err));
@@ -101,7 +229,7 @@ export async function startGitHost(): Promise<GitHost> {
         host.onNextPush = null;
         race();
       }
-      return httpBackend(req, res, login, `/${gitPath[1]}/${gitPath[2]}${gitPath[3]}`, gitPath[4] ?? '');
+      return httpBackend(repos, root, req, res, login, `/${gitPath[1]}/${gitPath[2]}${gitPath[3]}`, gitPath[4] ?? '');
     }
     if (url === '/api/user') {
       const login = await loginFor(req);
@@ -131,58 +259,6 @@ export async function startGitHost(): Promise<GitHost> {
     provider.callback()(req, res);
   }
 
-  /** Runs git http-backend as a CGI script for one request. */
-  function httpBackend(req: http.IncomingMessage, res: http.ServerResponse, user: string, pathInfo: string, query: string): Promise<void> {
-    return new Promise((resolve) => {
-      const env: Record<string, string> = {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        GIT_PROJECT_ROOT: repos,
-        GIT_HTTP_EXPORT_ALL: '1',
-        GIT_CONFIG_NOSYSTEM: '1',
-        HOME: root,
-        PATH_INFO: pathInfo,
-        QUERY_STRING: query,
-        REQUEST_METHOD: req.method ?? 'GET',
-        CONTENT_TYPE: req.headers['content-type'] ?? '',
-        REMOTE_USER: user,
-        REMOTE_ADDR: '127.0.0.1',
-        ...(req.headers['content-length'] ? { CONTENT_LENGTH: req.headers['content-length'] } : {}),
-        ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
-        ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) } : {}),
-      };
-      const child = spawn('git', ['http-backend'], { env });
-      req.pipe(child.stdin);
-      const chunks: Buffer[] = [];
-      child.stdout.on('data', (c: Buffer) => chunks.push(c));
-      child.stderr.on('data', () => {});
-      child.on('close', () => {
-        const out = Buffer.concat(chunks);
-        let split = out.indexOf('\r\n\r\n');
-        let sepLen = 4;
-        if (split < 0) {
-          split = out.indexOf('\n\n');
-          sepLen = 2;
-        }
-        const head = out.subarray(0, split).toString('latin1');
-        const headers: Record<string, string> = {};
-        let status = 200;
-        for (const line of head.split(/\r?\n/)) {
-          const i = line.indexOf(':');
-          if (i < 0) continue;
-          const k = line.slice(0, i).trim();
-          const v = line.slice(i + 1).trim();
-          if (k.toLowerCase() === 'status') status = Number(v.split(' ')[0]);
-          else headers[k] = v;
-        }
-        res.writeHead(status, headers);
-        res.end(out.subarray(split + sepLen));
-        resolve();
-      });
-    });
-  }
-
-  const repoDir = (owner: string, repo: string) => path.join(repos, owner, `${repo}.git`);
-
   const host: GitHost = {
     origin,
     root,
@@ -204,67 +280,9 @@ export async function startGitHost(): Promise<GitHost> {
       ...overrides,
     }),
     registerClient(redirectUri) {
-      provider = new Provider(origin, {
-        clients: [{
-          client_id: CLIENT_ID,
-          client_secret: CLIENT_SECRET,
-          redirect_uris: [redirectUri],
-          grant_types: ['authorization_code', 'refresh_token'],
-          response_types: ['code'],
-          token_endpoint_auth_method: 'client_secret_post',
-        }],
-        scopes: ['openid', 'offline_access', SCOPE],
-        pkce: { required: () => true },
-        features: { devInteractions: { enabled: false }, revocation: { enabled: true } },
-        interactions: { url: (_ctx: KoaContextWithOIDC, i: { uid: string }) => `/interaction/${i.uid}` },
-        cookies: { keys: ['git-host-test-cookie-key'] },
-        // Like GitLab: short-lived access tokens with a refresh token beside them.
-        issueRefreshToken: async (_ctx: KoaContextWithOIDC, client: { grantTypeAllowed(t: string): boolean }) => client.grantTypeAllowed('refresh_token'),
-        ttl: { AccessToken: 3600, RefreshToken: 86400, AuthorizationCode: 60, Interaction: 600, Session: 3600, Grant: 86400 },
-        findAccount: async (_ctx: KoaContextWithOIDC, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
-      });
-      provider.on('access_token.saved', (t: { jti: string; accountId: string }) => issued.set(t.jti, { model: 'AccessToken', login: t.accountId }));
-      provider.on('refresh_token.saved', (t: { jti: string; accountId: string }) => issued.set(t.jti, { model: 'RefreshToken', login: t.accountId }));
+      provider = createProvider(origin, redirectUri, issued);
     },
-    createRepo(owner, name = 'notes') {
-      const dir = repoDir(owner, name);
-      fs.mkdirSync(dir, { recursive: true });
-      git(['init', '--quiet', '--bare', '--initial-branch=main', dir]);
-      git(['config', 'http.receivepack', 'true'], dir);
-      git(['config', 'receive.denyNonFastForwards', 'true'], dir);
-      return dir;
-    },
-    commitOnHost(owner, file, content, message, repo = 'notes') {
-      const work = fs.mkdtempSync(path.join(root, 'work-'));
-      git(['clone', '--quiet', repoDir(owner, repo), work]);
-      git(['checkout', '--quiet', '-B', 'main'], work);
-      const target = path.join(work, file);
-      if (content === null) fs.rmSync(target);
-      else {
-        fs.mkdirSync(path.dirname(target), { recursive: true });
-        fs.writeFileSync(target, content);
-      }
-      git(['add', '-A'], work);
-      git(['-c', 'user.name=Host Editor', '-c', 'user.email=editor@host.test', 'commit', '--quiet', '-m', message], work);
-      git(['push', '--quiet', 'origin', 'main'], work);
-      const oid = git(['rev-parse', 'HEAD'], work);
-      fs.rmSync(work, { recursive: true, force: true });
-      return oid;
-    },
-    readOnHost(owner, file, repo = 'notes') {
-      try {
-        return execFileSync('git', ['--git-dir', repoDir(owner, repo), 'show', `main:${file}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-      } catch {
-        return null;
-      }
-    },
-    logOnHost(owner, repo = 'notes') {
-      try {
-        return git(['--git-dir', repoDir(owner, repo), 'log', '--format=%s', 'main']).split('\n').filter(Boolean);
-      } catch {
-        return [];
-      }
-    },
+    ...repositories(root, repos),
     issuedTokens: (login) => [...issued].filter(([, t]) => !login || t.login === login).map(([value]) => value),
     async liveTokenCount(tokens) {
       let n = 0;
