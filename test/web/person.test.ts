@@ -17,17 +17,8 @@ let apiKey = '';
 
 const bearer = () => ({ Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' });
 
-describeInBrowser('a signed-in person', () => {
-  beforeAll(async () => {
-    srv = await startWebServer({ MODERATOR_EMAILS: EMAIL });
-    browser = await launchBrowser(srv.url);
-    page = browser.page;
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await srv?.stop();
-  });
-
+/** Signing in, and what the account page does: API keys, personal knowledge. */
+function accountTests(): void {
   it('signs in through the embedded identity provider and lands on the account page', async () => {
     await page.goto(`${srv.url}/account`);
     await page.waitForURL(/\/idp\//);
@@ -78,7 +69,10 @@ describeInBrowser('a signed-in person', () => {
     await page.goto(`${srv.url}/account?pk=error`);
     expect(await page.locator('[role=alert]').first().textContent()).toContain('failed');
   });
+}
 
+/** Granting access to other clients: a device code on /device, an OAuth app on the consent page. */
+function grantTests(): void {
   it('approves a device code on the device page', async () => {
     const started = await (await srv.get('/api/oauth/device', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ client_name: 'agent-login.sh', client_host: 'ana-laptop' }) })).json();
     await page.goto(started.verification_uri_complete);
@@ -124,7 +118,10 @@ describeInBrowser('a signed-in person', () => {
     await page.waitForURL(/done=app-revoked/);
     expect(await page.locator('#apps').textContent()).not.toContain('Notes Agent');
   });
+}
 
+/** Writing: comments, replies and reactions on a video, and a post essay edited from two tabs. */
+function writingTests(): void {
   it('comments on a video, replies and reacts', async () => {
     const videoId = (await (await srv.get('/api/videos?limit=1')).json()).items[0].video_id;
     await page.goto(`${srv.url}/videos/${videoId}`);
@@ -189,7 +186,10 @@ describeInBrowser('a signed-in person', () => {
     expect(essay).toMatchObject({ revision: 3, body: 'The second tab rewrote the essay.\n\nThe first tab added a paragraph.' });
     await second.close();
   });
+}
 
+/** Notifications, and the moderation queue as a moderator. */
+function moderationTests(): void {
   it('reads notifications and, as a moderator, works the queue: a hidden comment and a flagged proposal', async () => {
     const videoId = (await (await srv.get('/api/videos?limit=1')).json()).items[0].video_id;
     const c = await (await srv.get('/api/comments', { method: 'POST', headers: bearer(), body: JSON.stringify({ entity_type: 'video', entity_id: videoId, body: 'Buy cheap watches at example.com' }) })).json();
@@ -226,4 +226,22 @@ describeInBrowser('a signed-in person', () => {
     await page.waitForURL(/done=unhidden/);
     expect(await (await srv.get(`/api/comments/${c.comment_id}`)).json()).toMatchObject({ hidden: false });
   });
+}
+
+describeInBrowser('a signed-in person', () => {
+  beforeAll(async () => {
+    srv = await startWebServer({ MODERATOR_EMAILS: EMAIL });
+    browser = await launchBrowser(srv.url);
+    page = browser.page;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await srv?.stop();
+  });
+
+  // In this order: each group goes on from the state (the session, the key, the page) the one before left.
+  accountTests();
+  grantTests();
+  writingTests();
+  moderationTests();
 });
