@@ -130,6 +130,66 @@ export const REQUEST_POLL_MS = 2000;
 /** The jobs that list the content folder as they start: a change seen before one is handed to a worker is in what it indexes. */
 const INDEX_JOBS: ReadonlySet<string> = new Set(['update-index', 'build-index']);
 
+/** Bree's jobs: every job of pipeline/lib/jobs.ts, each in its own worker, on its schedule (scheduleOf) or none. */
+function breeJobs(env: Record<string, string | undefined>) {
+  return Object.keys(JOBS).map((name) => {
+    const cron = scheduleOf(name, env);
+    // Without a schedule Bree would run a job once at start; follow-up jobs run only when chained.
+    return { name, path: path.join(here, 'jobs', `${name}.ts`), worker: { workerData: { job: name } }, ...(cron ? { cron } : { timeout: false as const }) };
+  });
+}
+
+/**
+ * Reads admins' requests (SchedulerOptions.requests) every REQUEST_POLL_MS and calls `onRequests` when some
+ * arrived. A read that fails (the database restarting) is said once and tried again at the next tick.
+ */
+function pollRequests(source: { poll(): number }, log: (line: string) => void, onRequests: () => void): NodeJS.Timeout {
+  let failing: string | null = null;
+  return setInterval(() => {
+    let n = 0;
+    try {
+      n = source.poll();
+      if (failing) log('pipeline: admins\' requests are read again');
+      failing = null;
+    } catch (err) {
+      // The database restarting: said once, tried again at the next tick.
+      const message = (err as Error).message;
+      if (failing !== message) log(`pipeline: admins' requests could not be read (${message}); retrying`);
+      failing = message;
+    }
+    if (n === 0) return;
+    log(`pipeline: ${n} request${n === 1 ? '' : 's'} to publish content changes (POST /api/admin/content-changed)`);
+    onRequests();
+  }, REQUEST_POLL_MS);
+}
+
+/**
+ * Starts the jobs named by `PIPELINE_RUN_ON_START=a,b` (unknown names are said and skipped), else the
+ * first-start jobs when DATA_DIR holds no pipeline state. Returns the jobs started, and whether as a first start.
+ */
+async function runOnStart(
+  bree: Bree,
+  env: Record<string, string | undefined>,
+  firstStart: boolean,
+  log: (line: string) => void,
+): Promise<{ started: string[]; asFirstStart: boolean }> {
+  const requested = (env.PIPELINE_RUN_ON_START ?? '')
+    .split(',')
+    .map((j) => j.trim())
+    .filter(Boolean);
+  const startNow = requested.length ? requested : firstStart ? [...FIRST_START_JOBS] : [];
+  const started: string[] = [];
+  for (const job of startNow) {
+    if (!JOBS[job]) {
+      log(`pipeline: PIPELINE_RUN_ON_START names an unknown job "${job}"`);
+      continue;
+    }
+    await bree.run(job);
+    started.push(job);
+  }
+  return { started, asFirstStart: firstStart && !requested.length };
+}
+
 /**
  * Starts Bree with every job of pipeline/lib/jobs.ts. `PIPELINE_CRON_<JOB>` overrides a schedule (`off`: none);
  * `PIPELINE_RUN_ON_START=a,b` runs those jobs at once (else the first-start jobs when DATA_DIR holds no
@@ -145,11 +205,7 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
     defaultExtension: 'ts',
     acceptedExtensions: ['.ts'],
     logger: { info: () => {}, warn: (...a: unknown[]) => log(`pipeline: ${a.join(' ')}`), error: (...a: unknown[]) => log(`pipeline: ${a.join(' ')}`) } as never,
-    jobs: Object.keys(JOBS).map((name) => {
-      const cron = scheduleOf(name, env);
-      // Without a schedule Bree would run a job once at start; follow-up jobs run only when chained.
-      return { name, path: path.join(here, 'jobs', `${name}.ts`), worker: { workerData: { job: name } }, ...(cron ? { cron } : { timeout: false as const }) };
-    }),
+    jobs: breeJobs(env),
     // A worker asks before its own job and reports each job it ran, and waits for the answer each time:
     // the job to run next itself, or none.
     workerMessageHandler: (data) => {
@@ -227,44 +283,15 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
       },
     });
   }
-  let polling: NodeJS.Timeout | undefined;
-  if (opts.requests) {
-    const source = opts.requests;
-    let failing: string | null = null;
-    polling = setInterval(() => {
-      let n = 0;
-      try {
-        n = source.poll();
-        if (failing) log('pipeline: admins\' requests are read again');
-        failing = null;
-      } catch (err) {
-        // The database restarting: said once, tried again at the next tick.
-        const message = (err as Error).message;
-        if (failing !== message) log(`pipeline: admins' requests could not be read (${message}); retrying`);
-        failing = message;
-      }
-      if (n === 0) return;
-      log(`pipeline: ${n} request${n === 1 ? '' : 's'} to publish content changes (POST /api/admin/content-changed)`);
-      changedAt = performance.now();
-      runForChanges();
-    }, REQUEST_POLL_MS);
-  }
+  const polling = opts.requests
+    ? pollRequests(opts.requests, log, () => {
+        changedAt = performance.now();
+        runForChanges();
+      })
+    : undefined;
   await bree.start();
-  const requested = (env.PIPELINE_RUN_ON_START ?? '')
-    .split(',')
-    .map((j) => j.trim())
-    .filter(Boolean);
-  const startNow = requested.length ? requested : firstStart ? [...FIRST_START_JOBS] : [];
-  const started: string[] = [];
-  for (const job of startNow) {
-    if (!JOBS[job]) {
-      log(`pipeline: PIPELINE_RUN_ON_START names an unknown job "${job}"`);
-      continue;
-    }
-    await bree.run(job);
-    started.push(job);
-  }
-  log(`pipeline: scheduler running (${Object.keys(JOBS).join(', ')})${started.length ? `; started now: ${started.join(', ')}${firstStart && !requested.length ? ' (first start)' : ''}` : ''}`);
+  const { started, asFirstStart } = await runOnStart(bree, env, firstStart, log);
+  log(`pipeline: scheduler running (${Object.keys(JOBS).join(', ')})${started.length ? `; started now: ${started.join(', ')}${asFirstStart ? ' (first start)' : ''}` : ''}`);
   const scheduled = Object.keys(JOBS).filter((job) => scheduleOf(job, env) !== null);
   if (watcher) log(`pipeline: watching ${opts.watch!.contentDir} for changes (events${opts.watch!.scanSeconds > 0 ? `, and a scan every ${opts.watch!.scanSeconds} s` : ''}; ${opts.watch!.quietMs} ms of quiet before a run)`);
   return {
