@@ -3,40 +3,18 @@
 // plays the host (…/hosted). Operations on one person's repository run one at a time. A write fetches
 // first, checks the client's base blob against the host's version, commits, and pushes; when the host is
 // unreachable or refuses, the commit stays in the local clone and a later write or sync pushes it.
-import fs from 'node:fs';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+// The repositories themselves are in repositories.ts, connecting and disconnecting in connection.ts.
 import type { User } from '../auth/identity.ts';
-import type { VcsConfig } from '../../src/lib/config.ts';
 import { ApiError } from '../errors/index.ts';
 import * as g from './git.ts';
 import { HostError, type Signature } from './git.ts';
-import { ConnectError, type HostOAuth, type HostTokens } from './oauth-client.ts';
-import type { ConnectionRow, PkStore } from './store.ts';
 import { titleOf } from './slug.ts';
-import { createSync, MAX_ATTEMPTS, type Session, type Sync } from './sync.ts';
+import { createSync, MAX_ATTEMPTS, type Sync } from './sync.ts';
 import { lastChanges, noteHistory, titleFor } from './history.ts';
+import { personRepositories, type NoteOut, type NotesDeps, type Repositories } from './repositories.ts';
+import { connections, remoteConnector } from './connection.ts';
 
-export interface NotesDeps {
-  dataDir: string;
-  vcs: VcsConfig;
-  store: PkStore;
-  oauth: HostOAuth | null;
-  siteName: string;
-  baseUrl: string;
-}
-
-export interface NoteOut {
-  slug: string;
-  title: string;
-  content: string;
-  /** Git blob id of the content: send it back as If-Match (or base_blob) to update the note. */
-  blob: string;
-  updated: string | null;
-  commit: string | null;
-  /** The note's id in the public audit log (a pseudonym: the slug stays private). */
-  audit_subject: string;
-}
+export type { NoteOut, NotesDeps } from './repositories.ts';
 
 /** What the client's write was based on: nothing said, "must not exist yet", "must exist", or a blob id it read. */
 export type Precondition = { kind: 'none' } | { kind: 'absent' } | { kind: 'exists' } | { kind: 'blob'; blob: string };
@@ -65,11 +43,6 @@ export class HostUnavailable extends Error {
   }
 }
 
-const notConnected = () =>
-  new ApiError(404, 'Personal knowledge is not connected: connect a repository at GET /api/auth/vcs/begin', {}, 'The person connects a note repository once, in a browser session: the account page (/account) or GET /api/auth/vcs/begin. An API key or OAuth token cannot connect one.');
-
-type Repositories = ReturnType<typeof personRepositories>;
-
 /** The notes service: one person's notes (read, written, synced) and their repository's connection. */
 export function createNotesService(deps: NotesDeps) {
   const sync = createSync(deps);
@@ -80,64 +53,6 @@ export function createNotesService(deps: NotesDeps) {
     ...connections(deps, sync, repos),
     connectRemote: remoteConnector(deps, sync, repos),
   };
-}
-
-/** Each person's repository: where it lives, one operation at a time on it, and a session over it. */
-function personRepositories(deps: NotesDeps, sync: Sync) {
-  const root = path.join(deps.dataDir, 'personal-knowledge');
-  const queues = new Map<string, Promise<unknown>>();
-
-  function gitdirOf(userId: string, mode: 'remote' | 'embedded'): string {
-    // User ids are generated (usr_ + base32); refuse anything else rather than build a path from it.
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(userId)) throw new Error('unexpected user id');
-    return path.join(root, mode === 'remote' ? 'clones' : 'hosted', `${userId}.git`);
-  }
-
-  /** Runs `fn` after every earlier operation on this person's repository has finished. */
-  function serialize<T>(userId: string, fn: () => Promise<T>): Promise<T> {
-    const run = (queues.get(userId) ?? Promise.resolve()).then(fn, fn);
-    const tail = run.then(
-      () => {},
-      () => {},
-    );
-    queues.set(userId, tail);
-    void tail.then(() => {
-      if (queues.get(userId) === tail) queues.delete(userId);
-    });
-    return run;
-  }
-
-  function sessionFor(row: ConnectionRow): Session {
-    const remote = row.mode === 'remote';
-    return { row, git: { gitdir: gitdirOf(row.user_id, row.mode), cache: {} }, remote, tokens: remote ? deps.store.tokensOf(row) : null, refreshed: false };
-  }
-
-  function withSession<T>(userId: string, fn: (s: Session) => Promise<T>): Promise<T> {
-    return serialize(userId, async () => {
-      const row = deps.store.connection(userId);
-      if (!row) throw notConnected();
-      const s = sessionFor(row);
-      await ensureRepository(s);
-      return fn(s);
-    });
-  }
-
-  /** The local clone is a cache: when it is missing (cleaned up, a crash while connecting), start it again. */
-  async function ensureRepository(s: Session): Promise<void> {
-    if (fs.existsSync(path.join(s.git.gitdir, 'HEAD'))) return;
-    await g.initRepo(s.git.gitdir, s.row.branch);
-    if (s.remote) await g.setOrigin(s.git.gitdir, s.row.repository);
-    sync.forget(s.row.user_id);
-  }
-
-  /** One note as the API returns it, with its last change as of `tip`. */
-  async function noteOut(s: Session, tip: string | null, slug: string, blob: string): Promise<NoteOut> {
-    const content = await g.readText(s.git, blob);
-    const changed = (await lastChanges(s.git, tip)).get(slug);
-    return { slug, title: titleOf(content, slug), content, blob, updated: changed?.time ?? null, commit: changed?.commit ?? null, audit_subject: deps.store.cipher.notePseudonym(s.row.user_id, slug) };
-  }
-
-  return { gitdirOf, serialize, sessionFor, withSession, noteOut };
 }
 
 function checkPrecondition(pre: Precondition, currentBlob: string | null, isDelete: boolean): { status: 409 | 428; message: string } | null {
@@ -284,120 +199,6 @@ function noteWrites(deps: NotesDeps, sync: Sync, repos: Repositories) {
     write: (userId: string, user: User, slug: string, content: string, pre: Precondition, message?: string) => change(userId, user, slug, content, pre, message),
     remove: (userId: string, user: User, slug: string, pre: Precondition) => change(userId, user, slug, null, pre, undefined),
   };
-}
-
-/** The connection: its status, connecting the embedded store, and disconnecting. */
-function connections(deps: NotesDeps, sync: Sync, repos: Repositories) {
-  const { gitdirOf, serialize, sessionFor } = repos;
-  const { syncLocked, countUnpushed } = sync;
-  return {
-    async status(userId: string) {
-      const row = deps.store.connection(userId);
-      if (!row) {
-        return { connected: false, status: 'not_connected', mode: deps.vcs.host ? 'remote' : 'embedded', host: deps.vcs.host?.hostName ?? 'this server', repository: null, branch: null, since: null, last_sync: null, last_error: null, unpushed_commits: 0 };
-      }
-      const unpushed = await serialize(userId, () => countUnpushed(sessionFor(row)).catch(() => 0));
-      return {
-        connected: true,
-        status: row.status,
-        mode: row.mode,
-        host: row.host,
-        repository: row.repository,
-        branch: row.branch,
-        since: row.connected_at,
-        last_sync: row.last_sync_at,
-        last_error: row.last_error ? { kind: row.last_error_kind, message: row.last_error, at: row.last_error_at } : null,
-        unpushed_commits: unpushed,
-      };
-    },
-
-    /** Connects the embedded store: the person's bare repository on this server, created on first connect. */
-    connectEmbedded(userId: string) {
-      return serialize(userId, async () => {
-        const gitdir = gitdirOf(userId, 'embedded');
-        if (!fs.existsSync(path.join(gitdir, 'HEAD'))) await g.initRepo(gitdir, deps.vcs.branch);
-        const head = fs.readFileSync(path.join(gitdir, 'HEAD'), 'utf8').trim();
-        const branch = /^ref: refs\/heads\/(.+)$/.exec(head)?.[1] ?? deps.vcs.branch;
-        return deps.store.saveConnection({ userId, mode: 'embedded', host: 'this server', repository: path.relative(deps.dataDir, gitdir), branch, tokens: null });
-      });
-    },
-
-    /**
-     * Disconnects: pushes what is pending if the host lets us, asks the host to revoke the token, erases it
-     * and the local clone. Changes the host does not have yet are only erased when the caller says so (409
-     * otherwise). The embedded store's repository stays, as a host's would.
-     */
-    disconnect(userId: string, opts: { discardUnpushed: boolean }) {
-      return serialize(userId, async () => {
-        const row = deps.store.connection(userId);
-        if (!row) return false;
-        if (row.mode === 'remote') {
-          const s = sessionFor(row);
-          if ((await countUnpushed(s).catch(() => 0)) > 0) await syncLocked(s).catch(() => {});
-          const waiting = await countUnpushed(s).catch(() => 0);
-          if (waiting > 0 && !opts.discardUnpushed) {
-            throw new ApiError(
-              409,
-              `${waiting} change(s) are saved on this server but not yet at the host (${row.last_error ?? 'the host refused them'}). ` +
-                'Reconnect at GET /api/auth/vcs/begin to push them, or disconnect with ?discard_unpushed=true to erase them.',
-            );
-          }
-          if (s.tokens && deps.oauth) await deps.oauth.revoke(s.tokens).catch(() => {});
-        }
-        deps.store.deleteConnection(userId);
-        if (row.mode === 'remote') fs.rmSync(gitdirOf(userId, 'remote'), { recursive: true, force: true });
-        sync.forget(userId);
-        return true;
-      });
-    },
-  };
-}
-
-/**
- * Connects (or reconnects) a host repository: a reconnect to the same repository keeps the local clone and
- * whatever it holds that the host does not have yet; otherwise the repository is cloned afresh beside the
- * old clone and swapped in only once the connection is stored.
- */
-function remoteConnector(deps: NotesDeps, sync: Sync, repos: Repositories) {
-  const { gitdirOf, serialize, sessionFor } = repos;
-  const { http, withHost, syncLocked, hostFailed, countUnpushed } = sync;
-  return (userId: string, input: { host: string; repository: string; tokens: HostTokens }) =>
-    serialize(userId, async () => {
-      const final = gitdirOf(userId, 'remote');
-      const before = deps.store.connection(userId);
-      if (before?.mode === 'remote' && before.repository === input.repository && fs.existsSync(final)) {
-        const row = deps.store.saveConnection({ userId, mode: 'remote', host: input.host, repository: input.repository, branch: before.branch, tokens: input.tokens });
-        const s = sessionFor(row);
-        await syncLocked(s).catch((err) => {
-          if (err instanceof HostError) hostFailed(s, err);
-          else throw err;
-        });
-        return row;
-      }
-      if (before?.mode === 'remote' && fs.existsSync(final)) {
-        const waiting = await countUnpushed(sessionFor(before)).catch(() => 0);
-        // Another repository (another host account): the old clone would be dropped with changes only it has.
-        if (waiting > 0) throw new ConnectError('unpushed_changes', `${waiting} change(s) of ${before.repository} are not at the host yet`);
-      }
-      fs.mkdirSync(path.dirname(final), { recursive: true });
-      const tmp = path.join(path.dirname(final), `.tmp-${randomBytes(8).toString('hex')}.git`);
-      try {
-        await g.initRepo(tmp, deps.vcs.branch);
-        await g.setOrigin(tmp, input.repository);
-        const s: Session = { row: { user_id: userId } as ConnectionRow, git: { gitdir: tmp, cache: {} }, remote: true, tokens: input.tokens, refreshed: true };
-        const fetched = await withHost(s, (h) => g.fetchOrigin(s.git, http, h));
-        const branch = fetched.branch ?? deps.vcs.branch;
-        if (fetched.tip) await g.setBranch(tmp, branch, fetched.tip);
-        await g.setHead(tmp, branch);
-        const row = deps.store.saveConnection({ userId, mode: 'remote', host: input.host, repository: input.repository, branch, tokens: input.tokens });
-        fs.rmSync(final, { recursive: true, force: true });
-        fs.renameSync(tmp, final);
-        sync.fetched(userId);
-        return row;
-      } finally {
-        fs.rmSync(tmp, { recursive: true, force: true });
-      }
-    });
 }
 
 export type NotesService = ReturnType<typeof createNotesService>;
