@@ -143,14 +143,25 @@ const form = (value: Record<string, string>) => ({ 'application/x-www-form-urlen
 
 /** The examples of every operation but the content reads, for a server at `base` (its BASE_URL). */
 export function staticExamples(base: string): Record<string, OperationExample> {
-  const host = new URL(base).host;
-  const related = { response: json({ query: 'Transparency duties under Article 50: labelling AI-generated content at work', mode: 'related', total: 2, item: { type: 'video', id: VIDEO, title: 'Transparency duties under Article 50: labelling AI-generated content at work', url: `/videos/${VIDEO}`, page_url: `${base}/videos/${VIDEO}` }, hits: [VIDEO_HIT(base), HIT(base)], warnings: [] }) };
-  const checkpoint = `${host}/api/audit\n6\nO+vpziehmhABkCziP31hDcLWyJHzWQ2Icyz6gd/LfB0=\n\n— ${host}/api/audit ZWXFAAixXSC9dY5c5nIQjEPFNJrygH9WQwUyDa1SLwaYv4mFRkSrZae9ru0KC41lS1gdDHNOowgsDD6av0SIAZcMpw0=\n`;
-  const deviceToken = { access_token: 'kb_WtAuFFhY8z6WNc_MuhxbqpgTh8GaFNNHmzXjO1G10nw', token_type: 'Bearer', expires_in: 7776000, key_id: 'key_j1h098dre9', user_email: 'alice@example.com' };
-  const noteWrite = { slug: NOTE, title: 'Reading list', blob: BLOB, commit: COMMIT, action: 'update', pushed: true };
-  const status = { connected: true, status: 'ok', mode: 'embedded', host: 'this server', repository: 'alicenovak/notes', branch: 'main', since: T1, last_sync: T2, last_error: null, unpushed_commits: 0 };
   return {
-    // ---- search ----
+    ...searchExamples(base),
+    ...accountExamples(base),
+    ...notificationExamples(),
+    ...commentExamples(),
+    ...proposalAndSourceExamples(),
+    ...postExamples(),
+    ...personalKnowledgeExamples(base),
+    ...deviceFlowExamples(base),
+    ...oauthExamples(base),
+    ...mcpAndChatExamples(base),
+    ...auditExamples(base),
+  };
+}
+
+/** Search and related items. */
+function searchExamples(base: string): Record<string, OperationExample> {
+  const related = { response: json({ query: 'Transparency duties under Article 50: labelling AI-generated content at work', mode: 'related', total: 2, item: { type: 'video', id: VIDEO, title: 'Transparency duties under Article 50: labelling AI-generated content at work', url: `/videos/${VIDEO}`, page_url: `${base}/videos/${VIDEO}` }, hits: [VIDEO_HIT(base), HIT(base)], warnings: [] }) };
+  return {
     'GET /api/search': { params: { q: 'procurement' }, response: json({ query: 'procurement', mode: 'hybrid', total: 24, total_exact: true, embedder: { name: 'builtin', model: 'lsa', dimension: 128 }, hits: [HIT(base), VIDEO_HIT(base)], warnings: [] }) },
     'GET /api/videos/{video_id}/related': related,
     'GET /api/knowledge/{slug}/related': related,
@@ -158,8 +169,12 @@ export function staticExamples(base: string): Record<string, OperationExample> {
     'GET /api/digests/{date}/related': related,
     'GET /api/personas/{persona_id}/related': related,
     'GET /api/posts/{post_id}/related': { ...related, params: { post_id: POST_ID } },
+  };
+}
 
-    // ---- auth and account ----
+/** Sign-in, the account, its API keys, sessions and OAuth clients, public profiles. */
+function accountExamples(base: string): Record<string, OperationExample> {
+  return {
     'GET /api/auth/me': { response: json({ authenticated: true, via: 'session', user: short(ALICE), scopes: null, audience: null }) },
     'POST /api/auth/logout': { response: json({ ok: true, end_session_url: `${base}/idp/session/end?post_logout_redirect_uri=${encodeURIComponent(`${base}/`)}&client_id=kb-web` }) },
     'GET /api/account/me': { response: json({ ...ALICE, email: 'alice@example.com', updated_at: T1, last_login_at: T0 }) },
@@ -174,8 +189,12 @@ export function staticExamples(base: string): Record<string, OperationExample> {
     'GET /api/auth/idp/callback': { params: { code: 'a1b2c3d4e5f6', state: 'Tq3pX8wZ0vL5nR2s' } },
     'GET /api/account/oauth-clients': { response: json([{ client_id: CLIENT_ID, client_name: 'My agent', client_uri: null, scopes: ['read', 'write'], authorized_at: T1, last_used_at: T2 }]) },
     'DELETE /api/account/oauth-clients/{client_id}': { params: { client_id: CLIENT_ID } },
+  };
+}
 
-    // ---- notifications ----
+/** Notifications. */
+function notificationExamples(): Record<string, OperationExample> {
+  return {
     'GET /api/notifications': {
       response: json({
         total: 1,
@@ -188,8 +207,12 @@ export function staticExamples(base: string): Record<string, OperationExample> {
     'POST /api/notifications/mark-all-read': { response: json({ marked: 1 }) },
     'POST /api/notifications/{notification_id}/read': { params: { notification_id: NOTIFICATION_ID }, response: json({ id: NOTIFICATION_ID, read: true }) },
     'DELETE /api/notifications/{notification_id}': { params: { notification_id: NOTIFICATION_ID } },
+  };
+}
 
-    // ---- comments and moderation ----
+/** Comments, reactions and moderation. */
+function commentExamples(): Record<string, OperationExample> {
+  return {
     'GET /api/comments': { params: { entity_type: 'video', entity_id: VIDEO }, response: json({ total: 2, limit: 50, offset: 0, items: [COMMENT, REPLY] }) },
     'POST /api/comments': { request: json({ entity_type: 'video', entity_id: VIDEO, body: COMMENT.body }), response: json({ ...COMMENT, reply_count: 0 }) },
     'GET /api/comments/create': {
@@ -210,8 +233,12 @@ export function staticExamples(base: string): Record<string, OperationExample> {
     'GET /api/moderation/comments': {
       response: json({ total: 1, limit: 50, offset: 0, items: [{ comment_id: COMMENT_ID, entity_type: 'video', entity_id: VIDEO, entity_url: `/videos/${VIDEO}`, parent_id: null, author: short(ALICE), hidden_by: MIA, body: COMMENT.body, created_at: T1, updated_at: T2 }] }),
     },
+  };
+}
 
-    // ---- proposals and sources ----
+/** Proposals, sources and concept drafts. */
+function proposalAndSourceExamples(): Record<string, OperationExample> {
+  return {
     'GET /api/proposals': { response: json({ total: 1, limit: 20, offset: 0, items: [PROPOSAL] }) },
     'POST /api/proposals': {
       request: json({ kind: 'link_add', title: PROPOSAL.title, payload: PROPOSAL.payload, evidence: { rationale: PROPOSAL.evidence.rationale } }),
@@ -261,8 +288,12 @@ export function staticExamples(base: string): Record<string, OperationExample> {
         warnings: [],
       }),
     },
+  };
+}
 
-    // ---- posts ----
+/** Posts, their essays, admins and votes. */
+function postExamples(): Record<string, OperationExample> {
+  return {
     'GET /api/posts': { response: json({ total: 1, limit: 20, offset: 0, items: [PUBLISHED] }) },
     'POST /api/posts': { request: json({ title: POST.title, summary: POST.summary, tags: ['procurement'], body: '# Five clauses\n\n1. Audit rights.' }), response: json({ ...POST, tags: ['procurement'] }) },
     'GET /api/posts/me': { response: json({ total: 1, limit: 50, offset: 0, items: [POST] }) },
@@ -279,8 +310,14 @@ export function staticExamples(base: string): Record<string, OperationExample> {
     'GET /api/posts/{post_id}/essay/votes': { params: { post_id: POST_ID }, response: json({ post_id: POST_ID, votes: 3, voted: true }) },
     'POST /api/posts/{post_id}/essay/vote': { params: { post_id: POST_ID }, response: json({ post_id: POST_ID, votes: 3, voted: true }) },
     'DELETE /api/posts/{post_id}/essay/vote': { params: { post_id: POST_ID } },
+  };
+}
 
-    // ---- personal knowledge ----
+/** Personal knowledge (the notes repository), and the content-changed request. */
+function personalKnowledgeExamples(base: string): Record<string, OperationExample> {
+  const noteWrite = { slug: NOTE, title: 'Reading list', blob: BLOB, commit: COMMIT, action: 'update', pushed: true };
+  const status = { connected: true, status: 'ok', mode: 'embedded', host: 'this server', repository: 'alicenovak/notes', branch: 'main', since: T1, last_sync: T2, last_error: null, unpushed_commits: 0 };
+  return {
     'GET /api/auth/vcs/begin': {
       response: json({
         authorize_url: `${base}/api/auth/vcs/embedded/authorize?response_type=code&client_id=kb-embedded-notes&redirect_uri=${encodeURIComponent(`${base}/api/auth/vcs/callback`)}&state=RrGg4KHPHrBPQQ-U8VQ3fjEw5QkRGYsJYZCm9fPYipQ&code_challenge=TZc2gkdI9acFzoGvqDMrosY5Iczs9PVLL13fGlNBppw&code_challenge_method=S256`,
@@ -308,8 +345,13 @@ export function staticExamples(base: string): Record<string, OperationExample> {
       response: json([{ commit: COMMIT, slug: NOTE, action: 'update', message: 'Update reading-list', author: { name: 'Alice Novak', email: 'alice@example.com' }, time: T2, blob: BLOB }]),
     },
     'POST /api/admin/content-changed': { response: json({ request_id: 412, requested_at: T2, queued: ['update-index', 'rebuild-site'], detail: 'Queued: update-index, then rebuild-site.' }) },
+  };
+}
 
-    // ---- the device flow ----
+/** The device flow. */
+function deviceFlowExamples(base: string): Record<string, OperationExample> {
+  const deviceToken = { access_token: 'kb_WtAuFFhY8z6WNc_MuhxbqpgTh8GaFNNHmzXjO1G10nw', token_type: 'Bearer', expires_in: 7776000, key_id: 'key_j1h098dre9', user_email: 'alice@example.com' };
+  return {
     'POST /api/oauth/device': {
       request: { ...json({ client_name: 'agent-login.sh', client_host: 'laptop' }), ...form({ client_name: 'agent-login.sh', client_host: 'laptop' }) },
       response: json({ device_code: DEVICE_CODE, user_code: USER_CODE, verification_uri: `${base}/device`, verification_uri_complete: `${base}/device?user_code=${USER_CODE}`, expires_in: 600, interval: 5 }),
@@ -330,8 +372,12 @@ export function staticExamples(base: string): Record<string, OperationExample> {
     'GET /api/oauth/token': { params: { grant_type: 'device_code', device_code: DEVICE_CODE }, response: json({ access_token: deviceToken.access_token, token_type: 'Bearer', expires_in: 3600, key_id: deviceToken.key_id }) },
     'GET /device': { params: { user_code: USER_CODE }, response: { 'text/html': '<!doctype html><html lang="en"><head><title>Approve a device</title></head><body><main><h1>Approve a device</h1><p>agent-login.sh on laptop asks to act as you.</p>…' } },
     'POST /device': { request: form({ user_code: USER_CODE, action: 'approve' }), response: { 'text/html': '<!doctype html><html lang="en"><head><title>Device approved</title></head><body><main><h1>Device approved</h1><p>agent-login.sh on laptop can now act as you. You can close this page.</p>…' } },
+  };
+}
 
-    // ---- OAuth 2.1 ----
+/** OAuth 2.1: registration, authorization, tokens, revocation. */
+function oauthExamples(base: string): Record<string, OperationExample> {
+  return {
     'POST /api/oauth/v2/register': {
       request: json({ redirect_uris: ['http://127.0.0.1:8976/callback'], token_endpoint_auth_method: 'none', client_name: 'My agent', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }),
       response: json({ client_id: CLIENT_ID, client_id_issued_at: 1795683245, redirect_uris: ['http://127.0.0.1:8976/callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], client_name: 'My agent' }),
@@ -346,8 +392,12 @@ export function staticExamples(base: string): Record<string, OperationExample> {
       response: json({ access_token: 'oat_2YotnFZFEjr1zCsicMWpAA', token_type: 'Bearer', expires_in: 3600, refresh_token: 'ort_tGzv3JOkF0XG5Qx2TlKWIA', scope: 'read write' }),
     },
     'POST /api/oauth/v2/revoke': { request: form({ token: 'ort_tGzv3JOkF0XG5Qx2TlKWIA', token_type_hint: 'refresh_token', client_id: CLIENT_ID }), response: json({}) },
+  };
+}
 
-    // ---- MCP and chat ----
+/** MCP and chat. */
+function mcpAndChatExamples(base: string): Record<string, OperationExample> {
+  return {
     'POST /mcp': {
       request: json({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search', arguments: { query: 'AI procurement', limit: 1 } } }),
       response: json({
@@ -378,8 +428,14 @@ export function staticExamples(base: string): Record<string, OperationExample> {
         'text/event-stream': 'data: {"id":"chatcmpl-5b0f8f0e","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Audit rights"}}]}\n\ndata: [DONE]\n\n',
       },
     },
+  };
+}
 
-    // ---- the audit log ----
+/** The audit log: events, checkpoints, key, proofs, tiles. */
+function auditExamples(base: string): Record<string, OperationExample> {
+  const host = new URL(base).host;
+  const checkpoint = `${host}/api/audit\n6\nO+vpziehmhABkCziP31hDcLWyJHzWQ2Icyz6gd/LfB0=\n\n— ${host}/api/audit ZWXFAAixXSC9dY5c5nIQjEPFNJrygH9WQwUyDa1SLwaYv4mFRkSrZae9ru0KC41lS1gdDHNOowgsDD6av0SIAZcMpw0=\n`;
+  return {
     'GET /api/audit': {
       response: json({
         items: [
