@@ -17,11 +17,11 @@ import type { ContentState } from './content/index.ts';
 import { databaseTarget, openDatabase, type Db } from './db/index.ts';
 import { auditOriginOptions, createAuditLog, type AuditLog } from './audit/index.ts';
 import { createIdentity, type Identity } from './auth/identity.ts';
-import { createEmbeddedIdp } from './auth/embedded-idp/index.ts';
+import { createEmbeddedIdp, type EmbeddedIdp } from './auth/embedded-idp/index.ts';
 import { openSearch, type SearchService } from '../src/lib/search/index.ts';
 import { refreshPublishedPosts, syncPublishedPosts } from './search/posts.ts';
 import { listen } from './db/listen.ts';
-import { createPostStore } from './posts/store.ts';
+import { createPostStore, type PostStore } from './posts/store.ts';
 import { createNotifications } from './notifications/index.ts';
 import { bufferChunkedBody, refuseDeclaredOversize } from './errors/body-size.ts';
 
@@ -86,16 +86,83 @@ export function loadContentState(config: Config, log: (m: string) => void = cons
   return { snapshot, site };
 }
 
+/**
+ * Starts the server on config.port: the content, the prerendered files, the database and its stores, search,
+ * the app and the HTTP listener, and the watch on dist/build-meta.json that loads new builds.
+ * @example const running = await startServer(loadConfig()); console.log(running.url); await running.close();
+ */
 export async function startServer(config: Config = loadConfig(), opts: { log?: (m: string) => void } = {}): Promise<RunningServer> {
   const log = opts.log ?? ((m: string) => console.log(m));
-  let content = loadContentState(config, log);
-  // Files built for another origin name that origin in every link and discovery document: never serve
-  // them; the dynamic routes answer for this origin until a build for it lands.
+  const content = loadContentState(config, log);
+  const staticSite = initialStaticSite(config, log);
+  ensurePrivateDir(config.dataDir, log);
+  const { db, audit, identity } = openStores(config, log);
+  let localUrl: string | undefined;
+  const { embeddedIdp, idp } = identityProvider(config, db, () => localUrl);
+  // Search opens (building its index when missing or stale) before the server listens, so the first
+  // request can search; published posts join its live index.
+  const posts = createPostStore(db, audit, createNotifications(db));
+  const live: Live = { content, staticSite, search: await openSearch(config, content.snapshot, log) };
+  await syncPublishedPosts(live.search, posts);
+  // Several instances on one PostgreSQL: a post published, edited or removed through another instance
+  // reaches this one's live index when the database names it (LISTEN kb_posts: publication changes only,
+  // api/db/migrations/postgres/014); after a reconnection every published post is read again.
+  const postsListener = config.databaseUrl
+    ? await listen(config.databaseUrl, 'kb_posts', (ids) => (ids ? refreshPublishedPosts(live.search, posts, ids) : syncPublishedPosts(live.search, posts)), log)
+    : null;
+  const app = createApp({ config, content: () => live.content, db, audit, identity, idp, search: () => live.search, log: (m) => console.error(m), staticSite: () => live.staticSite });
+  const server = createHttpServer(config, log, app.fetch, () => live.staticSite, embeddedIdp);
+  const builds = watchBuilds(config, log, live, posts, (site) => {
+    running.staticSite = site;
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
+  localUrl = url;
+  if (config.devMode && !config.hostExplicit) log(`server: dev mode: listening on ${config.host} only, so no other machine reaches the development sign-in; set HOST (e.g. HOST=0.0.0.0) to listen on other interfaces`);
+  else if (config.devMode && !config.allowDevIdp) log('server: dev mode: the development sign-in answers only requests from this machine (ALLOW_DEV_IDP=true opens it to every machine that reaches the server)');
+  const running: RunningServer = {
+    url,
+    server,
+    staticSite: live.staticSite,
+    db,
+    audit,
+    identity,
+    search: () => live.search,
+    reload: builds.reload,
+    close: async () => {
+      builds.stop();
+      await postsListener?.close();
+      await closeServer(server, audit, db, log);
+    },
+  };
+  return running;
+}
+
+/** What a new build replaces while the server runs: the content state, the prerendered files and search. */
+interface Live {
+  content: ContentState;
+  staticSite: StaticSite;
+  search: SearchService;
+}
+
+/**
+ * The prerendered files of dist/client. Files built for another origin name that origin in every link and
+ * discovery document: never serve them; the dynamic routes answer for this origin until a build for it lands.
+ */
+function initialStaticSite(config: Config, log: (m: string) => void): StaticSite {
   const builtFor = readBuildMeta(config.distDir)?.base_url;
-  let staticSite = builtFor && builtFor !== config.baseUrl ? emptyStaticSite() : loadStaticSite(path.join(config.distDir, 'client'));
+  const staticSite = builtFor && builtFor !== config.baseUrl ? emptyStaticSite() : loadStaticSite(path.join(config.distDir, 'client'));
   if (builtFor && builtFor !== config.baseUrl) log(`server: dist/ was built for ${builtFor}, not ${config.baseUrl}; not serving its files (npm run build)`);
   else if (staticSite.fileCount === 0) log(`server: no prerendered files in ${config.distDir}; every read goes through the dynamic routes`);
-  ensurePrivateDir(config.dataDir, log);
+  return staticSite;
+}
+
+/** The database, the audit log (checkpointing from now) and the identity, its roles brought in line with the configuration. */
+function openStores(config: Config, log: (m: string) => void): { db: Db; audit: AuditLog; identity: Identity } {
   const db = openDatabase(databaseTarget(config));
   const audit = createAuditLog(db, {
     dataDir: config.dataDir,
@@ -116,27 +183,31 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   // Roles follow ADMIN_EMAILS and MODERATOR_EMAILS: an address taken off a list loses its role now.
   const rolesChanged = identity.applyConfiguredRoles();
   if (rolesChanged > 0) log(`server: ${rolesChanged} account role(s) changed to follow ADMIN_EMAILS and MODERATOR_EMAILS (audit events user.role_change)`);
-  // Dev mode: the embedded OpenID provider at /idp; it reaches itself through the local address, and
-  // answers only this machine unless ALLOW_DEV_IDP=true.
+  return { db, audit, identity };
+}
+
+/**
+ * The identity provider sign-in goes to: OIDC_ISSUER, or in dev mode the embedded OpenID provider at /idp,
+ * which reaches itself through the local address and answers only this machine unless ALLOW_DEV_IDP=true.
+ */
+function identityProvider(config: Config, db: Db, localUrl: () => string | undefined) {
   const embeddedIdp = config.oidc ? null : createEmbeddedIdp(db, { baseUrl: config.baseUrl, dataDir: config.dataDir, loopbackOnly: !config.allowDevIdp });
-  let localUrl: string | undefined;
   const idp = config.oidc
     ? { issuer: config.oidc.issuer, clientId: config.oidc.clientId!, clientSecret: config.oidc.clientSecret }
-    : { issuer: embeddedIdp!.issuer, clientId: embeddedIdp!.clientId, clientSecret: embeddedIdp!.clientSecret, localIssuerOrigin: () => localUrl };
-  // Search opens (building its index when missing or stale) before the server listens, so the first
-  // request can search; published posts join its live index.
-  const posts = createPostStore(db, audit, createNotifications(db));
-  let search = await openSearch(config, content.snapshot, log);
-  await syncPublishedPosts(search, posts);
-  // Several instances on one PostgreSQL: a post published, edited or removed through another instance
-  // reaches this one's live index when the database names it (LISTEN kb_posts: publication changes only,
-  // api/db/migrations/postgres/014); after a reconnection every published post is read again.
-  const postsListener = config.databaseUrl
-    ? await listen(config.databaseUrl, 'kb_posts', (ids) => (ids ? refreshPublishedPosts(search, posts, ids) : syncPublishedPosts(search, posts)), log)
-    : null;
-  const app = createApp({ config, content: () => content, db, audit, identity, idp, search: () => search, log: (m) => console.error(m), staticSite: () => staticSite });
-  const honoListener = getRequestListener(app.fetch);
-  const serveStatic = createStaticHandler(() => staticSite);
+    : { issuer: embeddedIdp!.issuer, clientId: embeddedIdp!.clientId, clientSecret: embeddedIdp!.clientSecret, localIssuerOrigin: localUrl };
+  return { embeddedIdp, idp };
+}
+
+/** The HTTP listener: common headers, the request log, 413 for declared oversize bodies, then /idp, the prerendered files or the app. */
+function createHttpServer(
+  config: Config,
+  log: (m: string) => void,
+  fetch: Parameters<typeof getRequestListener>[0],
+  staticSite: () => StaticSite,
+  embeddedIdp: EmbeddedIdp | null,
+): http.Server {
+  const honoListener = getRequestListener(fetch);
+  const serveStatic = createStaticHandler(staticSite);
   // Headers every response carries, whoever answers it (static files, Hono, the embedded identity provider).
   const hsts = config.baseUrl.startsWith('https://');
   const server = http.createServer((req, res) => {
@@ -150,10 +221,16 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
     if (!serveStatic(req, res)) bufferChunkedBody(req, res, () => void honoListener(req, res));
   });
   server.keepAliveTimeout = 65_000;
-  // The pipeline's rebuild-site writes a new build-meta.json last, after a full build's swap or an
-  // incremental build's file writes: reload the snapshot and the files (only those the incremental build
-  // lists, when it built on the build this server holds), so the server never answers from a stale build.
-  // A broken build, or one made for another origin, keeps the old.
+  return server;
+}
+
+/**
+ * The pipeline's rebuild-site writes a new build-meta.json last, after a full build's swap or an
+ * incremental build's file writes: reload the snapshot and the files (only those the incremental build
+ * lists, when it built on the build this server holds), so the server never answers from a stale build.
+ * A broken build, or one made for another origin, keeps the old.
+ */
+function watchBuilds(config: Config, log: (m: string) => void, live: Live, posts: PostStore, onSite: (site: StaticSite) => void) {
   const metaFile = path.join(config.distDir, 'build-meta.json');
   const clientDir = path.join(config.distDir, 'client');
   let servedBuild = readBuildMeta(config.distDir)?.generated_at ?? null;
@@ -167,16 +244,16 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
     }
     const nextContent = loadContentState(config, log);
     const patch = meta.mode === 'incremental' && meta.previous === servedBuild && meta.written && meta.removed;
-    const nextSite = patch ? patchStaticSite(staticSite, clientDir, meta.written!, meta.removed!) : loadStaticSite(clientDir);
-    const nextSearch = await openSearch(config, nextContent.snapshot, log, search);
+    const nextSite = patch ? patchStaticSite(live.staticSite, clientDir, meta.written!, meta.removed!) : loadStaticSite(clientDir);
+    const nextSearch = await openSearch(config, nextContent.snapshot, log, live.search);
     await syncPublishedPosts(nextSearch, posts);
-    content = nextContent;
-    staticSite = nextSite;
-    search = nextSearch;
+    live.content = nextContent;
+    live.staticSite = nextSite;
+    live.search = nextSearch;
     servedBuild = meta.generated_at;
     // Posts published while the new index opened went to the old service: sync again (safe twice).
     await syncPublishedPosts(nextSearch, posts);
-    running.staticSite = nextSite;
+    onSite(nextSite);
     log(patch ? `server: applied an incremental build (${meta.written!.length} files written, ${meta.removed!.length} removed)` : `server: reloaded a new build (${nextSite.fileCount} files)`);
   };
   // One reload at a time, in order: an incremental build patches the site the previous reload made.
@@ -190,46 +267,27 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
     reloadInOrder();
   };
   fs.watchFile(metaFile, { interval: 1000 }, onBuild);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
+  return { reload: reloadInOrder, stop: () => fs.unwatchFile(metaFile, onBuild) };
+}
+
+/** Stops listening, seals the audit log with a final checkpoint and closes the database. */
+async function closeServer(server: http.Server, audit: AuditLog, db: Db, log: (m: string) => void): Promise<void> {
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
   });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
-  localUrl = url;
-  if (config.devMode && !config.hostExplicit) log(`server: dev mode: listening on ${config.host} only, so no other machine reaches the development sign-in; set HOST (e.g. HOST=0.0.0.0) to listen on other interfaces`);
-  else if (config.devMode && !config.allowDevIdp) log('server: dev mode: the development sign-in answers only requests from this machine (ALLOW_DEV_IDP=true opens it to every machine that reaches the server)');
-  const running: RunningServer = {
-    url,
-    server,
-    staticSite,
-    db,
-    audit,
-    identity,
-    search: () => search,
-    reload: reloadInOrder,
-    close: async () => {
-      fs.unwatchFile(metaFile, onBuild);
-      await postsListener?.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      // Seal what this run appended with a final signed checkpoint, then release the database. With the
-      // database gone, the next instance's (or this one's next) timer makes the checkpoint instead.
-      try {
-        audit.stop();
-      } catch (err) {
-        log(`server: no final audit checkpoint (${(err as Error).message}); the next start makes it`);
-      }
-      try {
-        db.close();
-      } catch (err) {
-        log(`server: the database did not close cleanly (${(err as Error).message})`);
-      }
-    },
-  };
-  return running;
+  // Seal what this run appended with a final signed checkpoint, then release the database. With the
+  // database gone, the next instance's (or this one's next) timer makes the checkpoint instead.
+  try {
+    audit.stop();
+  } catch (err) {
+    log(`server: no final audit checkpoint (${(err as Error).message}); the next start makes it`);
+  }
+  try {
+    db.close();
+  } catch (err) {
+    log(`server: the database did not close cleanly (${(err as Error).message})`);
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
