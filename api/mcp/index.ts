@@ -4,7 +4,7 @@
 // everyone, the person's notes with an OAuth access token issued for this resource, and the tools that
 // act with its `write` scope (a call without them gets the HTTP challenge that starts the client's OAuth).
 // Browser pages of other origins are refused (the transport spec's DNS-rebinding defence). Tools in
-// tools.ts (through the HTTP API, api.ts), resources in resources.ts, prompts in prompts.ts, who may call
+// tools/ (through the HTTP API, api.ts), resources in resources.ts, prompts in prompts.ts, who may call
 // in auth.ts.
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { createRoute, z } from '@hono/zod-openapi';
@@ -18,7 +18,7 @@ import type { AppDeps } from '../deps.ts';
 import { API_VERSION } from '../../src/lib/read/discovery.ts';
 import { accessTokenVerifier, mcpResource } from '../oauth/index.ts';
 import { authenticateMcp, challenge, type McpAuthOptions } from './auth.ts';
-import { registerTools, TOOL_NEEDS, TOOLS } from './tools.ts';
+import { registerTools, TOOL_NEEDS, TOOLS } from './tools/index.ts';
 import { registerResources } from './resources.ts';
 import { registerPrompts } from './prompts.ts';
 import { mcpApiCaller } from './api.ts';
