@@ -6,19 +6,13 @@ import { toJson } from '../../src/lib/representation.ts';
 import { briefing } from '../../src/lib/read/latest.ts';
 import { llmsFullTxt } from '../../src/lib/read/page-markdown.ts';
 import { getSkill, listSkills } from '../../src/lib/read/skills.ts';
-import {
-  agentCard,
-  agentLoginScript,
-  apiReference,
-  apiSummary,
-  health,
-  llmsTxt,
-  mcpCard,
-  oauthAuthorizationServer,
-  oauthProtectedResource,
-  publicConfig,
-  skillDocument,
-} from '../../src/lib/read/discovery.ts';
+import { agentLoginScript } from '../../src/lib/read/discovery/agent-login.ts';
+import { apiReference, apiSummary } from '../../src/lib/read/discovery/api-reference.ts';
+import { agentCard, mcpCard } from '../../src/lib/read/discovery/cards.ts';
+import { health, publicConfig } from '../../src/lib/read/discovery/client-config.ts';
+import { llmsTxt } from '../../src/lib/read/discovery/llms-txt.ts';
+import { oauthAuthorizationServer, oauthProtectedResource } from '../../src/lib/read/discovery/oauth-metadata.ts';
+import { skillDocument } from '../../src/lib/read/discovery/skill.ts';
 import { queryBool } from '../validation/index.ts';
 import { addRoute } from '../validation/route.ts';
 import { requireRole } from '../auth/middleware.ts';

@@ -4,7 +4,13 @@
 // its schema and the document small.
 import type { ContentState } from './index.ts';
 import type { OperationExample } from '../openapi/examples.ts';
-import { apiReference, agentCard, agentLoginScript, apiSummary, health, llmsTxt, mcpCard, oauthAuthorizationServer, oauthProtectedResource, publicConfig, skillDocument } from '../../src/lib/read/discovery.ts';
+import { agentLoginScript } from '../../src/lib/read/discovery/agent-login.ts';
+import { apiReference, apiSummary } from '../../src/lib/read/discovery/api-reference.ts';
+import { agentCard, mcpCard } from '../../src/lib/read/discovery/cards.ts';
+import { health, publicConfig } from '../../src/lib/read/discovery/client-config.ts';
+import { llmsTxt } from '../../src/lib/read/discovery/llms-txt.ts';
+import { oauthAuthorizationServer, oauthProtectedResource } from '../../src/lib/read/discovery/oauth-metadata.ts';
+import { skillDocument } from '../../src/lib/read/discovery/skill.ts';
 import { briefing } from '../../src/lib/read/latest.ts';
 import { getVideo, listVideos, VIDEO_LIST_DEFAULTS } from '../../src/lib/read/videos.ts';
 import { getChannel, listChannels, CHANNEL_DEFAULTS } from '../../src/lib/read/channels.ts';

@@ -1,7 +1,7 @@
 // The device authorization grant (RFC 8628, the spec's "legacy flow") for agents and shells: a device
 // asks for codes, a signed-in person approves at /device, the device polls and receives a bearer API key
 // owned by that person, or, when it asked for a scope, OAuth access and refresh tokens that work at /mcp,
-// the REST API and chat alike. /agent-login.sh (src/lib/read/discovery.ts) is its shell client.
+// the REST API and chat alike. /agent-login.sh (src/lib/read/discovery/agent-login.ts) is its shell client.
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Config } from '../../src/lib/config.ts';
 import type { AuditLog } from '../audit/index.ts';

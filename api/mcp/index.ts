@@ -15,7 +15,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { ErrorCode, isJSONRPCRequest, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { AppDeps } from '../deps.ts';
-import { API_VERSION } from '../../src/lib/read/discovery.ts';
+import { API_VERSION } from '../../src/lib/read/discovery/shared.ts';
 import { accessTokenVerifier, mcpResource } from '../oauth/index.ts';
 import { authenticateMcp, challenge, type McpAuthOptions } from './auth.ts';
 import { registerTools, TOOL_NEEDS, TOOLS } from './tools/index.ts';

@@ -8,7 +8,7 @@ import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, jsonContent as json } from '../openapi/schemas.ts';
 import { addRoute } from '../validation/route.ts';
 import { iso, type OAuthContext } from './context.ts';
-import { OAUTH_SCOPES } from '../../src/lib/read/discovery.ts';
+import { OAUTH_SCOPES } from '../../src/lib/read/discovery/shared.ts';
 
 const OAuthClientOut = z
   .object({

@@ -4,7 +4,7 @@
 // - grant_types: a subset of authorization_code and refresh_token including authorization_code; both
 //   when omitted, so a client that says nothing can refresh (the answer tells it what it got)
 // - response_types: code; scope: known scopes; URLs and names bounded; unknown fields ignored (§2)
-import { OAUTH_SCOPES } from '../../src/lib/read/discovery.ts';
+import { OAUTH_SCOPES } from '../../src/lib/read/discovery/shared.ts';
 import { checkRegistrableRedirectUri } from './check_redirect_uri.ts';
 import { InvalidClientMetadata, InvalidRedirectUri, InvalidScope } from './errors.ts';
 import { parseScope } from './check_scope.ts';

@@ -4,7 +4,7 @@
 // - every grant includes `read`; `moderate` and `admin` are granted only to people holding that role
 //   (the consent page says so), so a token never carries powers its user did not have at consent
 // - a refresh may narrow the scope, never widen it (RFC 6749 §6)
-import { OAUTH_SCOPES } from '../../src/lib/read/discovery.ts';
+import { OAUTH_SCOPES } from '../../src/lib/read/discovery/shared.ts';
 import type { Role } from '../auth/identity.ts';
 import { InvalidScope } from './errors.ts';
 import type { Client } from './store.ts';

@@ -6,7 +6,7 @@
 import { CATALOGUE, NEEDS_USER, TAGS, type Access } from './catalogue.ts';
 import { applyExample, type OperationExample } from './examples.ts';
 import { BODY_TOO_LARGE } from '../errors/body-size.ts';
-import { OAUTH_SCOPES } from '../../src/lib/read/discovery.ts';
+import { OAUTH_SCOPES } from '../../src/lib/read/discovery/shared.ts';
 
 type Json = Record<string, unknown>;
 interface Operation {

@@ -1,7 +1,7 @@
 // /openapi.json: OpenAPI 3.1.0 generated from the routes' zod schemas (info.version 3.0) and completed from
 // the operation catalogue (security, operationIds, descriptions, tags), built once.
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { API_VERSION } from '../../src/lib/read/discovery.ts';
+import { API_VERSION } from '../../src/lib/read/discovery/shared.ts';
 import { completeDocument, type OpenApiDocument } from './document.ts';
 import { staticExamples, type OperationExample } from './examples.ts';
 

@@ -17,19 +17,13 @@ import { llmsFullParts, llmsFullTxt, pageMarkdown, pageMarkdownPaths } from './r
 import { digestThumbnail, essayThumbnail, videoThumbnail, videoThumbnailPath } from './read/thumbnails.ts';
 import { robotsTxt, sitemapDocuments } from '../web/crawl.ts';
 import { atomFeed, feedPath, FEED_NAMES } from './read/feeds.ts';
-import {
-  agentCard,
-  agentLoginScript,
-  apiReference,
-  apiSummary,
-  health,
-  llmsTxt,
-  mcpCard,
-  oauthAuthorizationServer,
-  oauthProtectedResource,
-  publicConfig,
-  skillDocument,
-} from './read/discovery.ts';
+import { agentLoginScript } from './read/discovery/agent-login.ts';
+import { apiReference, apiSummary } from './read/discovery/api-reference.ts';
+import { agentCard, mcpCard } from './read/discovery/cards.ts';
+import { health, publicConfig } from './read/discovery/client-config.ts';
+import { llmsTxt } from './read/discovery/llms-txt.ts';
+import { oauthAuthorizationServer, oauthProtectedResource } from './read/discovery/oauth-metadata.ts';
+import { skillDocument } from './read/discovery/skill.ts';
 
 export interface Resource {
   path: string;

@@ -4,11 +4,14 @@
 // reuse the content schema's (src/lib/content/schema.ts) where a field is a front-matter value.
 import { z } from 'zod';
 import { IsoDate, Lang, Slug, Tag, VideoId } from '../content/schema.ts';
-import { MCP_SCOPES, OAUTH_SCOPES } from './discovery.ts';
+import { MCP_SCOPES, OAUTH_SCOPES } from './discovery/shared.ts';
 import { GRAPH_NODE_TYPES } from './graph.ts';
 import type { getChannel, listChannels } from './channels.ts';
 import type { getDigest, listDigests } from './digests.ts';
-import type { agentCard, apiSummary, health, mcpCard, oauthAuthorizationServer, oauthProtectedResource, publicConfig } from './discovery.ts';
+import type { apiSummary } from './discovery/api-reference.ts';
+import type { agentCard, mcpCard } from './discovery/cards.ts';
+import type { health, publicConfig } from './discovery/client-config.ts';
+import type { oauthAuthorizationServer, oauthProtectedResource } from './discovery/oauth-metadata.ts';
 import type { getEssay, listEssays } from './essays.ts';
 import type { graphData } from './graph.ts';
 import type { getConcept, listKnowledge } from './knowledge.ts';

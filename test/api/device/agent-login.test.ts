@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sessionFor } from '../../helpers/auth.ts';
-import { credentialsFolder } from '../../../src/lib/read/discovery.ts';
+import { credentialsFolder } from '../../../src/lib/read/discovery/agent-login.ts';
 import { deviceClient } from './helpers.ts';
 
 interface Run {
