@@ -6,12 +6,12 @@
 // file that fails validation leaves the rest published and its previous version served, named by
 // `npm run pipeline -- status` and the briefing. Where content arrives by other means, an admin's
 // POST /api/admin/content-changed runs the same chain.
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NO_SCHEDULES, stopGroup } from '../helpers/pipeline.ts';
+import { npmStart as startNpm, stopGroup } from '../helpers/pipeline.ts';
 import { fixtureContent } from '../helpers/content.ts';
 import { databaseTarget, openDatabase } from '../../api/db/index.ts';
 import { auditOrigin, createAuditLog } from '../../api/audit/index.ts';
@@ -58,28 +58,7 @@ afterAll(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-/** `npm start` in its own process group (every schedule off), until it prints its listening line. */
-function npmStart(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; output: () => string }> {
-  // Vitest sets BASE_URL=/ for Vite; the child must not inherit it.
-  const { BASE_URL: _vite, ...inherited } = process.env;
-  const child = spawn('npm', ['start'], {
-    env: { ...inherited, ...NO_SCHEDULES, ...dirs(), ...env, PORT: '0', HOST: '127.0.0.1', KB_NODE_QUIET: '1', EMBEDDING_PROVIDER: 'builtin', ADMIN_EMAILS: ADMIN },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  children.push(child);
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      output += d.toString();
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (m) resolve({ url: m[1], child, output: () => output });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`npm start exited ${code}:\n${output}`)));
-  });
-}
+const npmStart = (env: Record<string, string>) => startNpm({ ...dirs(), ...env, ADMIN_EMAILS: ADMIN }, children);
 
 /** Polls `probe` until it answers without throwing; the time it took from `since`. Fails with its last error after `ms`. */
 async function within(ms: number, since: number, probe: () => Promise<void>): Promise<number> {

@@ -1,14 +1,14 @@
 // `npm start` runs the whole system: the server and, beside it, the pipeline's scheduler. A first start
 // (no pipeline state in DATA_DIR) runs the derived jobs once, so the sample content's proposals are there
 // at once; a video that appears in a channel's feed is served without a restart; PIPELINE=off serves only.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readStatus } from '../../pipeline/lib/status.ts';
 import { atomFeed, startFeedHost, type FeedHost } from '../pipeline/feeds.ts';
-import { NO_SCHEDULES, stopGroup } from '../helpers/pipeline.ts';
+import { npmStart as startNpm, stopGroup } from '../helpers/pipeline.ts';
 import { fixtureContent } from '../helpers/content.ts';
 
 let root: string;
@@ -46,28 +46,7 @@ afterAll(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-/** `npm start` in its own process group, until it prints its listening line. */
-function npmStart(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; output: () => string }> {
-  // Vitest sets BASE_URL=/ for Vite; the child must not inherit it.
-  const { BASE_URL: _vite, ...inherited } = process.env;
-  const child = spawn('npm', ['start'], {
-    env: { ...inherited, ...NO_SCHEDULES, ...dirs(), ...env, PORT: '0', HOST: '127.0.0.1', KB_NODE_QUIET: '1', EMBEDDING_PROVIDER: 'builtin' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  children.push(child);
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      output += d.toString();
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (m) resolve({ url: m[1], child, output: () => output });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`npm start exited ${code}:\n${output}`)));
-  });
-}
+const npmStart = (env: Record<string, string>) => startNpm({ ...dirs(), ...env }, children);
 
 /** Stops `npm start` and everything it started: the next test reads a status no earlier run still writes. */
 const stop = (child: ChildProcess) => stopGroup(child.pid!);
