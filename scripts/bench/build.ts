@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { generateCorpus } from '../gen-corpus.ts';
-import { benchDir, load, startChild, table } from './util.ts';
+import { benchDir, load, settledLine, startChild, table, waitUntilSteady, type Settled } from './util.ts';
 
 interface BuildFigures {
   videos: number;
@@ -60,9 +60,11 @@ export async function runBuildBench(args: string[]): Promise<Record<string, unkn
     { name: 'our server, dynamic route (repeated read)', url: `${server.url}/api/videos/${sample}?agent=false` },
   ];
   const serving: Record<string, unknown>[] = [];
+  const settled: Settled[] = [];
   try {
-    for (const t of targets) await load(t.url, { seconds: 2 }); // warm up JIT and connections
+    // Each target is measured once it has settled, right before its own measurement.
     for (const t of targets) {
+      settled.push(await waitUntilSteady(t.url));
       const r = await load(t.url);
       serving.push({ target: t.name, ...r });
     }
@@ -71,7 +73,9 @@ export async function runBuildBench(args: string[]): Promise<Record<string, unkn
     await server.stop();
   }
   const base = serving[0].rps as number;
+  console.log(`\nwaited for: each server's "listening" line (ours prints it with its search index loaded and its prerendered files in memory), then`);
+  targets.forEach((t, i) => console.log(settledLine(t.name, settled[i])));
   console.log(`\nrequests per second for one ${bytes}-byte JSON document (autocannon, 16 connections, 8 s each)`);
   console.log(table(serving.map((s) => ({ target: String(s.target), 'req/s': s.rps as number, 'vs bare': `${Math.round(((s.rps as number) / base) * 100)}%`, 'p50 ms': s.p50_ms as number, 'p99 ms': s.p99_ms as number, errors: (s.errors as number) + (s.non2xx as number) }))));
-  return { builds, serving: { document_bytes: bytes, results: serving, static_vs_bare: (serving[1].rps as number) / base, dynamic_vs_bare: (serving[2].rps as number) / base } };
+  return { builds, serving: { document_bytes: bytes, waited_for: targets.map((t, i) => ({ target: t.name, steady_windows_rps: settled[i].windows })), results: serving, static_vs_bare: (serving[1].rps as number) / base, dynamic_vs_bare: (serving[2].rps as number) / base } };
 }

@@ -9,7 +9,7 @@ import { generateCorpus } from '../gen-corpus.ts';
 import { buildSite } from '../build.ts';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { buildSearchIndex, documentsFromSnapshot, SearchService, type LoadedIndex } from '../../src/lib/search/index.ts';
-import { benchDir, load, startChild, table } from './util.ts';
+import { benchDir, load, settledLine, startChild, table, waitUntilSteady } from './util.ts';
 import lunr from 'lunr';
 import { gibberish, WORST_QUERIES } from './hostile-queries.ts';
 import { nearInAutomaton } from '../../src/lib/search/query-plan.ts';
@@ -225,8 +225,13 @@ async function serverBench(root: string) {
   ];
   const results: Record<string, unknown>[] = [];
   try {
-    for (const t of targets) await load(t.url, { seconds: 2 });
-    for (const t of targets) results.push({ target: t.name, ...(await load(t.url)) });
+    // Each target is measured once it has settled (after the server's "listening" line: index loaded).
+    console.log('bench search: waited for the server\'s "listening" line (search index loaded, prerendered files in memory), then');
+    for (const t of targets) {
+      const settled = await waitUntilSteady(t.url);
+      console.log(settledLine(t.name, settled));
+      results.push({ target: t.name, steady_windows_rps: settled.windows, ...(await load(t.url)) });
+    }
     await distinctQueries(server.url, 2);
     results.push({ target: '/api/search, a new query every request (hybrid)', ...(await distinctQueries(server.url, 8)) });
   } finally {

@@ -15,7 +15,10 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
-/** Starts a Node script that prints "listening on <url>" and waits for that line. */
+/**
+ * Starts a Node script that prints "listening on <url>" and waits for that line. Our server prints it once
+ * it is ready: its search index loaded (or built) and its prerendered files in memory (api/server.ts).
+ */
 export function startChild(script: string, args: string[], env: Record<string, string | undefined>): Promise<ChildServer> {
   const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -51,6 +54,32 @@ export async function load(url: string, opts: { seconds?: number; connections?: 
   const r = await autocannon({ url, duration: opts.seconds ?? 8, connections: opts.connections ?? 16, pipelining: 1 });
   return { rps: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
 }
+
+/** What a bench waited for before it measured a target: the windows' requests per second, in order. */
+export interface Settled {
+  windows: number[];
+  seconds: number;
+}
+
+/**
+ * Loads `url` in one-second windows until two windows in a row agree within `tolerance` (JIT tiers, the
+ * first-use caches and the garbage of the start-up work are behind), at most `maxSeconds`. A figure
+ * measured right after "listening" read a server still settling: the first seconds ran at about half the
+ * later rate (issue 44, item 4).
+ */
+export async function waitUntilSteady(url: string, opts: { tolerance?: number; maxSeconds?: number; connections?: number } = {}): Promise<Settled> {
+  const tolerance = opts.tolerance ?? 0.1;
+  const windows: number[] = [];
+  while (windows.length < (opts.maxSeconds ?? 20)) {
+    windows.push((await load(url, { seconds: 1, connections: opts.connections })).rps);
+    const [a, b] = windows.slice(-2);
+    if (windows.length >= 3 && Math.abs(b - a) <= tolerance * Math.max(a, b)) break;
+  }
+  return { windows, seconds: windows.length };
+}
+
+/** One line saying what a measurement waited for. */
+export const settledLine = (name: string, s: Settled): string => `  ${name}: ${s.seconds} s of 1-s windows until two agreed within 10% (${s.windows.join(' → ')} req/s)`;
 
 export function table(rows: Record<string, string | number>[]): string {
   if (rows.length === 0) return '';
