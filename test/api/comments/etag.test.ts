@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../../src/lib/content/load.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { bearerFor, sessionFor, type TestSession } from '../../helpers/auth.ts';
-import { sender, type Send } from '../../helpers/http.ts';
+import { identity, sender, type Send } from '../../helpers/http.ts';
 import { fixtureContent } from '../../helpers/content.ts';
 
 const video = loadSnapshot(fixtureContent()).videos[0].video_id;
@@ -29,9 +29,6 @@ interface Comment {
   body: string;
   etag: string;
 }
-
-/** The ETag without the encoding variant the compression middleware adds to a compressed answer's (…-gz"). */
-const identity = (etag: string | null) => etag?.replace(/-(?:br|gz)"$/, '"');
 
 async function created(res: Response): Promise<{ comment: Comment; etag: string; location: string }> {
   const comment = (await res.json()) as Comment;

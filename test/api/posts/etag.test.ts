@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sessionFor, type TestSession } from '../../helpers/auth.ts';
-import { sender, type Send } from '../../helpers/http.ts';
+import { identity, sender, type Send } from '../../helpers/http.ts';
 
 let srv: TestServer;
 let send: Send;
@@ -26,8 +26,6 @@ interface Post {
   essay_etag: string;
   essay_revision: number;
 }
-/** The ETag without the encoding variant the compression middleware adds to a compressed answer's (…-gz"). */
-const identity = (etag: string | null) => etag?.replace(/-(?:br|gz)"$/, '"');
 const ESSAY = 'Adoption is a management problem before it is a technical one. '.repeat(5);
 
 async function create(extra: Record<string, unknown> = {}): Promise<{ post: Post; etag: string; location: string }> {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../../src/lib/content/load.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sessionFor, type TestSession } from '../../helpers/auth.ts';
-import { sender, type Send } from '../../helpers/http.ts';
+import { identity, sender, type Send } from '../../helpers/http.ts';
 import { fixtureContent } from '../../helpers/content.ts';
 
 const video = loadSnapshot(fixtureContent()).videos[0];
@@ -20,9 +20,6 @@ beforeAll(async () => {
   mod = sessionFor(srv, 'mod@example.org', 'Moderator');
 });
 afterAll(() => srv.stop());
-
-/** The ETag without the encoding variant the compression middleware adds to a compressed answer's (…-gz"). */
-const identity = (etag: string | null) => etag?.replace(/-(?:br|gz)"$/, '"');
 
 describe('creating a proposal', () => {
   it('answers 201 with the Location of the new proposal and its ETag, which GET there repeats', async () => {
