@@ -28,6 +28,8 @@ const Total = Count.describe('How many there are in all (not only on this page).
 const Url = z.string().describe('A path on this site: the page (or, with agent=true, the JSON document with ?agent=true).');
 const ApiUrl = z.string().describe('The JSON document of the item on this site.');
 const PageUrl = z.string().describe('The absolute address of the page a person reads: what to cite.');
+/** The three addresses every item's summary carries, in this order. */
+const ItemLinks = { url: Url, api_url: ApiUrl, page_url: PageUrl };
 const AbsoluteUrl = z.string().describe('An absolute URL.');
 /** A paged list: `total` in all, this page's `limit` and `offset`, and its items. */
 const paged = <T extends z.ZodType>(item: T) => z.object({ total: Total, limit: Count, offset: Count, items: z.array(item) });
@@ -45,9 +47,7 @@ export const VideoOut = named(
     thumbnail_url: AbsoluteUrl,
     highlight: z.boolean().describe('A front-page highlight.'),
     source_url: AbsoluteUrl.describe('The video on its platform.'),
-    url: Url,
-    api_url: ApiUrl,
-    page_url: PageUrl,
+    ...ItemLinks,
   }),
   'Video',
   'A video with its summary, tags and channel.',
@@ -100,9 +100,7 @@ export const EssaySummary = named(
     video: AbsoluteUrl.nullable().describe('The video the essay is about, on its platform.'),
     video_id: VideoId.nullable(),
     available_languages: z.array(Lang),
-    url: Url,
-    api_url: ApiUrl,
-    page_url: PageUrl,
+    ...ItemLinks,
   }),
   'EssaySummary',
   'An essay in one of its languages.',
@@ -124,9 +122,7 @@ export const DigestSummary = named(
     title: z.string(),
     intro: z.string(),
     thumbnail: ApiUrl.describe('The title card (SVG).'),
-    url: Url,
-    api_url: ApiUrl,
-    page_url: PageUrl,
+    ...ItemLinks,
   }),
   'DigestSummary',
   'A daily digest.',
@@ -197,9 +193,7 @@ export const PersonaOut = named(
     description: z.string(),
     languages: z.array(Lang),
     modes: z.array(Slug),
-    url: Url,
-    api_url: ApiUrl,
-    page_url: PageUrl,
+    ...ItemLinks,
   }),
   'Persona',
   'A persona to chat with, its modes and languages.',
