@@ -9,7 +9,8 @@ import type { Passage, Coverage } from './retrieve.ts';
 import { buildPrompt, CitationNumbers, extractiveAnswer, NOT_COVERED } from './answer.ts';
 import type { createLlmHealth } from './health.ts';
 
-const noStore = { 'Cache-Control': 'no-store' };
+/** Chat answers are the caller's: never stored (api/chat/routes.ts uses it too). */
+export const noStore = { 'Cache-Control': 'no-store' };
 
 type Health = ReturnType<typeof createLlmHealth>;
 

@@ -20,7 +20,7 @@ import type { AppDeps } from '../deps.ts';
 import { parseModelfile, type Modelfile } from '../../src/lib/personas/modelfile.ts';
 import { chatTokenKey, issueChatToken, verifyChatToken, ChatTokenError, CHAT_TOKEN_PREFIX, type ChatClaims } from './token.ts';
 import { retrieve } from './retrieve.ts';
-import { extractiveReply, modelReply, type Question } from './reply.ts';
+import { extractiveReply, modelReply, noStore, type Question } from './reply.ts';
 import { createLlmHealth } from './health.ts';
 
 export const MAX_MESSAGES = 20;
@@ -107,8 +107,6 @@ export function registerChatRoutes(app: OpenAPIHono, deps: AppDeps) {
   registerCompletions(app, chat);
   return { health: chat.health };
 }
-
-const noStore = { 'Cache-Control': 'no-store' };
 
 /** The persona's Modelfile for a mode and language; 404 naming what there is when it has none. */
 function persona(deps: AppDeps, id: string, mode: string, lang: string): Modelfile {
