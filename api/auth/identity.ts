@@ -148,7 +148,6 @@ function userAccounts(ctx: IdentityContext) {
 
     isHandleTaken: (handle: string, exceptUserId: string): boolean =>
       !!db.prepare('SELECT 1 FROM users WHERE handle = ? AND id != ?').get(handle, exceptUserId),
-
   };
 }
 
@@ -200,12 +199,21 @@ function browserSessions(ctx: IdentityContext) {
   const idleMs = (opts.sessionIdleHours ?? opts.sessionTtlHours) * 3_600_000;
   /** Sessions last seen at or before this are idle: ended, though their lifetime has not run out. */
   const idleCutoff = (t: Date) => iso(new Date(t.getTime() - idleMs));
-  const liveSessionHashes = (userId: string) => {
+  type SessionRow = { id_hash: Buffer; user_agent: string | null; created_at: string; last_seen_at: string; expires_at: string };
+  const liveSessionRows = db.prepare<[string, string, string], SessionRow>(
+    `SELECT id_hash, user_agent, created_at, last_seen_at, expires_at FROM sessions
+     WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ? AND last_seen_at > ? ORDER BY last_seen_at DESC, created_at DESC`,
+  );
+  /** The person's live sessions (not signed out, within their lifetime, not idle), the most recently used first. */
+  const liveSessions = (userId: string) => {
     const t = now();
-    return db
-      .prepare<[string, string, string], { id_hash: Buffer }>('SELECT id_hash FROM sessions WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ? AND last_seen_at > ?')
-      .all(userId, iso(t), idleCutoff(t));
+    return liveSessionRows.all(userId, iso(t), idleCutoff(t));
   };
+  const sessionByHash = db.prepare<[Buffer], { user_id: string; expires_at: string; revoked_at: string | null; last_seen_at: string }>(
+    'SELECT user_id, expires_at, revoked_at, last_seen_at FROM sessions WHERE id_hash = ?',
+  );
+  // The ID token (personal claims) is kept only while it may still serve as the sign-out's hint.
+  const endSessionRow = db.prepare('UPDATE sessions SET revoked_at = ?, id_token = NULL WHERE id_hash = ?');
   /** A session as the public audit log names it: a keyed pseudonym of its hash, never its person. */
   const sessionSubject = (idHash: Buffer) => audit.subjectPseudonym('ses', idHash.toString('hex'));
 
@@ -242,11 +250,7 @@ function browserSessions(ctx: IdentityContext) {
      */
     resolveSession(secret: string): Principal | null {
       const idHash = hashSecret(secret);
-      const row = db
-        .prepare<[Buffer], { user_id: string; expires_at: string; revoked_at: string | null; last_seen_at: string }>(
-          'SELECT user_id, expires_at, revoked_at, last_seen_at FROM sessions WHERE id_hash = ?',
-        )
-        .get(idHash);
+      const row = sessionByHash.get(idHash);
       const t = now();
       if (!row || row.revoked_at || row.expires_at <= iso(t) || row.last_seen_at <= idleCutoff(t)) return null;
       const user = userById(row.user_id);
@@ -260,23 +264,15 @@ function browserSessions(ctx: IdentityContext) {
 
     /** The person's live sessions, the most recently used first. */
     listSessions(userId: string): SessionInfo[] {
-      const t = now();
-      return db
-        .prepare<[string, string, string], { id_hash: Buffer; user_agent: string | null; created_at: string; last_seen_at: string; expires_at: string }>(
-          `SELECT id_hash, user_agent, created_at, last_seen_at, expires_at FROM sessions
-           WHERE user_id = ? AND revoked_at IS NULL AND expires_at > ? AND last_seen_at > ? ORDER BY last_seen_at DESC, created_at DESC`,
-        )
-        .all(userId, iso(t), idleCutoff(t))
-        .map((r) => ({ id: sessionIdOf(r.id_hash), userAgent: r.user_agent, createdAt: r.created_at, lastSeenAt: r.last_seen_at, expiresAt: r.expires_at }));
+      return liveSessions(userId).map((r) => ({ id: sessionIdOf(r.id_hash), userAgent: r.user_agent, createdAt: r.created_at, lastSeenAt: r.last_seen_at, expiresAt: r.expires_at }));
     },
 
     /** Ends one of the person's sessions by its public id (the account page); false when there is no such live session. */
     endSession(userId: string, sessionId: string): boolean {
       return db.transaction(() => {
-        const rows = liveSessionHashes(userId);
-        const row = rows.find((r) => sessionIdOf(r.id_hash) === sessionId);
+        const row = liveSessions(userId).find((r) => sessionIdOf(r.id_hash) === sessionId);
         if (!row) return false;
-        db.prepare('UPDATE sessions SET revoked_at = ?, id_token = NULL WHERE id_hash = ?').run(iso(now()), row.id_hash);
+        endSessionRow.run(iso(now()), row.id_hash);
         audit.append({ kind: 'auth.sign_out', subjectType: 'session', subjectId: sessionSubject(row.id_hash), actor: { userId }, data: { ended: 'from_account' } });
         return true;
       }).immediate();
@@ -285,10 +281,10 @@ function browserSessions(ctx: IdentityContext) {
     /** Signs the person out everywhere: ends every session of theirs still open. Returns how many. */
     endAllSessions(userId: string): number {
       return db.transaction(() => {
-        const rows = liveSessionHashes(userId);
+        const rows = liveSessions(userId);
         const t = iso(now());
         for (const r of rows) {
-          db.prepare('UPDATE sessions SET revoked_at = ?, id_token = NULL WHERE id_hash = ?').run(t, r.id_hash);
+          endSessionRow.run(t, r.id_hash);
           audit.append({ kind: 'auth.sign_out', subjectType: 'session', subjectId: sessionSubject(r.id_hash), actor: { userId }, data: { ended: 'everywhere' } });
         }
         return rows.length;
@@ -304,12 +300,10 @@ function browserSessions(ctx: IdentityContext) {
     revokeSession(secret: string, userId: string): void {
       db.transaction(() => {
         const idHash = hashSecret(secret);
-        // The ID token (personal claims) is kept only while it may still serve as the sign-out's hint.
         const r = db.prepare('UPDATE sessions SET revoked_at = ?, id_token = NULL WHERE id_hash = ? AND revoked_at IS NULL').run(iso(now()), idHash);
         if (r.changes > 0) audit.append({ kind: 'auth.sign_out', subjectType: 'session', subjectId: sessionSubject(idHash), actor: { userId } });
       }).immediate();
     },
-
   };
 }
 
