@@ -80,8 +80,8 @@ const EnvSchema = z.object({
   CHAT_TOKEN_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   CHAT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(20),
   CHAT_ANON_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(5),
-  /** Chat cites no passage whose relevance (0..1, the share of the question it answers by its words) is below this: api/chat/retrieve.ts. */
-  // A passage whose relevance is below this is no source for chat (api/chat/retrieve.ts). Calibrated on
+  // A passage whose relevance (0..1, the share of the question it answers by its words) is below this is no
+  // source for chat (api/chat/retrieve.ts). Calibrated on
   // test/api/chat/judged.json with no floor: of its 23 off-topic questions (English and Slovenian) the best
   // cited passage scores 0.048, while the relevant passages its 28 on-topic questions cite score 0.131 and
   // more. On test/search/questions.json (90 questions, 78 relevant passages cited) it costs 4 of them.
