@@ -10,21 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { bearerFor, sessionFor } from '../../helpers/auth.ts';
 import { sender, type Send } from '../../helpers/http.ts';
+import type { SourceOut as Source } from '../../../api/chat/reply.ts';
 import { readEvents, startLlmServer, type LlmServer } from './llm-server.ts';
 
 interface Judged {
   on_topic: { q: string; lang: 'en' | 'sl'; relevant: Record<string, number> }[];
   off_topic: { q: string; lang: 'en' | 'sl' }[];
-}
-interface Source {
-  n: number;
-  type: string;
-  id: string;
-  title: string;
-  url: string;
-  page_url: string;
-  lang: string;
-  cited: boolean;
 }
 interface Answer {
   coverage: 'none' | 'partial' | 'full';
