@@ -8,6 +8,7 @@ import { nulDetail, TextWithNul } from '../validation/nul.ts';
 import { InvalidRequest, oauthErrorResponse } from '../oauth/errors.ts';
 import { databaseUnavailable, RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
 import { defaultHint, JSON_BODY_HINT, NOT_FOUND_PATH_HINT, validationHint } from './hints.ts';
+import { isOAuthEndpoint } from './body-size.ts';
 
 export { scopeHint, SIGN_IN_HINT } from './hints.ts';
 
@@ -69,7 +70,7 @@ export function errorHandler(log: (msg: string) => void = console.error): ErrorH
     if (err instanceof ApiError) return detail(c, err.status, err.message, err.headers, err.hint);
     if (err instanceof TextWithNul) {
       // An input no edge check named reached the database with a NUL character (api/validation/nul.ts).
-      if (c.req.path.startsWith('/api/oauth/')) return oauthErrorResponse(new InvalidRequest(err.message), new URL(c.req.url).origin);
+      if (isOAuthEndpoint(c.req.path)) return oauthErrorResponse(new InvalidRequest(err.message), new URL(c.req.url).origin);
       return c.json({ detail: [nulDetail(['body'], null)], hint: 'Remove the NUL characters (\\u0000) from the text you send.' }, 422);
     }
     if (err instanceof HTTPException) {
@@ -87,7 +88,7 @@ export function errorHandler(log: (msg: string) => void = console.error): ErrorH
       const headers = { 'Retry-After': String(RETRY_AFTER_SECONDS) };
       const message = `The database is unavailable for a moment (${unavailable}); try again`;
       // The OAuth endpoints answer in RFC 6749's form (temporarily_unavailable, §4.1.2.1).
-      if (c.req.path.startsWith('/api/oauth/')) return c.json({ error: 'temporarily_unavailable', error_description: message }, 503, { ...headers, 'Cache-Control': 'no-store' });
+      if (isOAuthEndpoint(c.req.path)) return c.json({ error: 'temporarily_unavailable', error_description: message }, 503, { ...headers, 'Cache-Control': 'no-store' });
       return detail(c, 503, message, headers, `Retry after ${RETRY_AFTER_SECONDS} s; reads of published content (static pages, /api/latest) are still served.`);
     }
     // By route, not by path: a flood of one bad request over many paths (/api/users/<anything>) is one entry.

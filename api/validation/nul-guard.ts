@@ -1,11 +1,11 @@
 // The middleware that refuses NUL characters in a request's path, query and form body (see nul.ts).
 import type { Context, MiddlewareHandler } from 'hono';
 import { InvalidRequest, oauthErrorResponse } from '../oauth/errors.ts';
+import { isOAuthEndpoint } from '../errors/body-size.ts';
 import { RequestValidationError } from './error.ts';
 import { NUL, nulDetail } from './nul.ts';
 
 const FORM = 'application/x-www-form-urlencoded';
-const isOAuth = (path: string) => path.startsWith('/api/oauth/');
 
 /** The first parameter of a query string or form body whose name or value holds a NUL. */
 function nulParameter(encoded: string): { name: string; value: string } | null {
@@ -14,7 +14,7 @@ function nulParameter(encoded: string): { name: string; value: string } | null {
 }
 
 function refuse(c: Context, where: 'query' | 'body', p: { name: string; value: string }): Response {
-  if (isOAuth(c.req.path)) return oauthErrorResponse(new InvalidRequest(`the parameter ${JSON.stringify(p.name)} contains a NUL character`), new URL(c.req.url).origin);
+  if (isOAuthEndpoint(c.req.path)) return oauthErrorResponse(new InvalidRequest(`the parameter ${JSON.stringify(p.name)} contains a NUL character`), new URL(c.req.url).origin);
   throw new RequestValidationError([nulDetail([where, p.name.replaceAll(NUL, '\\u0000')], p.value.replaceAll(NUL, '\\u0000'))]);
 }
 
