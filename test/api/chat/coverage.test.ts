@@ -103,7 +103,8 @@ describe('extractive chat on the judged chat set', () => {
     // The same question in English cites the English page.
     const en = await ask('How is the public sector in Slovenia adopting AI?', 'en');
     const english = en.sources.find((s) => s.id === 'ai-in-small-country-public-sector');
-    if (english) expect(english).toMatchObject({ lang: 'en', url: '/essays/ai-in-small-country-public-sector' });
+    expect(english, 'the English question cites the essay').toBeDefined();
+    expect(english).toMatchObject({ lang: 'en', url: '/essays/ai-in-small-country-public-sector' });
   });
 });
 
