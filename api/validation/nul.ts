@@ -13,13 +13,7 @@ import type { ValidationDetail } from './index.ts';
 export const NUL = '\u0000';
 export const NUL_MESSAGE = 'Value error, text must not contain NUL characters (\\u0000)';
 
-/** A string bound to a query carried a NUL: the input that reached the database was never checked. */
-export class TextWithNul extends Error {
-  constructor() {
-    super('text must not contain NUL characters (\\u0000)');
-    this.name = 'TextWithNul';
-  }
-}
+export { TextWithNul } from '../../src/lib/data/db/errors.ts';
 
 /** The path (keys and indexes) of the first string or key in a parsed JSON value that holds a NUL. */
 export function nulPath(value: unknown): (string | number)[] | null {

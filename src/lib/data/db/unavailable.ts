@@ -2,7 +2,6 @@
 // under a statement, a connection was lost, or a lock or statement waited past its timeout. A request that
 // meets one answers 503 with Retry-After (api/errors/index.ts), a background timer logs it and tries again
 // at its next tick; neither is a 500 or the end of the process.
-import { CONNECTION_LOST } from './pg-protocol.ts';
 
 /** SQLSTATEs (and classes) that say "not now" (PostgreSQL Appendix A). */
 const UNAVAILABLE_STATES: Record<string, string> = {
@@ -24,7 +23,6 @@ export function databaseUnavailable(err: unknown): string | null {
   if (!(err instanceof Error)) return null;
   const code = (err as { code?: unknown }).code;
   if (typeof code !== 'string') return /Connection terminated|connection (?:was )?lost/i.test(err.message) ? 'the connection to the database was lost' : null;
-  if (code === CONNECTION_LOST) return 'the connection to the database was lost';
   if (NETWORK_CODES.has(code)) return 'the database cannot be reached';
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return 'the database is busy';
   return UNAVAILABLE_STATES[code] ?? UNAVAILABLE_STATES[code.slice(0, 2)] ?? null;

@@ -1,7 +1,7 @@
-// LISTEN/NOTIFY on PostgreSQL: how one instance hears of another's writes (api/db/migrations/postgres/
-// 012_shared_state.sql names the channels). A plain asynchronous connection of its own, apart from the
-// synchronous query path; it reconnects after a drop, and calls `onChange` with null then (resync
-// everything), since notifications sent while it was away are lost.
+// LISTEN/NOTIFY on PostgreSQL: how one instance hears of another's writes (migrations/postgres/
+// 012_shared_state.sql names the channels). A connection of its own, apart from the pool; it reconnects
+// after a drop, and calls `onChange` with null then (resync everything), since notifications sent while
+// it was away are lost.
 import pg from 'pg';
 
 export interface Listener {
