@@ -4,7 +4,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { ApiError } from '../errors/index.ts';
 import { enforceRate, type RateLimiter } from '../rate-limit/index.ts';
-import type { Identity, Principal, Role } from './identity.ts';
+import type { Identity, Principal, Role } from '../../src/lib/data/identity/index.ts';
 
 export const SESSION_COOKIE = 'kb_session';
 
@@ -24,11 +24,11 @@ export function authenticate(identity: Identity, opts: { publicOrigin: string })
     const header = c.req.header('authorization');
     if (header !== undefined) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      principal = m ? identity.resolveBearer(m[1]) : null;
+      principal = m ? await identity.resolveBearer(m[1]) : null;
       if (!principal) c.set('authError' as never, 'invalid_token' as never);
     } else {
       const secret = getCookie(c, SESSION_COOKIE);
-      if (secret) principal = identity.resolveSession(secret);
+      if (secret) principal = await identity.resolveSession(secret);
       if (principal && !SAFE_METHODS.has(c.req.method)) {
         const source = c.req.header('origin') ?? originOf(c.req.header('referer'));
         const own = new URL(c.req.url).origin;
@@ -161,10 +161,10 @@ export function requireAccountAccess(c: Context): Principal {
 /**
  * The signed-in caller of a write, within their write rate (429 with Retry-After beyond it): the check every
  * write route opens with.
- * @example const p = requireWriter(c, deps.writeLimiter)
+ * @example const p = await requireWriter(c, deps.writeLimiter)
  */
-export function requireWriter(c: Context, limiter: RateLimiter): Principal {
+export async function requireWriter(c: Context, limiter: RateLimiter): Promise<Principal> {
   const p = requireUser(c);
-  enforceRate(limiter, `user:${p.user.id}`);
+  await enforceRate(limiter, `user:${p.user.id}`);
   return p;
 }

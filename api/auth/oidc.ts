@@ -5,14 +5,15 @@ import * as oidc from 'openid-client';
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
-import type { Db } from '../db/index.ts';
+import type { Db } from '../../src/lib/data/db/index.ts';
+import { loginFlows } from '../../src/lib/data/identity/login-flows.ts';
 import { addRoute } from '../validation/route.ts';
 import { ApiError } from '../errors/index.ts';
 import { ErrorDetail } from '../openapi/schemas.ts';
 import { RateLimiter, clientAddress, enforceRate } from '../rate-limit/index.ts';
-import { SignInRefused, type Identity } from './identity.ts';
+import { SignInRefused, type Identity } from '../../src/lib/data/identity/index.ts';
 import { SESSION_COOKIE } from './middleware.ts';
-import { hashSecret } from './secrets.ts';
+import { hashSecret } from '../../src/lib/data/secrets.ts';
 import { contextOnLoopback } from './loopback.ts';
 import { REMOTE_REFUSED } from './embedded-idp/index.ts';
 
@@ -142,8 +143,7 @@ function providerConfiguration(opts: OidcClientOptions): () => Promise<oidc.Conf
 
 /** GET /api/auth/idp/login: stores a flow (PKCE verifier, nonce, next) under its state and redirects to the provider. */
 function registerLogin(app: OpenAPIHono, { db, opts, configuration, refuseRemote, redirectUri }: FlowRoutes) {
-  const insertFlow = db.prepare('INSERT INTO login_flows (state_hash, code_verifier, nonce, next, next_user_code, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
-  const purgeFlows = db.prepare('DELETE FROM login_flows WHERE expires_at < ?');
+  const flows = loginFlows(db);
   const loginLimiter = new RateLimiter({ name: 'login', limit: opts.loginRateLimitPerMinute, windowMs: 60_000, db });
   addRoute(
     app,
@@ -172,7 +172,7 @@ function registerLogin(app: OpenAPIHono, { db, opts, configuration, refuseRemote
     }),
     async (c, { query }) => {
       refuseRemote(c);
-      enforceRate(loginLimiter, `addr:${clientAddress(c)}`);
+      await enforceRate(loginLimiter, `addr:${clientAddress(c)}`);
       let config: oidc.Configuration;
       try {
         config = await configuration();
@@ -185,10 +185,7 @@ function registerLogin(app: OpenAPIHono, { db, opts, configuration, refuseRemote
       let next = safeNext(query.next, opts.baseUrl);
       const userCode = query.next_user_code?.trim() || null;
       if (userCode && next === '/') next = `/device?user_code=${encodeURIComponent(userCode)}`;
-      const now = Date.now();
-      // Sign-ins never finished expire here: each new one clears the stale rows first.
-      purgeFlows.run(new Date(now).toISOString());
-      insertFlow.run(hashSecret(state), codeVerifier, nonce, next, userCode, new Date(now).toISOString(), new Date(now + FLOW_TTL_MS).toISOString());
+      await flows.start(hashSecret(state), { code_verifier: codeVerifier, nonce, next, next_user_code: userCode }, Date.now(), FLOW_TTL_MS);
       // The state also lives in a cookie of this browser: a callback carrying someone else's state is refused.
       setCookie(c, FLOW_COOKIE, state, { httpOnly: true, sameSite: 'Lax', secure: opts.secureCookies, path: '/api/auth/idp', maxAge: FLOW_TTL_MS / 1000 });
       const url = oidc.buildAuthorizationUrl(config, {
@@ -206,9 +203,7 @@ function registerLogin(app: OpenAPIHono, { db, opts, configuration, refuseRemote
 
 /** GET /api/auth/idp/callback: takes the flow, exchanges the code, signs the person in and sets the session cookie. */
 function registerCallback(app: OpenAPIHono, { db, identity, opts, configuration, refuseRemote, redirectUri }: FlowRoutes) {
-  const takeFlow = db.prepare<[Buffer], { code_verifier: string; nonce: string; next: string | null; next_user_code: string | null; expires_at: string }>(
-    'DELETE FROM login_flows WHERE state_hash = ? RETURNING code_verifier, nonce, next, next_user_code, expires_at',
-  );
+  const flows = loginFlows(db);
   addRoute(
     app,
     createRoute({
@@ -230,7 +225,7 @@ function registerCallback(app: OpenAPIHono, { db, identity, opts, configuration,
       const cookieState = getCookie(c, FLOW_COOKIE);
       deleteCookie(c, FLOW_COOKIE, { path: '/api/auth/idp', secure: opts.secureCookies });
       if (!query.state) throw new ApiError(400, 'Sign-in failed: the identity provider sent no state');
-      const flow = takeFlow.get(hashSecret(query.state));
+      const flow = await flows.take(hashSecret(query.state));
       if (!flow || flow.expires_at < new Date().toISOString()) throw new ApiError(400, 'Sign-in failed: this sign-in has expired or was already used; start again');
       if (cookieState !== query.state) throw new ApiError(400, 'Sign-in failed: it was started in another browser');
       if (query.error) throw new ApiError(400, `Sign-in failed: ${query.error_description ?? query.error}`);
@@ -241,7 +236,7 @@ function registerCallback(app: OpenAPIHono, { db, identity, opts, configuration,
       let sessionSecret: string;
       try {
         // Only a literal `true` counts: a missing claim is not a verification.
-        ({ sessionSecret } = identity.signIn({
+        ({ sessionSecret } = await identity.signIn({
           issuer: claims.iss,
           subject: claims.sub,
           email,

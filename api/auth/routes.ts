@@ -6,7 +6,7 @@ import { deleteCookie, getCookie } from 'hono/cookie';
 import { addRoute } from '../validation/route.ts';
 import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
-import type { Identity, User } from './identity.ts';
+import type { Identity, User } from '../../src/lib/data/identity/index.ts';
 import { SESSION_COOKIE, hasInvalidToken, principal, requireAccountAccess, requireSession } from './middleware.ts';
 import { describeUserAgent } from './user-agent.ts';
 
@@ -118,10 +118,10 @@ function registerAuthRoutes(app: OpenAPIHono, identity: Identity, opts: AccountR
       const p = principal(c);
       const secret = getCookie(c, SESSION_COOKIE);
       // Read before the session ends, which forgets it: the hint of the provider's sign-out below.
-      const idToken = secret && (!p || p.via === 'session') ? identity.sessionIdToken(secret) : undefined;
+      const idToken = secret && (!p || p.via === 'session') ? await identity.sessionIdToken(secret) : undefined;
       if (p?.via === 'session' && secret) {
-        if (query.everywhere === 'true') identity.endAllSessions(p.user.id);
-        else identity.revokeSession(secret, p.user.id);
+        if (query.everywhere === 'true') await identity.endAllSessions(p.user.id);
+        else await identity.revokeSession(secret, p.user.id);
       }
       clearCookie(c);
       // The browser's session at the provider ends too, or the next sign-in would pass without a question.
@@ -136,9 +136,9 @@ function registerSessionRoutes(app: OpenAPIHono, identity: Identity, clearCookie
   addRoute(
     app,
     createRoute({ method: 'get', path: '/api/account/sessions', tags: ['account'], summary: 'Your open browser sessions, the most recently used first (browser session only)', responses: { 200: json(z.array(SessionOut), 'Sessions'), ...E401, ...E403 } }),
-    (c) => {
+    async (c) => {
       const p = requireAccountAccess(c);
-      const out = identity.listSessions(p.user.id).map((s) => ({
+      const out = (await identity.listSessions(p.user.id)).map((s) => ({
         id: s.id,
         device: describeUserAgent(s.userAgent),
         user_agent: s.userAgent,
@@ -161,9 +161,9 @@ function registerSessionRoutes(app: OpenAPIHono, identity: Identity, clearCookie
       request: { params: z.object({ session_id: z.string().max(100) }) },
       responses: { 204: { description: 'Ended' }, ...E401, ...E403, 404: json(ErrorDetail, 'No such open session of yours') },
     }),
-    (c, { params }) => {
+    async (c, { params }) => {
       const p = requireAccountAccess(c);
-      if (!identity.endSession(p.user.id, params.session_id)) throw new ApiError(404, 'Session not found');
+      if (!(await identity.endSession(p.user.id, params.session_id))) throw new ApiError(404, 'Session not found');
       if (params.session_id === p.credentialId) clearCookie(c);
       return c.body(null, 204, noStore);
     },
@@ -188,10 +188,10 @@ function registerProfileRoutes(app: OpenAPIHono, identity: Identity) {
       request: { body: { content: { 'application/json': { schema: UserUpdate } }, required: true } },
       responses: { 200: json(UserOut, 'Profile'), ...E401, 409: json(ErrorDetail, 'Handle taken'), ...E422 },
     }),
-    (c, { body }) => {
+    async (c, { body }) => {
       const p = requireSession(c);
-      if (body.handle && identity.isHandleTaken(body.handle, p.user.id)) throw new ApiError(409, `The handle @${body.handle} is taken`);
-      return c.json(fullUser(identity.updateProfile(p.user.id, body)), 200, noStore);
+      if (body.handle && (await identity.isHandleTaken(body.handle, p.user.id))) throw new ApiError(409, `The handle @${body.handle} is taken`);
+      return c.json(fullUser(await identity.updateProfile(p.user.id, body)), 200, noStore);
     },
   );
 }
@@ -201,7 +201,7 @@ function registerApiKeyRoutes(app: OpenAPIHono, identity: Identity) {
   addRoute(
     app,
     createRoute({ method: 'get', path: '/api/account/api-keys', tags: ['account'], summary: 'Your live API keys (never their secrets); browser session only', responses: { 200: json(z.array(ApiKeyOut), 'Keys'), ...E401, ...E403 } }),
-    (c) => c.json(identity.listApiKeys(requireAccountAccess(c).user.id).map(keyOut), 200, noStore),
+    async (c) => c.json((await identity.listApiKeys(requireAccountAccess(c).user.id)).map(keyOut), 200, noStore),
   );
 
   addRoute(
@@ -214,10 +214,10 @@ function registerApiKeyRoutes(app: OpenAPIHono, identity: Identity) {
       request: { body: { content: { 'application/json': { schema: ApiKeyCreate } }, required: true } },
       responses: { 201: json(ApiKeyCreateResponse, 'Created'), ...E401, ...E403, ...E422 },
     }),
-    (c, { body }) => {
+    async (c, { body }) => {
       const p = requireAccountAccess(c);
       const expiresAt = body.expires_in_days ? new Date(Date.now() + body.expires_in_days * 86_400_000).toISOString() : null;
-      const { key, secret } = identity.createApiKey(p.user.id, { name: body.name, expiresAt });
+      const { key, secret } = await identity.createApiKey(p.user.id, { name: body.name, expiresAt });
       return c.json({ ...keyOut(key), key: secret }, 201, noStore);
     },
   );
@@ -232,9 +232,9 @@ function registerApiKeyRoutes(app: OpenAPIHono, identity: Identity) {
       request: { params: z.object({ key_id: z.string().max(100) }) },
       responses: { 204: { description: 'Revoked' }, ...E401, ...E403, 404: json(ErrorDetail, 'No such key') },
     }),
-    (c, { params }) => {
+    async (c, { params }) => {
       const p = requireAccountAccess(c);
-      if (!identity.revokeApiKey(p.user.id, params.key_id)) throw new ApiError(404, 'API key not found');
+      if (!(await identity.revokeApiKey(p.user.id, params.key_id))) throw new ApiError(404, 'API key not found');
       return c.body(null, 204);
     },
   );
@@ -252,8 +252,8 @@ function registerPublicProfileRoutes(app: OpenAPIHono, identity: Identity) {
       request: { params: z.object({ user_id: z.string().max(100) }) },
       responses: { 200: json(UserPublicOut, 'Profile'), 404: json(ErrorDetail, 'No such user') },
     }),
-    (c, { params }) => {
-      const u = identity.getUser(params.user_id);
+    async (c, { params }) => {
+      const u = await identity.getUser(params.user_id);
       if (!u) throw new ApiError(404, 'User not found');
       return c.json(publicUser(u), 200, { 'Cache-Control': 'public, max-age=60' });
     },

@@ -4,16 +4,17 @@
 import type { Context } from 'hono';
 import { ApiError } from '../errors/index.ts';
 import { principal } from '../auth/middleware.ts';
-import type { Principal } from '../auth/identity.ts';
-import type { DeviceFlow, DeviceRequest } from './flow.ts';
-import type { GuessGuard } from './guess-guard.ts';
+import type { Principal } from '../../src/lib/data/identity/index.ts';
+import type { DeviceFlow } from './flow.ts';
+import type { DeviceRequest } from '../../src/lib/data/device/store.ts';
+import type { GuessGuard } from '../../src/lib/data/device/guess-guard.ts';
 import { normalizeUserCode } from './user-code.ts';
 
 export interface CodeAccess {
   /** The pending, unexpired request with this code; 404, 410 or 429 otherwise. */
-  find(c: Context, userCode: string): DeviceRequest;
+  find(c: Context, userCode: string): Promise<DeviceRequest>;
   /** Approves or denies; returns the decided request; 404, 410 or 429 otherwise. */
-  decide(c: Context, userCode: string, userId: string, approve: boolean): DeviceRequest;
+  decide(c: Context, userCode: string, userId: string, approve: boolean): Promise<DeviceRequest>;
 }
 
 export const UNKNOWN_CODE = 'No sign-in request has this code; check it against the one your device shows';
@@ -46,23 +47,28 @@ export function codeAccess(flow: DeviceFlow, guard: GuessGuard, clientAddress: (
     const p = ownCaller(c);
     return p ? [`user:${p.user.id}`, `signed-in-ip:${clientAddress(c)}`] : [`ip:${clientAddress(c)}`];
   };
-  const unknown = (c: Context): never => {
-    guard.failAll(keys(c));
+  /** 429 with Retry-After when any of the caller's budgets is spent. */
+  const check = async (c: Context): Promise<void> => {
+    const wait = await guard.wait(keys(c));
+    if (wait > 0) throw new ApiError(429, `Too many unknown codes; try again in ${wait} s`, { 'Retry-After': String(wait) });
+  };
+  const unknown = async (c: Context): Promise<never> => {
+    await guard.failAll(keys(c));
     throw new ApiError(404, UNKNOWN_CODE, {}, 'Type the 8 letters your device shows (case, dashes and spaces do not matter). If they match, the request is gone: start a new sign-in on the device (POST /api/oauth/device).');
   };
   return {
-    find(c, userCode) {
-      guard.check(keys(c));
+    async find(c, userCode) {
+      await check(c);
       const canonical = normalizeUserCode(userCode);
-      const found = canonical ? flow.lookup(canonical) : null;
+      const found = canonical ? await flow.lookup(canonical) : null;
       if (!found) return unknown(c);
       if (!found.decidable) throw new ApiError(410, GONE_CODE);
       return found.row;
     },
-    decide(c, userCode, userId, approve) {
-      guard.check(keys(c));
+    async decide(c, userCode, userId, approve) {
+      await check(c);
       const canonical = normalizeUserCode(userCode);
-      const r = canonical ? flow.decide(canonical, userId, approve) : ({ outcome: 'unknown' } as const);
+      const r = canonical ? await flow.decide(canonical, userId, approve) : ({ outcome: 'unknown' } as const);
       if (r.outcome === 'unknown') return unknown(c);
       if (r.outcome === 'gone') throw new ApiError(410, GONE_CODE);
       return r.row;

@@ -4,18 +4,18 @@
 // the REST API and chat alike. /agent-login.sh (src/lib/read/discovery/agent-login.ts) is its shell client.
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Config } from '../../src/lib/config.ts';
-import type { AuditLog } from '../audit/index.ts';
-import type { Identity } from '../auth/identity.ts';
-import type { Db } from '../db/index.ts';
+import type { AuditLog } from '../../src/lib/data/audit/index.ts';
+import type { Identity } from '../../src/lib/data/identity/index.ts';
+import type { Db } from '../../src/lib/data/db/index.ts';
 import { RateLimiter, clientAddress } from '../rate-limit/index.ts';
 import { codeAccess } from './access.ts';
 import { createDeviceFlow, type DeviceFlow } from './flow.ts';
-import { GuessGuard } from './guess-guard.ts';
+import { GuessGuard } from '../../src/lib/data/device/guess-guard.ts';
 import { registerDevicePage } from './page.ts';
 import { registerDeviceApiRoutes } from './routes.ts';
 import { registerDeviceTokenEndpoint } from './token.ts';
 import { mcpResource } from '../oauth/check_resource.ts';
-import { oauthStore } from '../oauth/store.ts';
+import { oauthStore } from '../../src/lib/data/oauth/store.ts';
 
 export { redeemDeviceCode } from './token.ts';
 export type { DeviceFlow } from './flow.ts';

@@ -5,9 +5,10 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { ApiError } from '../errors/index.ts';
 import { principal } from '../auth/middleware.ts';
-import type { Principal } from '../auth/identity.ts';
+import type { Principal } from '../../src/lib/data/identity/index.ts';
 import { ownCaller, type CodeAccess } from './access.ts';
-import { keyLifetime, type DeviceRequest } from './flow.ts';
+import { keyLifetime } from './flow.ts';
+import type { DeviceRequest } from '../../src/lib/data/device/store.ts';
 import { formatUserCode, USER_CODE_MAX_INPUT } from './user-code.ts';
 import { grantableScope, parseScope } from '../oauth/check_scope.ts';
 import { documentHtml } from '../../src/web/layout.ts';
@@ -128,13 +129,13 @@ export function registerDevicePage(app: OpenAPIHono, codes: CodeAccess, opts: { 
       responses: { 200: { description: 'HTML page', content: { 'text/html': { schema: z.string() } } } },
     }),
   );
-  app.get('/device', (c) => {
+  app.get('/device', async (c) => {
     const typed = c.req.query('user_code')?.trim() ?? '';
     if (!typed) return page(c, 200, 'Sign in a device', `<p>Enter the code your device or agent shows you.</p>\n${codeForm()}`);
     if (typed.length > USER_CODE_MAX_INPUT) return page(c, 422, 'Unknown code', `<p role="alert">A code has at most ${USER_CODE_MAX_INPUT} characters.</p>\n${codeForm()}`);
     let row: DeviceRequest;
     try {
-      row = codes.find(c, typed);
+      row = await codes.find(c, typed);
     } catch (err) {
       // Over the limit of what reads from this address may try, but the person is signed in and came by a
       // link or a script from another site (which could have spent that limit): one click goes on from here.
@@ -173,7 +174,7 @@ export function registerDevicePage(app: OpenAPIHono, codes: CodeAccess, opts: { 
     }
     let row: DeviceRequest;
     try {
-      row = codes.decide(c, typed, p.user.id, action === 'approve');
+      row = await codes.decide(c, typed, p.user.id, action === 'approve');
     } catch (err) {
       return problem(c, err, typed);
     }

@@ -7,13 +7,14 @@ import { addRoute, RequestValidationError } from '../validation/route.ts';
 import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
 import { principal, requireSession } from '../auth/middleware.ts';
-import { keyLifetime, type DeviceFlow, type DeviceRequest } from './flow.ts';
+import { keyLifetime, type DeviceFlow } from './flow.ts';
+import type { DeviceRequest } from '../../src/lib/data/device/store.ts';
 import { OAuthError, TooManyRequests, InvalidRequest, InvalidTarget, oauthErrorResponse } from '../oauth/errors.ts';
 import { parseScope } from '../oauth/check_scope.ts';
 import { mcpResource } from '../oauth/check_resource.ts';
 import { FORM_ENCODED, mediaType, singleValued } from '../oauth/form.ts';
 import { authenticateDeviceClient } from '../oauth/check_client.ts';
-import type { Client, OAuthStore } from '../oauth/store.ts';
+import type { Client, OAuthStore } from '../../src/lib/data/oauth/store.ts';
 import { OAuthErrorBody } from '../oauth/schemas.ts';
 import { formatUserCode } from './user-code.ts';
 import {
@@ -39,7 +40,7 @@ const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 export interface DeviceRouteOptions {
   baseUrl: string;
   /** Device requests one client address may start per window (token bucket). */
-  startLimiter: { take(key: string): number };
+  startLimiter: { take(key: string): Promise<number> };
   clientAddress: (c: Context) => string;
   /** The authorization server's clients: a registered one authenticates here as at its token endpoint. */
   store: OAuthStore;
@@ -115,22 +116,22 @@ function deviceStarter(flow: DeviceFlow, opts: DeviceRouteOptions) {
    * its own only with its credentials, or a device start would have tokens issued to a confidential client
    * by anyone who knows its client_id. The JSON body and the GET alias get the same RFC 6749 invalid_client.
    */
-  const clientOf = (c: Context, params: Map<string, string>): Client | null | Response => {
+  const clientOf = async (c: Context, params: Map<string, string>): Promise<Client | null | Response> => {
     try {
-      return authenticateDeviceClient(c, params, opts.store);
+      return await authenticateDeviceClient(c, params, opts.store);
     } catch (err) {
       if (err instanceof OAuthError) return oauthErrorResponse(err, opts.baseUrl);
       throw err;
     }
   };
-  const start = (c: Context, clientName: string, clientHost: string, sandbox: boolean, oauth: { scope: string } | undefined, client: Client | null, rfcErrors = false) => {
-    const wait = opts.startLimiter.take(`ip:${opts.clientAddress(c)}`);
+  const start = async (c: Context, clientName: string, clientHost: string, sandbox: boolean, oauth: { scope: string } | undefined, client: Client | null, rfcErrors = false) => {
+    const wait = await opts.startLimiter.take(`ip:${opts.clientAddress(c)}`);
     if (wait > 0) {
       const message = `Too many sign-in requests; try again in ${wait} s`;
       if (rfcErrors) throw new TooManyRequests(message, wait);
       throw new ApiError(429, message, { 'Retry-After': String(wait) });
     }
-    const r = flow.start({ clientName, clientHost, sandbox, oauth, clientId: client?.client_id ?? null });
+    const r = await flow.start({ clientName, clientHost, sandbox, oauth, clientId: client?.client_id ?? null });
     const page = `${opts.baseUrl}/device`;
     return c.json(
       {
@@ -161,8 +162,8 @@ function registerDeviceStartRoutes(app: OpenAPIHono, starter: ReturnType<typeof 
       const parsed = DeviceAuthForm.safeParse(Object.fromEntries(params));
       if (!parsed.success) throw new InvalidRequest(firstIssue(parsed.error));
       const f = parsed.data;
-      const client = authenticateDeviceClient(c, params, opts.store);
-      return start(c, f.client_name || client?.client_name || f.client_id || 'Unnamed client', f.client_host || 'unknown host', false, oauthAsk(f, opts.baseUrl), client, true);
+      const client = await authenticateDeviceClient(c, params, opts.store);
+      return await start(c, f.client_name || client?.client_name || f.client_id || 'Unnamed client', f.client_host || 'unknown host', false, oauthAsk(f, opts.baseUrl), client, true);
     } catch (err) {
       if (err instanceof OAuthError) return oauthErrorResponse(err, opts.baseUrl);
       throw err;
@@ -196,8 +197,8 @@ function registerDeviceStartRoutes(app: OpenAPIHono, starter: ReturnType<typeof 
         },
       },
     }),
-    (c, { body }) => {
-      const client = clientOf(c, new Map(body.client_id ? [['client_id', body.client_id]] : []));
+    async (c, { body }) => {
+      const client = await clientOf(c, new Map(body.client_id ? [['client_id', body.client_id]] : []));
       if (client instanceof Response) return client;
       return start(c, body.client_name, body.client_host, false, oauthAskOr422(body, opts.baseUrl, 'body'), client);
     },
@@ -213,8 +214,8 @@ function registerDeviceStartRoutes(app: OpenAPIHono, starter: ReturnType<typeof 
       request: { query: DeviceAuthQuery },
       responses: { 200: json(DeviceAuthResponse, 'Codes to show the person and to poll with'), ...E401_CLIENT, ...E422, 429: json(ErrorDetail, 'Too many sign-in requests from this client address; see Retry-After') },
     }),
-    (c, { query }) => {
-      const client = clientOf(c, new Map(new URL(c.req.url).searchParams));
+    async (c, { query }) => {
+      const client = await clientOf(c, new Map(new URL(c.req.url).searchParams));
       if (client instanceof Response) return client;
       return start(c, query.client_name || 'Unnamed client', query.client_host || 'unknown host', true, oauthAskOr422(query, opts.baseUrl, 'query'), client);
     },
@@ -234,7 +235,7 @@ function registerDeviceDecisionRoutes(app: OpenAPIHono, codes: CodeAccess) {
       request: { query: LookupQuery },
       responses: { 200: json(DeviceLookupOut, 'A pending request'), ...CODE_ERRORS },
     }),
-    (c, { query }) => c.json(lookupOut(c, codes.find(c, query.user_code)), 200, { 'Cache-Control': 'no-store' }),
+    async (c, { query }) => c.json(lookupOut(c, await codes.find(c, query.user_code)), 200, { 'Cache-Control': 'no-store' }),
   );
 
   addRoute(
@@ -247,9 +248,9 @@ function registerDeviceDecisionRoutes(app: OpenAPIHono, codes: CodeAccess) {
       request: { body: { content: { 'application/json': { schema: DeviceApproveRequest } }, required: true } },
       responses: { 200: json(DeviceApproveOut, 'Decided'), 401: json(ErrorDetail, 'Not signed in with a browser session'), ...CODE_ERRORS },
     }),
-    (c, { body }) => {
+    async (c, { body }) => {
       const p = requireSession(c);
-      const row = codes.decide(c, body.user_code, p.user.id, body.action === 'approve');
+      const row = await codes.decide(c, body.user_code, p.user.id, body.action === 'approve');
       return c.json(
         { user_code: formatUserCode(row.user_code), status: row.status as 'approved' | 'denied', client_name: row.client_name, client_host: row.client_host, decided_at: row.decided_at! },
         200,

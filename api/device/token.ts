@@ -11,7 +11,7 @@ import { oauthEndpoint, oauthJson } from '../oauth/endpoint.ts';
 import { InvalidRequest, UnsupportedGrantType } from '../oauth/errors.ts';
 import { OAuthErrorBody } from '../oauth/schemas.ts';
 import { authenticateDeviceClient } from '../oauth/check_client.ts';
-import type { Client, OAuthStore } from '../oauth/store.ts';
+import type { Client, OAuthStore } from '../../src/lib/data/oauth/store.ts';
 import { FORM_ENCODED, mediaType, singleValued } from '../oauth/form.ts';
 import type { DeviceFlow } from './flow.ts';
 import { DEVICE_GRANT_TYPES, TokenError, TokenForm, TokenRequest, TokenResponse } from './schemas.ts';
@@ -21,8 +21,8 @@ import { DEVICE_GRANT_TYPES, TokenError, TokenForm, TokenRequest, TokenResponse 
  * RFC 6749 token response (with the client_id to refresh with). Throws DeviceGrantError while not granted,
  * and invalid_client or invalid_grant when the request is a registered client's and `client` is not it.
  */
-export function redeemDeviceCode(flow: DeviceFlow, deviceCode: string, viaGet: boolean, client: Client | null) {
-  const issued = flow.redeem(deviceCode, viaGet, client);
+export async function redeemDeviceCode(flow: DeviceFlow, deviceCode: string, viaGet: boolean, client: Client | null) {
+  const issued = await flow.redeem(deviceCode, viaGet, client);
   if (issued.kind === 'oauth') {
     return {
       ...issued.tokens,
@@ -60,7 +60,7 @@ async function readPoll(c: Context): Promise<Map<string, string>> {
   return params;
 }
 
-function poll(c: Context, flow: DeviceFlow, store: OAuthStore, params: Map<string, string>, viaGet: boolean, tokenEndpoint: string): Response {
+async function poll(c: Context, flow: DeviceFlow, store: OAuthStore, params: Map<string, string>, viaGet: boolean, tokenEndpoint: string): Promise<Response> {
   // The GET alias exists for sandboxes that can only build a URL: the one grant it serves is the default.
   const grantType = params.get('grant_type') ?? (viaGet ? 'device_code' : undefined);
   if (!grantType) throw new InvalidRequest('grant_type is required: send grant_type=device_code (or urn:ietf:params:oauth:grant-type:device_code)');
@@ -75,10 +75,10 @@ function poll(c: Context, flow: DeviceFlow, store: OAuthStore, params: Map<strin
     }
     throw new UnsupportedGrantType(`This endpoint only takes grant_type ${DEVICE_GRANT_TYPES.join(' or ')}`);
   }
-  const client = authenticateDeviceClient(c, params, store);
+  const client = await authenticateDeviceClient(c, params, store);
   const deviceCode = params.get('device_code');
   if (!deviceCode) throw new InvalidRequest('device_code is required');
-  return oauthJson(redeemDeviceCode(flow, deviceCode, viaGet, client));
+  return oauthJson(await redeemDeviceCode(flow, deviceCode, viaGet, client));
 }
 
 const json = (schema: typeof TokenResponse | typeof TokenError, description: string) => ({ description, content: { 'application/json': { schema } } });

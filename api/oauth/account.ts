@@ -31,9 +31,9 @@ export function registerAccountOAuthRoutes(app: OpenAPIHono, ctx: OAuthContext):
       summary: 'Apps with active OAuth grants for you',
       responses: { 200: json(z.array(OAuthClientOut), 'Connected apps'), 401: json(ErrorDetail, 'Not authenticated'), 403: json(ErrorDetail, 'Not a browser session: API keys and OAuth tokens cannot manage the account') },
     }),
-    (c) => {
+    async (c) => {
       const who = requireAccountAccess(c);
-      const rows = ctx.store.activeClients(who.user.id, iso(ctx.now()));
+      const rows = await ctx.store.activeClients(who.user.id, iso(ctx.now()));
       const out = rows.map((r) => {
         const held = new Set(r.scopes.split(' '));
         const metadata = JSON.parse(r.metadata) as { client_uri?: string };
@@ -60,21 +60,20 @@ export function registerAccountOAuthRoutes(app: OpenAPIHono, ctx: OAuthContext):
       request: { params: z.object({ client_id: z.string().max(100) }) },
       responses: { 204: { description: 'Revoked' }, 401: json(ErrorDetail, 'Not authenticated'), 403: json(ErrorDetail, 'Not a browser session'), 404: json(ErrorDetail, 'No active grant for this app') },
     }),
-    (c, { params }) => {
+    async (c, { params }) => {
       const who = requireAccountAccess(c);
-      const revoked = ctx.db
-        .transaction(() => {
-          const now = iso(ctx.now());
-          const { ids, live } = ctx.store.grantsOf(who.user.id, params.client_id, now);
-          if (!live) return false;
-          for (const id of ids) {
-            if (ctx.store.revokeGrant(id, 'revoked_by_user', now)) {
-              ctx.audit.append({ kind: 'oauth.grant.revoke', subjectType: 'oauth_grant', subjectId: id, actor: { userId: who.user.id }, data: { client_id: params.client_id, reason: 'revoked_by_user' } });
-            }
+      // Each revocation is conditional (and logged only when it revoked): no lock needed.
+      const revoked = await ctx.db.transaction(async () => {
+        const now = iso(ctx.now());
+        const { ids, live } = await ctx.store.grantsOf(who.user.id, params.client_id, now);
+        if (!live) return false;
+        for (const id of ids) {
+          if (await ctx.store.revokeGrant(id, 'revoked_by_user', now)) {
+            await ctx.audit.append({ kind: 'oauth.grant.revoke', subjectType: 'oauth_grant', subjectId: id, actor: { userId: who.user.id }, data: { client_id: params.client_id, reason: 'revoked_by_user' } });
           }
-          return true;
-        })
-        .immediate();
+        }
+        return true;
+      });
       if (!revoked) throw new ApiError(404, 'No active grant for this app');
       return c.body(null, 204);
     },

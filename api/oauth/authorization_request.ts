@@ -10,7 +10,7 @@ import { checkResource } from './check_resource.ts';
 import { checkRequestedScope, type Scope } from './check_scope.ts';
 import type { OAuthContext } from './context.ts';
 import { InvalidRequest, NonRedirectableError, UnsupportedResponseType } from './errors.ts';
-import type { Client } from './store.ts';
+import type { Client } from '../../src/lib/data/oauth/store.ts';
 
 export const AUTHORIZE_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method', 'scope', 'state', 'resource'] as const;
 export type AuthorizeParams = Record<(typeof AUTHORIZE_PARAMS)[number], string>;
@@ -27,11 +27,11 @@ export interface CheckedRequest {
   resource: string;
 }
 
-export function checkRedirectTarget(ctx: OAuthContext, p: AuthorizeParams, repeated: string[]): RedirectTarget {
+export async function checkRedirectTarget(ctx: OAuthContext, p: AuthorizeParams, repeated: string[]): Promise<RedirectTarget> {
   for (const name of ['client_id', 'redirect_uri']) {
     if (repeated.includes(name)) throw new NonRedirectableError('invalid_request', `the parameter ${name} is repeated`);
   }
-  const client = checkAuthorizeClient(ctx.store, p.client_id);
+  const client = await checkAuthorizeClient(ctx.store, p.client_id);
   const { redirectUri, given } = checkRedirectUri(client, p.redirect_uri);
   return { client, redirectUri, redirectUriGiven: given };
 }

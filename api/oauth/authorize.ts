@@ -5,10 +5,10 @@
 // sent back to the client before the person has seen the consent page: until then every error is a page.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { Principal } from '../auth/identity.ts';
+import type { Principal } from '../../src/lib/data/identity/index.ts';
 import { principal } from '../auth/middleware.ts';
 import { MAX_NEXT_LENGTH } from '../auth/oidc.ts';
-import { hashSecret, randomId, randomSecret } from '../auth/secrets.ts';
+import { hashSecret, randomId, randomSecret } from '../../src/lib/data/secrets.ts';
 import { addRoute } from '../validation/route.ts';
 import {
   AUTHORIZE_PARAMS,
@@ -68,9 +68,9 @@ const browserSession = (c: Context): Principal | null => {
 };
 
 /** Stage 1: the client and where it may be sent back to. A failure is a page: there is nothing to trust. */
-function checkTarget(ctx: OAuthContext, p: AuthorizeParams, repeated: string[]): RedirectTarget | Response {
+async function checkTarget(ctx: OAuthContext, p: AuthorizeParams, repeated: string[]): Promise<RedirectTarget | Response> {
   try {
-    return checkRedirectTarget(ctx, p, repeated);
+    return await checkRedirectTarget(ctx, p, repeated);
   } catch (err) {
     if (err instanceof NonRedirectableError) return errorPage(400, err.error, err.message);
     throw err;
@@ -106,11 +106,11 @@ export function registerAuthorizeEndpoint(app: OpenAPIHono, ctx: OAuthContext): 
         400: html('Any error in the request (unknown client, unregistered redirect_uri, bad PKCE, scope or resource): a page, not a redirect (RFC 9700 §4.11.2)'),
       },
     }),
-    (c) => {
+    async (c) => {
       const url = new URL(c.req.url);
       const p = paramsFrom((k) => url.searchParams.get(k) ?? undefined);
       const repeated = [...new Set([...url.searchParams.keys()].filter((k) => url.searchParams.getAll(k).length > 1))];
-      const target = checkTarget(ctx, p, repeated);
+      const target = await checkTarget(ctx, p, repeated);
       if (target instanceof Response) return target;
       const req = checkBeforeConsent(ctx, p, target, repeated);
       if (req instanceof Response) return req;
@@ -141,7 +141,7 @@ export function registerAuthorizeEndpoint(app: OpenAPIHono, ctx: OAuthContext): 
       throw err;
     }
     const p = paramsFrom((k) => form.get(k));
-    const target = checkTarget(ctx, p, []);
+    const target = await checkTarget(ctx, p, []);
     if (target instanceof Response) return target;
     const who = browserSession(c);
     if (!who) return toLogin(authorizeUrlOf(p));
@@ -165,21 +165,20 @@ export function registerAuthorizeEndpoint(app: OpenAPIHono, ctx: OAuthContext): 
     }
     if (decision !== 'approve') return errorPage(400, 'invalid_request', 'decision must be approve or deny');
     const { granted } = grantableScope(req.scopes, who.user.role);
-    return back({ code: issueCode(ctx, who, target, req, granted.join(' ')) });
+    return back({ code: await issueCode(ctx, who, target, req, granted.join(' ')) });
   });
 }
 
 /** One grant and its single-use code, with their audit events, in one transaction. */
-function issueCode(ctx: OAuthContext, who: Principal, target: RedirectTarget, req: CheckedRequest, scope: string): string {
+async function issueCode(ctx: OAuthContext, who: Principal, target: RedirectTarget, req: CheckedRequest, scope: string): Promise<string> {
   const code = randomSecret('', 32);
   const t = ctx.now();
   const grantId = randomId('grant', 12);
-  ctx.db
-    .transaction(() => {
-      ctx.store.insertGrant({ id: grantId, user_id: who.user.id, client_id: target.client.client_id, scope, resource: req.resource, created_at: iso(t) });
+  await ctx.db.transaction(async () => {
+      await ctx.store.insertGrant({ id: grantId, user_id: who.user.id, client_id: target.client.client_id, scope, resource: req.resource, created_at: iso(t) });
       // The client's first appearance in the log (its registration wrote none): who it says it is.
-      ctx.audit.append({ kind: 'oauth.grant.create', subjectType: 'oauth_grant', subjectId: grantId, actor: { userId: who.user.id }, data: { client_id: target.client.client_id, client_name: target.client.client_name, scope } });
-      ctx.store.insertCode(
+      await ctx.audit.append({ kind: 'oauth.grant.create', subjectType: 'oauth_grant', subjectId: grantId, actor: { userId: who.user.id }, data: { client_id: target.client.client_id, client_name: target.client.client_name, scope } });
+      await ctx.store.insertCode(
         hashSecret(code),
         {
           grant_id: grantId,
@@ -193,8 +192,7 @@ function issueCode(ctx: OAuthContext, who: Principal, target: RedirectTarget, re
         },
         iso(t),
       );
-      ctx.audit.append({ kind: 'oauth.code.issue', subjectType: 'oauth_grant', subjectId: grantId, actor: { userId: who.user.id }, data: { client_id: target.client.client_id } });
-    })
-    .immediate();
+      await ctx.audit.append({ kind: 'oauth.code.issue', subjectType: 'oauth_grant', subjectId: grantId, actor: { userId: who.user.id }, data: { client_id: target.client.client_id } });
+  });
   return code;
 }

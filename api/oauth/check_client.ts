@@ -7,14 +7,14 @@
 //   is only a name
 import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
-import { hashSecret } from '../auth/secrets.ts';
+import { hashSecret } from '../../src/lib/data/secrets.ts';
 import { InvalidClient, NonRedirectableError, UnauthorizedClient } from './errors.ts';
 import { basicCredentials } from './form.ts';
-import type { Client, OAuthStore } from './store.ts';
+import type { Client, OAuthStore } from '../../src/lib/data/oauth/store.ts';
 
-export function checkAuthorizeClient(store: OAuthStore, clientId: string): Client {
+export async function checkAuthorizeClient(store: OAuthStore, clientId: string): Promise<Client> {
   if (clientId === '') throw new NonRedirectableError('invalid_request', 'client_id is required');
-  const client = store.getClient(clientId);
+  const client = await store.getClient(clientId);
   if (!client) throw new NonRedirectableError('invalid_client', 'unknown client_id; register the client first');
   return client;
 }
@@ -25,7 +25,7 @@ const WHICH_CLIENT_ID =
   '(POST /api/oauth/device with resource), or the client_id that POST /api/oauth/v2/register answered; not a client_name. ' +
   'A client unknown here (another server, or removed) registers again and signs in again.';
 
-export function authenticateClient(c: Context, params: Map<string, string>, store: OAuthStore): Client {
+export async function authenticateClient(c: Context, params: Map<string, string>, store: OAuthStore): Promise<Client> {
   const basic = basicCredentials(c);
   if (params.has('client_secret') || params.has('client_assertion')) {
     throw new InvalidClient('only client_secret_basic (HTTP Basic) and none are supported');
@@ -33,7 +33,7 @@ export function authenticateClient(c: Context, params: Map<string, string>, stor
   if (basic) {
     const bodyId = params.get('client_id');
     if (bodyId !== undefined && bodyId !== basic.clientId) throw new InvalidClient('client_id differs from the Basic credentials');
-    const client = store.getClient(basic.clientId);
+    const client = await store.getClient(basic.clientId);
     // Hash first, compare in constant time; an unknown client takes the same path.
     const presented = hashSecret(basic.secret);
     const stored = client?.secret_hash ?? hashSecret('\0no client');
@@ -43,7 +43,7 @@ export function authenticateClient(c: Context, params: Map<string, string>, stor
   }
   const clientId = params.get('client_id');
   if (!clientId) throw new InvalidClient(`client authentication failed: send client_id (public clients), or HTTP Basic with client_id and client_secret (confidential clients). ${WHICH_CLIENT_ID}`);
-  const client = store.getClient(clientId);
+  const client = await store.getClient(clientId);
   if (!client) throw new InvalidClient(`client authentication failed: unknown client_id. ${WHICH_CLIENT_ID}`);
   if (client.token_endpoint_auth_method !== 'none') throw new InvalidClient('this client is confidential: authenticate with HTTP Basic');
   return client;
@@ -56,11 +56,11 @@ export function authenticateClient(c: Context, params: Map<string, string>, stor
  * endpoint (RFC 6749 §3.2.1): a confidential client with HTTP Basic and its secret, a public one by its
  * client_id. An `Authorization: Bearer` header is a person's credential, not a client's, and left alone.
  */
-export function authenticateDeviceClient(c: Context, params: Map<string, string>, store: OAuthStore): Client | null {
+export async function authenticateDeviceClient(c: Context, params: Map<string, string>, store: OAuthStore): Promise<Client | null> {
   const header = c.req.header('authorization');
   const credentials = (header !== undefined && !/^bearer\s/i.test(header)) || params.has('client_secret') || params.has('client_assertion');
   const clientId = params.get('client_id');
-  if (!credentials && !(clientId && store.getClient(clientId))) return null;
+  if (!credentials && !(clientId && (await store.getClient(clientId)))) return null;
   return authenticateClient(c, params, store);
 }
 

@@ -8,7 +8,7 @@ import { OAUTH_SCOPES } from '../../src/lib/read/discovery/shared.ts';
 import { checkRegistrableRedirectUri } from './check_redirect_uri.ts';
 import { InvalidClientMetadata, InvalidRedirectUri, InvalidScope } from './errors.ts';
 import { parseScope } from './check_scope.ts';
-import type { AuthMethod, Client } from './store.ts';
+import type { AuthMethod, Client } from '../../src/lib/data/oauth/store.ts';
 
 export interface CheckedMetadata {
   client_name: string;

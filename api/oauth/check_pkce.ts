@@ -4,7 +4,7 @@
 // - token: code_verifier is required, 43 to 128 unreserved characters, and its S256 equals the stored
 //   challenge, compared in constant time; a mismatch is invalid_grant (§4.6)
 import { createHash } from 'node:crypto';
-import { constantTimeEqual } from '../auth/secrets.ts';
+import { constantTimeEqual } from '../../src/lib/data/secrets.ts';
 import { InvalidGrant, InvalidRequest } from './errors.ts';
 
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;

@@ -6,7 +6,7 @@
 //   omitted only when exactly one is registered
 // - a bad redirect_uri is never redirected to: the person sees an error page (RFC 6749 §4.1.2.1)
 import { InvalidRedirectUri, NonRedirectableError } from './errors.ts';
-import type { Client } from './store.ts';
+import type { Client } from '../../src/lib/data/oauth/store.ts';
 
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 

@@ -5,9 +5,9 @@
 //   (the consent page says so), so a token never carries powers its user did not have at consent
 // - a refresh may narrow the scope, never widen it (RFC 6749 §6)
 import { OAUTH_SCOPES } from '../../src/lib/read/discovery/shared.ts';
-import type { Role } from '../auth/identity.ts';
+import type { Role } from '../../src/lib/data/identity/index.ts';
 import { InvalidScope } from './errors.ts';
-import type { Client } from './store.ts';
+import type { Client } from '../../src/lib/data/oauth/store.ts';
 
 export type Scope = (typeof OAUTH_SCOPES)[number];
 

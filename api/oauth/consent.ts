@@ -5,9 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Principal } from '../auth/identity.ts';
-import { constantTimeEqual } from '../auth/secrets.ts';
-import { keysDir } from '../keys/index.ts';
+import type { Principal } from '../../src/lib/data/identity/index.ts';
+import { constantTimeEqual } from '../../src/lib/data/secrets.ts';
+import { keysDir } from '../../src/lib/data/keys.ts';
 import { AUTHORIZE_PARAMS, type AuthorizeParams, type RedirectTarget } from './authorization_request.ts';
 import { POWER_SCOPES, type Scope } from './check_scope.ts';
 import type { OAuthContext } from './context.ts';

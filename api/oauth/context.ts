@@ -1,8 +1,8 @@
 // What every step of the authorization server works with, built once in registerOAuthRoutes.
-import type { Db } from '../db/index.ts';
-import type { AuditLog } from '../audit/index.ts';
-import type { Identity } from '../auth/identity.ts';
-import type { OAuthStore } from './store.ts';
+import type { Db } from '../../src/lib/data/db/index.ts';
+import type { AuditLog } from '../../src/lib/data/audit/index.ts';
+import type { Identity } from '../../src/lib/data/identity/index.ts';
+import type { OAuthStore } from '../../src/lib/data/oauth/store.ts';
 import type { RateLimiter } from '../rate-limit/index.ts';
 import type { DeviceFlow } from '../device/flow.ts';
 import type { Lifetimes } from './lifetimes.ts';

@@ -6,7 +6,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { AppDeps } from '../deps.ts';
-import { oauthStore } from './store.ts';
+import { oauthStore } from '../../src/lib/data/oauth/store.ts';
 import { LIFETIMES, type Lifetimes, type OAuthContext } from './context.ts';
 import { loadConsentKey } from './consent.ts';
 import { mcpResource } from './check_resource.ts';
@@ -28,7 +28,7 @@ export { mcpResource } from './check_resource.ts';
  */
 export function registerOAuthRoutes(
   app: OpenAPIHono,
-  deps: Pick<AppDeps, 'config' | 'db' | 'audit' | 'identity'>,
+  deps: Pick<AppDeps, 'config' | 'db' | 'audit' | 'identity' | 'log'>,
   opts: { lifetimes?: Partial<Lifetimes>; now?: () => Date } = {},
 ): OAuthContext {
   const now = opts.now ?? (() => new Date());
@@ -47,9 +47,10 @@ export function registerOAuthRoutes(
     deviceFlow: deviceFlowFor({ ...deps, now }),
     now,
   };
-  purgeUnusedClients(ctx);
+  // At start, in the background: a database that cannot be reached now must not stop the routes' registration.
+  purgeUnusedClients(ctx).catch((err: Error) => deps.log?.(`oauth: removing unused clients failed (${err.message}); the next registration tries again`));
   const verify = accessTokenVerifier(deps.db, deps.identity, ctx.resource, now);
-  deps.identity.addBearerResolver((token) => verify(token)?.principal ?? null);
+  deps.identity.addBearerResolver(async (token) => (await verify(token))?.principal ?? null);
 
   // Browser-based clients register, exchange and revoke from other origins; no cookies are involved.
   const api = ['/api/oauth/v2/register', '/api/oauth/v2/token', '/api/oauth/v2/revoke'];

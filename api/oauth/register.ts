@@ -6,7 +6,7 @@
 // (the client enters the log with the first grant a person gives it, oauth.grant.create naming it), and a
 // client no one grants anything within OAUTH_UNUSED_CLIENT_TTL_HOURS is removed.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { hashSecret, randomId, randomSecret } from '../auth/secrets.ts';
+import { hashSecret, randomId, randomSecret } from '../../src/lib/data/secrets.ts';
 import { checkClientMetadata } from './check_client_metadata.ts';
 import { iso, type OAuthContext } from './context.ts';
 import { oauthEndpoint, oauthJson } from './endpoint.ts';
@@ -57,7 +57,7 @@ export function registerRegistrationEndpoint(app: OpenAPIHono, ctx: OAuthContext
     }),
     ctx.issuer,
     async (c) => {
-      const wait = ctx.registrationLimiter.take(clientAddress(c));
+      const wait = await ctx.registrationLimiter.take(clientAddress(c));
       if (wait > 0) throw new TooManyRequests(`Too many registrations from this address; try again in ${wait} s`, wait);
       const text = await c.req.text();
       if (text.length > MAX_BODY) throw new InvalidClientMetadata('the registration request is too large');
@@ -71,20 +71,17 @@ export function registerRegistrationEndpoint(app: OpenAPIHono, ctx: OAuthContext
       const t = ctx.now();
       const clientId = randomId('client', 16);
       const secret = m.token_endpoint_auth_method === 'client_secret_basic' ? randomSecret('', 32) : null;
-      ctx.db
-        .transaction(() => {
-          ctx.store.insertClient({
-            client_id: clientId,
-            secret_hash: secret === null ? null : hashSecret(secret),
-            client_name: m.client_name,
-            redirect_uris: m.redirect_uris,
-            token_endpoint_auth_method: m.token_endpoint_auth_method,
-            metadata: m.metadata,
-            created_at: iso(t),
-          });
-        })
-        .immediate();
-      purgeUnusedClients(ctx);
+      // One statement, no audit event (see above): no transaction needed.
+      await ctx.store.insertClient({
+        client_id: clientId,
+        secret_hash: secret === null ? null : hashSecret(secret),
+        client_name: m.client_name,
+        redirect_uris: m.redirect_uris,
+        token_endpoint_auth_method: m.token_endpoint_auth_method,
+        metadata: m.metadata,
+        created_at: iso(t),
+      });
+      await purgeUnusedClients(ctx);
       return oauthJson({
         client_id: clientId,
         client_id_issued_at: Math.floor(t.getTime() / 1000),
@@ -96,6 +93,6 @@ export function registerRegistrationEndpoint(app: OpenAPIHono, ctx: OAuthContext
 }
 
 /** Removes clients older than the unused-client lifetime that no one ever granted anything. */
-export function purgeUnusedClients(ctx: OAuthContext): number {
+export function purgeUnusedClients(ctx: OAuthContext): Promise<number> {
   return ctx.store.purgeUnusedClients(iso(new Date(ctx.now().getTime() - ctx.unusedClientTtlHours * 3_600_000)));
 }

@@ -5,7 +5,7 @@
 // A refresh token's revocation revokes its whole grant; an access token's revokes that token alone.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { hashSecret } from '../auth/secrets.ts';
+import { hashSecret } from '../../src/lib/data/secrets.ts';
 import { authenticateClient } from './check_client.ts';
 import { iso, type OAuthContext } from './context.ts';
 import { oauthEndpoint, oauthJson } from './endpoint.ts';
@@ -35,8 +35,8 @@ async function revocationParams(c: Context): Promise<Map<string, string>> {
 }
 
 /** The client the request names, if any: HTTP Basic (checked; wrong credentials are the one error), or client_id. */
-function namedClient(c: Context, params: Map<string, string>, ctx: OAuthContext): string | null {
-  if (/^Basic\s/i.test(c.req.header('authorization') ?? '')) return authenticateClient(c, params, ctx.store).client_id;
+async function namedClient(c: Context, params: Map<string, string>, ctx: OAuthContext): Promise<string | null> {
+  if (/^Basic\s/i.test(c.req.header('authorization') ?? '')) return (await authenticateClient(c, params, ctx.store)).client_id;
   return params.get('client_id') ?? null;
 }
 
@@ -57,29 +57,28 @@ export function registerRevokeEndpoint(app: OpenAPIHono, ctx: OAuthContext): voi
     ctx.issuer,
     async (c) => {
       const params = await revocationParams(c);
-      const clientId = namedClient(c, params, ctx);
+      const clientId = await namedClient(c, params, ctx);
       const token = params.get('token') ?? '';
-      if (token.startsWith(ACCESS_TOKEN_PREFIX) || token.startsWith(REFRESH_TOKEN_PREFIX)) revoke(ctx, token, clientId);
+      if (token.startsWith(ACCESS_TOKEN_PREFIX) || token.startsWith(REFRESH_TOKEN_PREFIX)) await revoke(ctx, token, clientId);
       return oauthJson({});
     },
   );
 }
 
-function revoke(ctx: OAuthContext, token: string, clientId: string | null): void {
+/** Revokes the token (a refresh token: its whole grant); each revocation conditional, so it is written and logged once. */
+async function revoke(ctx: OAuthContext, token: string, clientId: string | null): Promise<void> {
   const hash = hashSecret(token);
-  ctx.db
-    .transaction(() => {
-      const row = ctx.store.getToken(hash);
-      if (!row || (clientId !== null && row.client_id !== clientId)) return;
-      const now = iso(ctx.now());
-      const actor = { userId: row.user_id };
-      if (row.kind === 'refresh') {
-        if (ctx.store.revokeGrant(row.grant_id, 'revoked_by_client', now)) {
-          ctx.audit.append({ kind: 'oauth.grant.revoke', subjectType: 'oauth_grant', subjectId: row.grant_id, actor, data: { client_id: row.client_id, reason: 'revoked_by_client' } });
-        }
-      } else if (ctx.store.revokeToken(hash, now)) {
-        ctx.audit.append({ kind: 'oauth.token.revoke', subjectType: 'oauth_grant', subjectId: row.grant_id, actor, data: { client_id: row.client_id, token: 'access' } });
+  const row = await ctx.store.getToken(hash);
+  if (!row || (clientId !== null && row.client_id !== clientId)) return;
+  await ctx.db.transaction(async () => {
+    const now = iso(ctx.now());
+    const actor = { userId: row.user_id };
+    if (row.kind === 'refresh') {
+      if (await ctx.store.revokeGrant(row.grant_id, 'revoked_by_client', now)) {
+        await ctx.audit.append({ kind: 'oauth.grant.revoke', subjectType: 'oauth_grant', subjectId: row.grant_id, actor, data: { client_id: row.client_id, reason: 'revoked_by_client' } });
       }
-    })
-    .immediate();
+    } else if (await ctx.store.revokeToken(hash, now)) {
+      await ctx.audit.append({ kind: 'oauth.token.revoke', subjectType: 'oauth_grant', subjectId: row.grant_id, actor, data: { client_id: row.client_id, token: 'access' } });
+    }
+  });
 }

@@ -46,15 +46,15 @@ export function registerTokenEndpoint(app: OpenAPIHono, ctx: OAuthContext): void
     ctx.issuer,
     async (c) => {
       const params = await readForm(c);
-      if (params.get('grant_type') === DEVICE_CODE_GRANT) return oauthJson(deviceCodeGrant(ctx, c, params));
-      const client = authenticateClient(c, params, ctx.store);
+      if (params.get('grant_type') === DEVICE_CODE_GRANT) return oauthJson(await deviceCodeGrant(ctx, c, params));
+      const client = await authenticateClient(c, params, ctx.store);
       const grantType = params.get('grant_type');
       if (!grantType) throw new InvalidRequest('grant_type is required');
       if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
         throw new UnsupportedGrantType(`supported grant types: authorization_code, refresh_token, ${DEVICE_CODE_GRANT}`);
       }
       checkGrantType(client, grantType);
-      const tokens = grantType === 'authorization_code' ? authorizationCodeGrant(ctx, client, params) : refreshTokenGrant(ctx, client, params);
+      const tokens = grantType === 'authorization_code' ? await authorizationCodeGrant(ctx, client, params) : await refreshTokenGrant(ctx, client, params);
       return oauthJson(tokens);
     },
   );

@@ -167,7 +167,7 @@ export function registerSearchRoutes(app: OpenAPIHono, deps: SearchDeps): void {
     if (!encoded) {
       if (limit) {
         const p = principal(c);
-        enforceRate(limit, p ? `user:${p.user.id}` : `addr:${clientAddress(c)}`);
+        await enforceRate(limit, p ? `user:${p.user.id}` : `addr:${clientAddress(c)}`);
       }
       encoded = await compute(service);
       cache.set(key, encoded);

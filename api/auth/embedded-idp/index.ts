@@ -8,10 +8,10 @@ import path from 'node:path';
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Provider, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import type { Db } from '../../db/index.ts';
+import type { Db } from '../../../src/lib/data/db/index.ts';
 import { loginPage, errorPage, logoutPage, signedOutPage } from './pages.ts';
-import { sqliteAdapterFactory } from './adapter.ts';
-import { keysDir as keysDirOf } from '../../keys/index.ts';
+import { idpAccounts, idpAdapterFactory } from '../../../src/lib/data/identity/idp-store.ts';
+import { keysDir as keysDirOf } from '../../../src/lib/data/keys.ts';
 import { arrivedOnLoopback } from '../loopback.ts';
 
 export const EMBEDDED_CLIENT_ID = 'kb-web';
@@ -68,9 +68,9 @@ function loadKeys(dataDir: string) {
 
 /** The oidc-provider configuration: our one client, PKCE, the claims in the ID token, our pages. */
 function providerConfiguration(db: Db, baseUrl: string, { jwk, secrets }: ReturnType<typeof loadKeys>): Configuration {
-  const account = db.prepare<[string], { sub: string; email: string; name: string }>('SELECT sub, email, name FROM idp_accounts WHERE sub = ?');
+  const accounts = idpAccounts(db);
   return {
-    adapter: sqliteAdapterFactory(db),
+    adapter: idpAdapterFactory(db),
     ttl: { Interaction: 3600, Session: 14 * 86400, Grant: 14 * 86400, AuthorizationCode: 60, AccessToken: 600, IdToken: 600 },
     // Put the e-mail and name in the ID token itself: the relying party needs no userinfo round trip.
     conformIdTokenClaims: false,
@@ -109,7 +109,7 @@ function providerConfiguration(db: Db, baseUrl: string, { jwk, secrets }: Return
     },
     interactions: { url: (_ctx: KoaContextWithOIDC, interaction: { uid: string }) => `${IDP_PREFIX}/interaction/${interaction.uid}` },
     async findAccount(_ctx: KoaContextWithOIDC, sub: string) {
-      const a = account.get(sub);
+      const a = await accounts.find(sub);
       if (!a) return undefined;
       return { accountId: sub, claims: async () => ({ sub, email: a.email, email_verified: true, name: a.name }) };
     },
@@ -123,10 +123,7 @@ function providerConfiguration(db: Db, baseUrl: string, { jwk, secrets }: Return
 
 /** The sign-in interaction: our e-mail page, its login and abort posts, and the consent we give ourselves. */
 function interactionHandler(db: Db, provider: Provider) {
-  const upsertAccount = db.prepare(
-    `INSERT INTO idp_accounts (sub, email, name, updated_at) VALUES (?, ?, ?, ?)
-     ON CONFLICT (sub) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at`,
-  );
+  const accounts = idpAccounts(db);
 
   /** Our login prompt: finish "login" with the account, and consent for our own first-party client. */
   async function finish(req: IncomingMessage, res: ServerResponse, accountId: string): Promise<void> {
@@ -157,7 +154,7 @@ function interactionHandler(db: Db, provider: Provider) {
         return;
       }
       const sub = subjectFor(email);
-      upsertAccount.run(sub, email, name || email.split('@')[0], new Date().toISOString());
+      await accounts.save(sub, email, name || email.split('@')[0]);
       return finish(req, res, sub);
     }
     if (req.method === 'POST' && action === 'abort') {

@@ -17,8 +17,8 @@ import { InvalidRequest } from '../errors.ts';
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
-export function deviceCodeGrant(ctx: OAuthContext, c: Context, params: Map<string, string>) {
-  const client = authenticateDeviceClient(c, params, ctx.store);
+export async function deviceCodeGrant(ctx: OAuthContext, c: Context, params: Map<string, string>) {
+  const client = await authenticateDeviceClient(c, params, ctx.store);
   const deviceCode = params.get('device_code');
   if (!deviceCode) throw new InvalidRequest('device_code is required');
   return redeemDeviceCode(ctx.deviceFlow, deviceCode, false, client);

@@ -1,10 +1,9 @@
 // Limits user_code guessing: a sliding-window log of failed attempts (unknown codes) per key. Once a key
 // has `limit` failures in the last `windowMs`, every code lookup or approval under that key is refused
-// with 429 until the oldest failure leaves the window. Successful lookups cost nothing, so a person who
+// (429 in api/device/access.ts) until the oldest failure leaves the window. Successful lookups cost nothing, so a person who
 // mistypes once is never slowed down. In memory on the embedded SQLite default (one process); in the
 // database on PostgreSQL (guess_failures), so several instances cannot multiply a guesser's attempts.
 import type { Db } from '../db/index.ts';
-import { ApiError } from '../errors/index.ts';
 
 export interface GuessGuardOptions {
   /** Failures allowed per window… */
@@ -26,8 +25,12 @@ export class GuessGuard {
   }
 
   /** The recent failures of `key`, oldest first, with older ones dropped. */
-  private recent(key: string, t: number): number[] {
+  private async recent(key: string, t: number): Promise<number[]> {
     if (this.shared) return this.shared.recent(key, t - this.opts.windowMs);
+    return this.recentInMemory(key, t);
+  }
+
+  private recentInMemory(key: string, t: number): number[] {
     const list = (this.failures.get(key) ?? []).filter((at) => at > t - this.opts.windowMs);
     if (list.length === 0) this.failures.delete(key);
     else this.failures.set(key, list);
@@ -35,31 +38,30 @@ export class GuessGuard {
   }
 
   /** Seconds until `key` may try again, or 0 when it may try now. */
-  retryAfter(key: string): number {
+  async retryAfter(key: string): Promise<number> {
     const t = this.opts.now();
-    const list = this.recent(key, t);
+    const list = await this.recent(key, t);
     if (list.length < this.opts.limit) return 0;
     return Math.max(1, Math.ceil((list[list.length - this.opts.limit] + this.opts.windowMs - t) / 1000));
   }
 
   /** Records a failed attempt (an unknown code). */
-  fail(key: string): void {
+  async fail(key: string): Promise<void> {
     const t = this.opts.now();
     if (this.shared) return this.shared.fail(key, t, t - this.opts.windowMs);
-    const list = this.recent(key, t);
+    const list = this.recentInMemory(key, t);
     list.push(t);
     this.failures.set(key, list);
-    if (this.failures.size > 50_000) for (const k of [...this.failures.keys()]) this.recent(k, t);
+    if (this.failures.size > 50_000) for (const k of [...this.failures.keys()]) this.recentInMemory(k, t);
   }
 
-  /** Throws 429 with Retry-After when any of `keys` is over its limit. */
-  check(keys: string[]): void {
-    const wait = Math.max(0, ...keys.map((k) => this.retryAfter(k)));
-    if (wait > 0) throw new ApiError(429, `Too many unknown codes; try again in ${wait} s`, { 'Retry-After': String(wait) });
+  /** Seconds until every one of `keys` may try again: 0 when none is over its limit. */
+  async wait(keys: string[]): Promise<number> {
+    return Math.max(0, ...(await Promise.all(keys.map((k) => this.retryAfter(k)))));
   }
 
-  failAll(keys: string[]): void {
-    for (const k of keys) this.fail(k);
+  async failAll(keys: string[]): Promise<void> {
+    for (const k of keys) await this.fail(k);
   }
 }
 
@@ -73,10 +75,10 @@ function sharedFailures(db: Db, limit: number) {
   const prune = db.prepare('DELETE FROM guess_failures WHERE at <= ?');
   let calls = 0;
   return {
-    recent: (key: string, since: number): number[] => recent.all(key, since, limit).reverse(),
-    fail(key: string, t: number, since: number): void {
-      insert.run(key, t);
-      if (++calls % 1000 === 0) prune.run(since);
+    recent: async (key: string, since: number): Promise<number[]> => (await recent.all(key, since, limit)).reverse(),
+    async fail(key: string, t: number, since: number): Promise<void> {
+      await insert.run(key, t);
+      if (++calls % 1000 === 0) await prune.run(since);
     },
   };
 }

@@ -3,7 +3,7 @@
 // transaction. The OAuth server adds its access tokens through `addBearerResolver`.
 import type { Db } from '../db/index.ts';
 import type { AuditLog } from '../audit/index.ts';
-import { hashSecret, randomId, randomSecret } from './secrets.ts';
+import { hashSecret, randomId, randomSecret } from '../secrets.ts';
 
 export type Role = 'user' | 'moderator' | 'admin';
 export const ROLES: readonly Role[] = ['user', 'moderator', 'admin'];
@@ -34,7 +34,7 @@ export interface Principal {
   credentialId: string;
 }
 
-export type BearerResolver = (token: string) => Principal | null;
+export type BearerResolver = (token: string) => Promise<Principal | null>;
 
 export interface IdentityOptions {
   keyPrefix: string;
@@ -61,6 +61,9 @@ const sessionIdOf = (idHash: Buffer) => idHash.toString('hex').slice(0, 16);
 
 const iso = (d: Date) => d.toISOString();
 
+/** A user's columns, for the queries that read a credential and its user in one round trip. */
+const USER_COLUMNS = 'u.id, u.email, u.display_name, u.handle, u.bio, u.role, u.idp_issuer, u.idp_subject, u.created_at, u.updated_at, u.last_login_at';
+
 /**
  * Users, sessions and API keys over `db`, each write with its audit event: built from one part per
  * concern (accounts, browser sessions, API keys and bearer tokens) that share the clock and the user lookup.
@@ -83,7 +86,7 @@ interface IdentityContext {
   audit: AuditLog;
   opts: IdentityOptions;
   now: () => Date;
-  userById: (id: string) => User | undefined;
+  userById: (id: string) => Promise<User | undefined>;
 }
 
 /** The role ADMIN_EMAILS and MODERATOR_EMAILS give an address; every other account is a user. */
@@ -97,12 +100,14 @@ function configuredRole(opts: IdentityOptions, email: string): Role {
 /**
  * Gives the account the role the configuration gives its e-mail, down as well as up, with a
  * `user.role_change` event (actor `system`). Inside the caller's transaction; false when it holds it already.
+ * The update is conditional on the role read: of two instances applying it at once, one writes the event.
  */
-function applyConfiguredRole({ db, audit, opts, now }: IdentityContext, user: Pick<User, 'id' | 'email' | 'role'>): boolean {
+async function applyConfiguredRole({ db, audit, opts, now }: IdentityContext, user: Pick<User, 'id' | 'email' | 'role'>): Promise<boolean> {
   const role = configuredRole(opts, user.email);
   if (role === user.role) return false;
-  db.prepare('UPDATE users SET role = ?, updated_at = ? WHERE id = ?').run(role, iso(now()), user.id);
-  audit.append({ kind: 'user.role_change', subjectType: 'user', subjectId: user.id, actor: 'system', data: { role, previous: user.role, source: 'configuration' } });
+  const r = await db.prepare('UPDATE users SET role = ?, updated_at = ? WHERE id = ? AND role = ?').run(role, iso(now()), user.id, user.role);
+  if (r.changes === 0) return false;
+  await audit.append({ kind: 'user.role_change', subjectType: 'user', subjectId: user.id, actor: 'system', data: { role, previous: user.role, source: 'configuration' } });
   return true;
 }
 
@@ -110,44 +115,40 @@ function applyConfiguredRole({ db, audit, opts, now }: IdentityContext, user: Pi
 function userAccounts(ctx: IdentityContext) {
   const { db, audit, now, userById } = ctx;
   return {
-    getUser: (id: string): User | undefined => userById(id),
-    getUserByHandle: (handle: string): User | undefined => db.prepare<[string], User>('SELECT * FROM users WHERE handle = ?').get(handle),
+    getUser: (id: string): Promise<User | undefined> => userById(id),
+    getUserByHandle: (handle: string): Promise<User | undefined> => db.prepare<[string], User>('SELECT * FROM users WHERE handle = ?').get(handle),
 
     /**
      * Brings every account's role in line with ADMIN_EMAILS and MODERATOR_EMAILS, down as well as up, one
      * `user.role_change` event each; the server calls it at start (a sign-in does the same for its
      * account). Returns how many accounts changed.
      */
-    applyConfiguredRoles(): number {
-      const stale = db
-        .prepare<[], Pick<User, 'id' | 'email' | 'role'>>('SELECT id, email, role FROM users')
-        .all()
-        .filter((u) => configuredRole(ctx.opts, u.email) !== u.role);
+    async applyConfiguredRoles(): Promise<number> {
+      const users = await db.prepare<[], Pick<User, 'id' | 'email' | 'role'>>('SELECT id, email, role FROM users').all();
+      const stale = users.filter((u) => configuredRole(ctx.opts, u.email) !== u.role);
       if (stale.length === 0) return 0;
-      // Read again under the write lock: another instance may have changed a row since.
-      return db.transaction(() => {
+      // Each update is conditional on the role read here: another instance may have changed a row since.
+      return db.transaction(async () => {
         let changed = 0;
-        for (const { id } of stale) {
-          const u = userById(id);
-          if (u && applyConfiguredRole(ctx, u)) changed++;
-        }
+        for (const u of stale) if (await applyConfiguredRole(ctx, u)) changed++;
         return changed;
-      }).immediate();
+      });
     },
 
-    updateProfile(userId: string, patch: { display_name?: string; bio?: string; handle?: string }): User {
-      return db.transaction(() => {
-        const fields = Object.entries(patch).filter(([, v]) => v !== undefined);
-        if (fields.length > 0) {
-          db.prepare(`UPDATE users SET ${fields.map(([k]) => `${k} = @${k}`).join(', ')}, updated_at = @t WHERE id = @id`).run({ ...patch, t: iso(now()), id: userId });
-          audit.append({ kind: 'account.update', subjectType: 'user', subjectId: userId, actor: { userId }, data: { fields: fields.map(([k]) => k).sort() } });
-        }
-        return userById(userId)!;
-      }).immediate();
+    async updateProfile(userId: string, patch: { display_name?: string; bio?: string; handle?: string }): Promise<User> {
+      const fields = Object.entries(patch).filter(([, v]) => v !== undefined);
+      if (fields.length === 0) return (await userById(userId))!;
+      return db.transaction(async () => {
+        const user = await db
+          .prepare<Record<string, unknown>, User>(`UPDATE users SET ${fields.map(([k]) => `${k} = @${k}`).join(', ')}, updated_at = @t WHERE id = @id RETURNING *`)
+          .get({ ...patch, t: iso(now()), id: userId });
+        await audit.append({ kind: 'account.update', subjectType: 'user', subjectId: userId, actor: { userId }, data: { fields: fields.map(([k]) => k).sort() } });
+        return user!;
+      });
     },
 
-    isHandleTaken: (handle: string, exceptUserId: string): boolean =>
-      !!db.prepare('SELECT 1 FROM users WHERE handle = ? AND id != ?').get(handle, exceptUserId),
+    isHandleTaken: async (handle: string, exceptUserId: string): Promise<boolean> =>
+      !!(await db.prepare('SELECT 1 FROM users WHERE handle = ? AND id != ?').get(handle, exceptUserId)),
   };
 }
 
@@ -161,15 +162,21 @@ function signInAccounts(ctx: IdentityContext) {
   const userByEmail = db.prepare<[string], User>('SELECT * FROM users WHERE email = ?');
   const handleTaken = db.prepare<[string], number>('SELECT 1 FROM users WHERE handle = ?').pluck();
 
-  function uniqueHandle(email: string, name: string): string {
+  const insertUser = db.prepare<unknown[], User>(
+    `INSERT INTO users (id, email, display_name, handle, role, idp_issuer, idp_subject, created_at, updated_at, last_login_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+  );
+  const loggedIn = db.prepare<[string, string, string, string], User>('UPDATE users SET last_login_at = ?, idp_issuer = ?, idp_subject = ? WHERE id = ? RETURNING *');
+
+  async function uniqueHandle(email: string, name: string): Promise<string> {
     const base = (name || email.split('@')[0]).toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '').slice(0, 20) || 'user';
     let handle = base;
-    for (let i = 2; handleTaken.get(handle); i++) handle = `${base}${i}`;
+    for (let i = 2; await handleTaken.get(handle); i++) handle = `${base}${i}`;
     return handle;
   }
 
-  return (claims: SignInClaims, t: string): User => {
-    const user = userBySubject.get(claims.issuer, claims.subject) ?? (claims.emailVerified ? userByEmail.get(claims.email) : undefined);
+  return async (claims: SignInClaims, t: string): Promise<User> => {
+    const user = (await userBySubject.get(claims.issuer, claims.subject)) ?? (claims.emailVerified ? await userByEmail.get(claims.email) : undefined);
     // A new account needs a verified address too: one taken on someone else's word would block, or
     // later be handed, the address's real owner (the e-mail is unique).
     if (!user && !claims.emailVerified) throw new SignInRefused('the identity provider has not verified this e-mail address');
@@ -177,16 +184,12 @@ function signInAccounts(ctx: IdentityContext) {
       const id = randomId('usr');
       const name = (claims.name ?? '').trim() || claims.email.split('@')[0];
       const role = configuredRole(opts, claims.email);
-      db.prepare(
-        `INSERT INTO users (id, email, display_name, handle, role, idp_issuer, idp_subject, created_at, updated_at, last_login_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(id, claims.email, name.slice(0, 100), uniqueHandle(claims.email, name), role, claims.issuer, claims.subject, t, t, t);
-      audit.append({ kind: 'user.create', subjectType: 'user', subjectId: id, actor: { userId: id }, data: { role } });
-    } else {
-      db.prepare('UPDATE users SET last_login_at = ?, idp_issuer = ?, idp_subject = ? WHERE id = ?').run(t, claims.issuer, claims.subject, user.id);
-      applyConfiguredRole(ctx, user);
+      const created = await insertUser.get(id, claims.email, name.slice(0, 100), await uniqueHandle(claims.email, name), role, claims.issuer, claims.subject, t, t, t);
+      await audit.append({ kind: 'user.create', subjectType: 'user', subjectId: id, actor: { userId: id }, data: { role } });
+      return created!;
     }
-    return userBySubject.get(claims.issuer, claims.subject)!;
+    await applyConfiguredRole(ctx, user);
+    return (await loggedIn.get(t, claims.issuer, claims.subject, user.id))!;
   };
 }
 
@@ -194,7 +197,7 @@ type SignInClaims = { issuer: string; subject: string; email: string; emailVerif
 
 /** Browser sessions: sign-in, the session behind a cookie, the account page's list, sign-out. */
 function browserSessions(ctx: IdentityContext) {
-  const { db, audit, opts, now, userById } = ctx;
+  const { db, audit, opts, now } = ctx;
   const accountFor = signInAccounts(ctx);
   const idleMs = (opts.sessionIdleHours ?? opts.sessionTtlHours) * 3_600_000;
   /** Sessions last seen at or before this are idle: ended, though their lifetime has not run out. */
@@ -209,11 +212,16 @@ function browserSessions(ctx: IdentityContext) {
     const t = now();
     return liveSessionRows.all(userId, iso(t), idleCutoff(t));
   };
-  const sessionByHash = db.prepare<[Buffer], { user_id: string; expires_at: string; revoked_at: string | null; last_seen_at: string }>(
-    'SELECT user_id, expires_at, revoked_at, last_seen_at FROM sessions WHERE id_hash = ?',
+  // The session and its user in one round trip: the lookup every signed-in request makes.
+  const sessionByHash = db.prepare<[Buffer], User & { s_expires_at: string; s_revoked_at: string | null; s_last_seen_at: string }>(
+    `SELECT ${USER_COLUMNS}, s.expires_at AS s_expires_at, s.revoked_at AS s_revoked_at, s.last_seen_at AS s_last_seen_at
+       FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id_hash = ?`,
   );
-  // The ID token (personal claims) is kept only while it may still serve as the sign-out's hint.
-  const endSessionRow = db.prepare('UPDATE sessions SET revoked_at = ?, id_token = NULL WHERE id_hash = ?');
+  const touchSession = db.prepare('UPDATE sessions SET last_seen_at = ? WHERE id_hash = ?');
+  const insertSession = db.prepare('INSERT INTO sessions (id_hash, user_id, created_at, expires_at, last_seen_at, user_agent, id_token) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  // The ID token (personal claims) is kept only while it may still serve as the sign-out's hint. Conditional:
+  // of two sign-outs of one session at once, one ends it and writes the event.
+  const endSessionRow = db.prepare('UPDATE sessions SET revoked_at = ?, id_token = NULL WHERE id_hash = ? AND revoked_at IS NULL');
   /** A session as the public audit log names it: a keyed pseudonym of its hash, never its person. */
   const sessionSubject = (idHash: Buffer) => audit.subjectPseudonym('ses', idHash.toString('hex'));
 
@@ -227,151 +235,143 @@ function browserSessions(ctx: IdentityContext) {
      * refused (SignInRefused). Roles go by the account's own e-mail, the verified address it was opened or
      * linked with, not by what a later sign-in claims.
      */
-    signIn(claims: SignInClaims, meta: { userAgent?: string; idToken?: string } = {}): { user: User; sessionSecret: string } {
-      return db.transaction(() => {
+    signIn(claims: SignInClaims, meta: { userAgent?: string; idToken?: string } = {}): Promise<{ user: User; sessionSecret: string }> {
+      // Under the write lock from the start: finding or creating the account reads to decide (a new e-mail,
+      // a free handle), which two sign-ins of one new person on two instances must not both decide.
+      return db.transaction(async () => {
         const t = iso(now());
-        const user = accountFor(claims, t);
+        const user = await accountFor(claims, t);
         const sessionSecret = randomSecret('', 32);
         const idHash = hashSecret(sessionSecret);
         const expires = new Date(now().getTime() + opts.sessionTtlHours * 3_600_000);
         // The browser (for the account page's list) and the provider's ID token (the hint of its sign-out).
-        db.prepare('INSERT INTO sessions (id_hash, user_id, created_at, expires_at, last_seen_at, user_agent, id_token) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-          idHash, user.id, t, iso(expires), t, meta.userAgent?.slice(0, 512) || null, meta.idToken ?? null,
-        );
+        await insertSession.run(idHash, user.id, t, iso(expires), t, meta.userAgent?.slice(0, 512) || null, meta.idToken ?? null);
         // The public log names the session, not the person: a user id here would publish when they sign in.
-        audit.append({ kind: 'auth.sign_in', subjectType: 'session', subjectId: sessionSubject(idHash), actor: { userId: user.id }, data: { method: 'oidc' } });
+        await audit.append({ kind: 'auth.sign_in', subjectType: 'session', subjectId: sessionSubject(idHash), actor: { userId: user.id }, data: { method: 'oidc' } });
         return { user, sessionSecret };
-      }).immediate();
+      }, { lock: true });
     },
 
     /**
      * The live session behind a cookie value, if any: not signed out, within its lifetime, and used within
      * SESSION_IDLE_HOURS. Using it moves its last_seen_at on.
      */
-    resolveSession(secret: string): Principal | null {
+    async resolveSession(secret: string): Promise<Principal | null> {
       const idHash = hashSecret(secret);
-      const row = sessionByHash.get(idHash);
+      const row = await sessionByHash.get(idHash);
       const t = now();
-      if (!row || row.revoked_at || row.expires_at <= iso(t) || row.last_seen_at <= idleCutoff(t)) return null;
-      const user = userById(row.user_id);
-      if (!user) return null;
+      if (!row || row.s_revoked_at || row.s_expires_at <= iso(t) || row.s_last_seen_at <= idleCutoff(t)) return null;
+      const { s_expires_at: _e, s_revoked_at: _r, s_last_seen_at: lastSeen, ...user } = row;
       // Bookkeeping, not an event, and not a write per request: once a minute (sooner under a short idle limit).
-      if (t.getTime() - Date.parse(row.last_seen_at) > Math.min(60_000, idleMs / 4)) {
-        db.prepare('UPDATE sessions SET last_seen_at = ? WHERE id_hash = ?').run(iso(t), idHash);
-      }
+      if (t.getTime() - Date.parse(lastSeen) > Math.min(60_000, idleMs / 4)) await touchSession.run(iso(t), idHash);
       return { user, via: 'session', scopes: null, audience: null, credentialId: sessionIdOf(idHash) };
     },
 
     /** The person's live sessions, the most recently used first. */
-    listSessions(userId: string): SessionInfo[] {
-      return liveSessions(userId).map((r) => ({ id: sessionIdOf(r.id_hash), userAgent: r.user_agent, createdAt: r.created_at, lastSeenAt: r.last_seen_at, expiresAt: r.expires_at }));
+    async listSessions(userId: string): Promise<SessionInfo[]> {
+      return (await liveSessions(userId)).map((r) => ({ id: sessionIdOf(r.id_hash), userAgent: r.user_agent, createdAt: r.created_at, lastSeenAt: r.last_seen_at, expiresAt: r.expires_at }));
     },
 
     /** Ends one of the person's sessions by its public id (the account page); false when there is no such live session. */
-    endSession(userId: string, sessionId: string): boolean {
-      return db.transaction(() => {
-        const row = liveSessions(userId).find((r) => sessionIdOf(r.id_hash) === sessionId);
-        if (!row) return false;
-        endSessionRow.run(iso(now()), row.id_hash);
-        audit.append({ kind: 'auth.sign_out', subjectType: 'session', subjectId: sessionSubject(row.id_hash), actor: { userId }, data: { ended: 'from_account' } });
+    endSession(userId: string, sessionId: string): Promise<boolean> {
+      return db.transaction(async () => {
+        const row = (await liveSessions(userId)).find((r) => sessionIdOf(r.id_hash) === sessionId);
+        if (!row || (await endSessionRow.run(iso(now()), row.id_hash)).changes === 0) return false;
+        await audit.append({ kind: 'auth.sign_out', subjectType: 'session', subjectId: sessionSubject(row.id_hash), actor: { userId }, data: { ended: 'from_account' } });
         return true;
-      }).immediate();
+      });
     },
 
     /** Signs the person out everywhere: ends every session of theirs still open. Returns how many. */
-    endAllSessions(userId: string): number {
-      return db.transaction(() => {
-        const rows = liveSessions(userId);
+    endAllSessions(userId: string): Promise<number> {
+      return db.transaction(async () => {
+        const rows = await liveSessions(userId);
         const t = iso(now());
+        let ended = 0;
         for (const r of rows) {
-          endSessionRow.run(t, r.id_hash);
-          audit.append({ kind: 'auth.sign_out', subjectType: 'session', subjectId: sessionSubject(r.id_hash), actor: { userId }, data: { ended: 'everywhere' } });
+          if ((await endSessionRow.run(t, r.id_hash)).changes === 0) continue;
+          await audit.append({ kind: 'auth.sign_out', subjectType: 'session', subjectId: sessionSubject(r.id_hash), actor: { userId }, data: { ended: 'everywhere' } });
+          ended++;
         }
-        return rows.length;
-      }).immediate();
+        return ended;
+      });
     },
 
     /** The provider's ID token the session behind a cookie value was opened with, for its sign-out; null once it has ended. */
-    sessionIdToken(secret: string): string | null {
-      return db.prepare<[Buffer], string | null>('SELECT id_token FROM sessions WHERE id_hash = ?').pluck().get(hashSecret(secret)) ?? null;
+    async sessionIdToken(secret: string): Promise<string | null> {
+      return (await db.prepare<[Buffer], string | null>('SELECT id_token FROM sessions WHERE id_hash = ?').pluck().get(hashSecret(secret))) ?? null;
     },
 
     /** Ends a session (sign-out). */
-    revokeSession(secret: string, userId: string): void {
-      db.transaction(() => {
+    revokeSession(secret: string, userId: string): Promise<void> {
+      return db.transaction(async () => {
         const idHash = hashSecret(secret);
-        const r = db.prepare('UPDATE sessions SET revoked_at = ?, id_token = NULL WHERE id_hash = ? AND revoked_at IS NULL').run(iso(now()), idHash);
-        if (r.changes > 0) audit.append({ kind: 'auth.sign_out', subjectType: 'session', subjectId: sessionSubject(idHash), actor: { userId } });
-      }).immediate();
+        const r = await endSessionRow.run(iso(now()), idHash);
+        if (r.changes > 0) await audit.append({ kind: 'auth.sign_out', subjectType: 'session', subjectId: sessionSubject(idHash), actor: { userId } });
+      });
     },
   };
 }
 
 /** API keys, and the resolution of a bearer token: a key, or what a registered resolver (OAuth) recognises. */
-function apiKeys({ db, audit, opts, now, userById }: IdentityContext) {
+function apiKeys({ db, audit, opts, now }: IdentityContext) {
   const resolvers: BearerResolver[] = [];
+  const KEY_COLUMNS = 'id, name, hint, source, created_at, last_used_at, expires_at, revoked_at';
+  const insertKey = db.prepare<unknown[], ApiKeyRow>(
+    `INSERT INTO api_keys (id, user_id, name, secret_hash, hint, source, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${KEY_COLUMNS}`,
+  );
+  // The key and its user in one round trip: the lookup every request with an API key makes.
+  const keyBySecret = db.prepare<[Buffer], User & { k_id: string; k_expires_at: string | null; k_revoked_at: string | null; k_last_used_at: string | null }>(
+    `SELECT ${USER_COLUMNS}, k.id AS k_id, k.expires_at AS k_expires_at, k.revoked_at AS k_revoked_at, k.last_used_at AS k_last_used_at
+       FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.secret_hash = ?`,
+  );
+  const touchKey = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
   const keys = {
     /** Creates a key; the secret is returned once and only its hash is kept. */
     createApiKey(userId: string, input: { name: string; expiresAt: string | null; source?: 'account' | 'device' }, actor: 'user' | 'system' = 'user') {
-      return db.transaction(() => {
+      return db.transaction(async () => {
         const id = randomId('key');
         const secret = randomSecret(opts.keyPrefix, 32);
-        const t = iso(now());
         const hint = `${opts.keyPrefix}…${secret.slice(-4)}`;
-        db.prepare(
-          'INSERT INTO api_keys (id, user_id, name, secret_hash, hint, source, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        ).run(id, userId, input.name, hashSecret(secret), hint, input.source ?? 'account', t, input.expiresAt);
-        audit.append({
+        const key = await insertKey.get(id, userId, input.name, hashSecret(secret), hint, input.source ?? 'account', iso(now()), input.expiresAt);
+        await audit.append({
           kind: 'api_key.create',
           subjectType: 'api_key',
           subjectId: id,
           actor: actor === 'user' ? { userId } : 'system',
           data: { source: input.source ?? 'account', expires_at: input.expiresAt },
         });
-        return { key: keys.getApiKey(userId, id)!, secret };
-      }).immediate();
+        return { key: key!, secret };
+      });
     },
 
-    getApiKey(userId: string, keyId: string) {
-      return db
-        .prepare<[string, string], ApiKeyRow>('SELECT id, name, hint, source, created_at, last_used_at, expires_at, revoked_at FROM api_keys WHERE user_id = ? AND id = ?')
-        .get(userId, keyId);
+    getApiKey(userId: string, keyId: string): Promise<ApiKeyRow | undefined> {
+      return db.prepare<[string, string], ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE user_id = ? AND id = ?`).get(userId, keyId);
     },
 
-    listApiKeys(userId: string): ApiKeyRow[] {
-      return db
-        .prepare<[string], ApiKeyRow>(
-          'SELECT id, name, hint, source, created_at, last_used_at, expires_at, revoked_at FROM api_keys WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id',
-        )
-        .all(userId);
+    listApiKeys(userId: string): Promise<ApiKeyRow[]> {
+      return db.prepare<[string], ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE user_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, id`).all(userId);
     },
 
     /** Revokes a key of this user; false when there is no such live key. */
-    revokeApiKey(userId: string, keyId: string): boolean {
-      return db.transaction(() => {
-        const r = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE user_id = ? AND id = ? AND revoked_at IS NULL').run(iso(now()), userId, keyId);
+    revokeApiKey(userId: string, keyId: string): Promise<boolean> {
+      return db.transaction(async () => {
+        const r = await db.prepare('UPDATE api_keys SET revoked_at = ? WHERE user_id = ? AND id = ? AND revoked_at IS NULL').run(iso(now()), userId, keyId);
         if (r.changes === 0) return false;
-        audit.append({ kind: 'api_key.revoke', subjectType: 'api_key', subjectId: keyId, actor: { userId } });
+        await audit.append({ kind: 'api_key.revoke', subjectType: 'api_key', subjectId: keyId, actor: { userId } });
         return true;
-      }).immediate();
+      });
     },
 
-    resolveApiKey(secret: string): Principal | null {
+    async resolveApiKey(secret: string): Promise<Principal | null> {
       if (!secret.startsWith(opts.keyPrefix)) return null;
-      const row = db
-        .prepare<[Buffer], { id: string; user_id: string; expires_at: string | null; revoked_at: string | null; last_used_at: string | null }>(
-          'SELECT id, user_id, expires_at, revoked_at, last_used_at FROM api_keys WHERE secret_hash = ?',
-        )
-        .get(hashSecret(secret));
+      const row = await keyBySecret.get(hashSecret(secret));
       const t = now();
-      if (!row || row.revoked_at || (row.expires_at && row.expires_at <= iso(t))) return null;
-      const user = userById(row.user_id);
-      if (!user) return null;
+      if (!row || row.k_revoked_at || (row.k_expires_at && row.k_expires_at <= iso(t))) return null;
+      const { k_id: keyId, k_expires_at: _e, k_revoked_at: _r, k_last_used_at: lastUsed, ...user } = row;
       // last_used_at at minute precision: bookkeeping, not an event, and not a write per request.
-      if (!row.last_used_at || t.getTime() - Date.parse(row.last_used_at) > 60_000) {
-        db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(iso(t), row.id);
-      }
-      return { user, via: 'api_key', scopes: null, audience: null, credentialId: row.id };
+      if (!lastUsed || t.getTime() - Date.parse(lastUsed) > 60_000) await touchKey.run(iso(t), keyId);
+      return { user, via: 'api_key', scopes: null, audience: null, credentialId: keyId };
     },
 
     /** Other bearer token kinds (OAuth access tokens) register here. */
@@ -380,11 +380,11 @@ function apiKeys({ db, audit, opts, now, userById }: IdentityContext) {
     },
 
     /** A bearer token's principal: an API key, or whatever a registered resolver recognises. */
-    resolveBearer(token: string): Principal | null {
-      const viaKey = keys.resolveApiKey(token);
+    async resolveBearer(token: string): Promise<Principal | null> {
+      const viaKey = await keys.resolveApiKey(token);
       if (viaKey) return viaKey;
       for (const r of resolvers) {
-        const p = r(token);
+        const p = await r(token);
         if (p) return p;
       }
       return null;

@@ -1,6 +1,8 @@
 // Storage of the authorization server: clients, grants (one user's consent to one client, the family every
-// code and token hangs off), codes and tokens. Secrets are stored only as SHA-256 (api/auth/secrets.ts);
-// callers hash before they ask. Writes run inside the caller's transaction, next to its audit event.
+// code and token hangs off), codes and tokens. Secrets are stored only as SHA-256 (../secrets.ts); callers
+// hash before they ask. Writes run inside the caller's transaction, next to its audit event. The single-use
+// rules (a code exchanged once, a refresh token rotated once) are conditional updates whose answer the
+// caller checks: of two instances racing, one wins.
 import type { Db } from '../db/index.ts';
 
 export type AuthMethod = 'none' | 'client_secret_basic';
@@ -53,6 +55,16 @@ export interface TokenRow {
   grant_revoked_at: string | null;
 }
 
+/** An access token as the resource server checks it: live, with its grant's user and client. */
+export interface AccessTokenRow {
+  scope: string;
+  resource: string;
+  expires_at: string;
+  user_id: string;
+  client_id: string;
+  grant_id: string;
+}
+
 export interface ActiveClient {
   client_id: string;
   client_name: string;
@@ -79,72 +91,82 @@ export function oauthStore(db: Db) {
        FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id WHERE t.token_hash = ?`,
   );
 
+  const accessToken = db.prepare<[Buffer], AccessTokenRow>(
+    `SELECT t.scope, t.resource, t.expires_at, g.user_id, g.client_id, g.id AS grant_id
+       FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
+      WHERE t.token_hash = ? AND t.kind = 'access' AND t.revoked_at IS NULL AND g.revoked_at IS NULL`,
+  );
+
   return {
-    insertClient(c: Client): void {
-      db.prepare(
+    async insertClient(c: Client): Promise<void> {
+      await db.prepare(
         `INSERT INTO oauth_clients (client_id, secret_hash, client_name, redirect_uris, token_endpoint_auth_method, metadata, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
       ).run(c.client_id, c.secret_hash, c.client_name, JSON.stringify(c.redirect_uris), c.token_endpoint_auth_method, JSON.stringify(c.metadata), c.created_at);
     },
 
     /** Removes clients registered before `before` that no one ever granted anything; returns how many. */
-    purgeUnusedClients(before: string): number {
-      return db
+    async purgeUnusedClients(before: string): Promise<number> {
+      const r = await db
         .prepare('DELETE FROM oauth_clients WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)')
-        .run(before).changes;
+        .run(before);
+      return r.changes;
     },
 
-    getClient(clientId: string): Client | undefined {
-      const r = clientRow.get(clientId);
+    async getClient(clientId: string): Promise<Client | undefined> {
+      const r = await clientRow.get(clientId);
       return r && { ...r, redirect_uris: JSON.parse(r.redirect_uris) as string[], metadata: JSON.parse(r.metadata) as Client['metadata'] };
     },
 
-    insertGrant(g: Omit<Grant, 'revoked_at' | 'revoked_reason'>): void {
-      db.prepare('INSERT INTO oauth_grants (id, user_id, client_id, scope, resource, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+    async insertGrant(g: Omit<Grant, 'revoked_at' | 'revoked_reason'>): Promise<void> {
+      await db.prepare('INSERT INTO oauth_grants (id, user_id, client_id, scope, resource, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
         g.id, g.user_id, g.client_id, g.scope, g.resource, g.created_at,
       );
     },
 
-    getGrant: (id: string): Grant | undefined => grantRow.get(id),
+    getGrant: (id: string): Promise<Grant | undefined> => grantRow.get(id),
 
-    insertCode(hash: Buffer, c: Omit<CodeRow, 'used_at'>, createdAt: string): void {
-      db.prepare(
+    async insertCode(hash: Buffer, c: Omit<CodeRow, 'used_at'>, createdAt: string): Promise<void> {
+      await db.prepare(
         `INSERT INTO oauth_codes (code_hash, grant_id, client_id, redirect_uri, redirect_uri_given, code_challenge, scope, resource, created_at, expires_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(hash, c.grant_id, c.client_id, c.redirect_uri, c.redirect_uri_given, c.code_challenge, c.scope, c.resource, createdAt, c.expires_at);
     },
 
-    getCode: (hash: Buffer): CodeRow | undefined => codeRow.get(hash),
+    getCode: (hash: Buffer): Promise<CodeRow | undefined> => codeRow.get(hash),
 
     /** Consumes a code; false when it was already used (a concurrent exchange won). */
-    useCode: (hash: Buffer, at: string): boolean =>
-      db.prepare('UPDATE oauth_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL').run(at, hash).changes === 1,
+    useCode: async (hash: Buffer, at: string): Promise<boolean> =>
+      (await db.prepare('UPDATE oauth_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL').run(at, hash)).changes === 1,
 
-    insertToken(hash: Buffer, t: { grant_id: string; kind: 'access' | 'refresh'; scope: string; resource: string; expires_at: string }, createdAt: string): void {
-      db.prepare('INSERT INTO oauth_tokens (token_hash, grant_id, kind, scope, resource, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+    async insertToken(hash: Buffer, t: { grant_id: string; kind: 'access' | 'refresh'; scope: string; resource: string; expires_at: string }, createdAt: string): Promise<void> {
+      await db.prepare('INSERT INTO oauth_tokens (token_hash, grant_id, kind, scope, resource, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
         hash, t.grant_id, t.kind, t.scope, t.resource, createdAt, t.expires_at,
       );
     },
 
-    getToken: (hash: Buffer): TokenRow | undefined => tokenRow.get(hash),
+    getToken: (hash: Buffer): Promise<TokenRow | undefined> => tokenRow.get(hash),
 
-    /** Marks a refresh token rotated; false when it already was. */
-    useToken: (hash: Buffer, at: string): boolean =>
-      db.prepare('UPDATE oauth_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL').run(at, hash).changes === 1,
+    /** A live access token (unrevoked, of an unrevoked grant), whatever its expiry and resource. */
+    getAccessToken: (hash: Buffer): Promise<AccessTokenRow | undefined> => accessToken.get(hash),
 
-    revokeToken: (hash: Buffer, at: string): boolean =>
-      db.prepare('UPDATE oauth_tokens SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL').run(at, hash).changes === 1,
+    /** Marks a refresh token rotated; false when it already was (a concurrent rotation won). */
+    useToken: async (hash: Buffer, at: string): Promise<boolean> =>
+      (await db.prepare('UPDATE oauth_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL').run(at, hash)).changes === 1,
+
+    revokeToken: async (hash: Buffer, at: string): Promise<boolean> =>
+      (await db.prepare('UPDATE oauth_tokens SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL').run(at, hash)).changes === 1,
 
     /** Revokes a grant and everything issued under it; false when it was already revoked. */
-    revokeGrant(grantId: string, reason: string, at: string): boolean {
-      const r = db.prepare('UPDATE oauth_grants SET revoked_at = ?, revoked_reason = ? WHERE id = ? AND revoked_at IS NULL').run(at, reason, grantId);
-      db.prepare('UPDATE oauth_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL').run(at, grantId);
-      db.prepare('UPDATE oauth_codes SET used_at = ? WHERE grant_id = ? AND used_at IS NULL').run(at, grantId);
+    async revokeGrant(grantId: string, reason: string, at: string): Promise<boolean> {
+      const r = await db.prepare('UPDATE oauth_grants SET revoked_at = ?, revoked_reason = ? WHERE id = ? AND revoked_at IS NULL').run(at, reason, grantId);
+      await db.prepare('UPDATE oauth_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL').run(at, grantId);
+      await db.prepare('UPDATE oauth_codes SET used_at = ? WHERE grant_id = ? AND used_at IS NULL').run(at, grantId);
       return r.changes === 1;
     },
 
     /** Clients holding live credentials of this user, one row per client. */
-    activeClients(userId: string, now: string): ActiveClient[] {
+    activeClients(userId: string, now: string): Promise<ActiveClient[]> {
       return db
         .prepare<{ user: string; now: string }, ActiveClient>(
           `SELECT c.client_id, c.client_name, c.metadata, group_concat(g.scope, ' ') AS scopes, MIN(g.created_at) AS authorized_at,
@@ -158,8 +180,8 @@ export function oauthStore(db: Db) {
     },
 
     /** This user's unrevoked grants for a client, and whether any of them is live. */
-    grantsOf(userId: string, clientId: string, now: string): { ids: string[]; live: boolean } {
-      const rows = db
+    async grantsOf(userId: string, clientId: string, now: string): Promise<{ ids: string[]; live: boolean }> {
+      const rows = await db
         .prepare<{ user: string; client: string; now: string }, { id: string; live: number }>(
           `SELECT g.id, ${LIVE} AS live FROM oauth_grants g WHERE g.user_id = @user AND g.client_id = @client AND g.revoked_at IS NULL`,
         )
