@@ -14,7 +14,7 @@ import { registerOidcRoutes } from './auth/oidc.ts';
 import { registerDeviceRoutes } from './device/index.ts';
 import { registerOAuthRoutes } from './oauth/index.ts';
 import { registerMcp } from './mcp/index.ts';
-import { createNotifications } from './notifications/index.ts';
+import { createNotifications } from '../src/lib/data/notifications/index.ts';
 import { registerNotificationRoutes } from './notifications/routes.ts';
 import { RateLimiter } from './rate-limit/index.ts';
 import { trustProxies } from './rate-limit/client-address.ts';

@@ -11,8 +11,9 @@ import { principal, requireRole, requireScope, requireUser, requireWriter } from
 import { enforceRate } from '../rate-limit/index.ts';
 import { CREATED_HEADERS, ETAG_HEADER, IF_MATCH_DESCRIPTION } from '../validation/if-match.ts';
 import type { CommunityDeps } from '../deps.ts';
-import { ENTITY_TYPES, entityExists } from './entities.ts';
-import { REACTION_KINDS, type ReactionKind } from './store.ts';
+import { ENTITY_TYPES } from '../../src/lib/data/comments/entities.ts';
+import { REACTION_KINDS, type ReactionKind } from '../../src/lib/data/comments/store.ts';
+import { entityExists } from './entities.ts';
 import { COMMENT_IDS, commentRouteKit, isModerator, noStore, type CommentRouteKit } from './kit.ts';
 
 export const COMMENT_MAX = 10_000;
@@ -68,7 +69,7 @@ export function registerCommentRoutes(app: OpenAPIHono, deps: CommunityDeps) {
 
 /** The comments on an item, and a new comment or reply. */
 function registerCommentListRoutes(app: OpenAPIHono, k: CommentRouteKit) {
-  const { deps, db, store, out, one, created, create } = k;
+  const { deps, db, store, out, fresh, created, create } = k;
   addRoute(
     app,
     createRoute({
@@ -87,14 +88,14 @@ function registerCommentListRoutes(app: OpenAPIHono, k: CommentRouteKit) {
       },
       responses: { 200: json(CommentList, 'Comments'), ...E },
     }),
-    (c, { query }) => {
+    async (c, { query }) => {
       if (query.include_hidden && !isModerator(c)) throw new ApiError(403, 'Only moderators see hidden comments');
       const p = principal(c);
-      if (!entityExists(db, deps.content(), query.entity_type, query.entity_id, { userId: p?.user.id ?? null, isModerator: isModerator(c) })) {
+      if (!(await entityExists(db, deps.content(), query.entity_type, query.entity_id, { userId: p?.user.id ?? null, isModerator: isModerator(c) }))) {
         throw new ApiError(404, `No ${query.entity_type} with id ${query.entity_id}`);
       }
-      const { total, rows } = store.list(query.entity_type, query.entity_id, { includeHidden: query.include_hidden, limit: query.limit, offset: query.offset });
-      return c.json({ total, limit: query.limit, offset: query.offset, items: out(rows) }, 200, noStore);
+      const { total, rows } = await store.list(query.entity_type, query.entity_id, { includeHidden: query.include_hidden, limit: query.limit, offset: query.offset });
+      return c.json({ total, limit: query.limit, offset: query.offset, items: await out(rows) }, 200, noStore);
     },
   );
 
@@ -108,9 +109,9 @@ function registerCommentListRoutes(app: OpenAPIHono, k: CommentRouteKit) {
       request: { body: { content: { 'application/json': { schema: CommentCreate } }, required: true } },
       responses: { 201: { ...json(CommentOut, 'Created'), headers: CREATED_HEADERS }, ...E },
     }),
-    (c, { body }) => {
-      const p = requireWriter(c, deps.writeLimiter);
-      const o = one(create(c, body, p.user.id));
+    async (c, { body }) => {
+      const p = await requireWriter(c, deps.writeLimiter);
+      const o = fresh(await create(c, body, p.user));
       return c.json(o, 201, created(o));
     },
   );
@@ -119,7 +120,7 @@ function registerCommentListRoutes(app: OpenAPIHono, k: CommentRouteKit) {
 
 /** GET /api/comments/create: creation for sandboxes that cannot POST, bearer token only, idempotent by key. */
 function registerCommentGetCreateRoute(app: OpenAPIHono, k: CommentRouteKit) {
-  const { deps, store, one, versioned, created, create } = k;
+  const { deps, store, one, fresh, versioned, created, create } = k;
   addRoute(
     app,
     createRoute({
@@ -143,21 +144,21 @@ function registerCommentGetCreateRoute(app: OpenAPIHono, k: CommentRouteKit) {
         ...E,
       },
     }),
-    (c, { query }) => {
+    async (c, { query }) => {
       const p = requireUser(c);
       requireScope(c, 'write'); // a GET that writes: an OAuth token needs `write`, as for POST
       // A GET that writes must not ride on a browser cookie: a link or an image could trigger it.
       if (p.via === 'session') throw new ApiError(401, 'GET /api/comments/create needs an Authorization: Bearer header', { 'WWW-Authenticate': 'Bearer' });
       const { idempotency_key: key, ...input } = query;
       const requestHash = createHash('sha256').update(JSON.stringify([input.entity_type, input.entity_id, input.parent_id ?? null, input.body])).digest('hex');
-      const seen = store.idempotent(p.user.id, key);
+      const seen = await store.idempotent(p.user.id, key);
       if (seen) {
         if (seen.request_hash !== requestHash) throw new ApiError(409, 'This idempotency_key was already used for a different comment');
-        const first = one(store.get(seen.comment_id)!);
+        const first = await one((await store.get(seen.comment_id))!);
         return c.json(first, 200, { ...versioned(first), 'Content-Location': created(first).Location, 'Idempotent-Replayed': 'true' });
       }
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
-      const o = one(create(c, input, p.user.id, (r) => store.rememberIdempotent(p.user.id, key, requestHash, r.id)));
+      await enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      const o = fresh(await create(c, input, p.user, (r) => store.rememberIdempotent(p.user.id, key, requestHash, r.id)));
       return c.json(o, 201, created(o));
     },
   );
@@ -177,8 +178,8 @@ function registerOneCommentRoutes(app: OpenAPIHono, k: CommentRouteKit) {
       request: { params: idParams },
       responses: { 200: { ...json(CommentOut, 'Comment'), headers: ETAG_HEADER }, ...E },
     }),
-    (c, { params }) => {
-      const o = one(visible(c, params.comment_id));
+    async (c, { params }) => {
+      const o = await one(await visible(c, params.comment_id));
       return c.json(o, 200, versioned(o));
     },
   );
@@ -193,15 +194,15 @@ function registerOneCommentRoutes(app: OpenAPIHono, k: CommentRouteKit) {
       request: { params: idParams, headers: ifMatchHeader, body: { content: { 'application/json': { schema: CommentUpdate } }, required: true } },
       responses: { 200: { ...json(CommentOut, 'Edited'), headers: ETAG_HEADER }, 412: { ...json(Stale, 'Changed since the If-Match version: nothing written; here is the current one'), headers: ETAG_HEADER }, ...E },
     }),
-    (c, { params, body }) => {
+    async (c, { params, body }) => {
       const p = requireUser(c);
-      const row = visible(c, params.comment_id);
+      const row = await visible(c, params.comment_id);
       if (row.deleted_at) throw new ApiError(404, 'Comment not found', {}, COMMENT_IDS);
       if (row.author_id !== p.user.id) throw new ApiError(403, 'Only the author can edit a comment');
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
-      const r = conditionally(c, row.id, 'make your change to current.body', () => store.edit(row.id, body.body, p.user.id));
+      await enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      const r = await conditionally(c, row.id, 'make your change to current.body', () => store.edit(row.id, body.body, p.user.id));
       if ('stale' in r) return r.stale;
-      const o = one(r.ok);
+      const o = await one(r.ok);
       return c.json(o, 200, versioned(o));
     },
   );
@@ -216,14 +217,14 @@ function registerOneCommentRoutes(app: OpenAPIHono, k: CommentRouteKit) {
       request: { params: idParams, headers: ifMatchHeader },
       responses: { 204: { description: 'Deleted' }, 412: { ...json(Stale, 'Changed since the If-Match version: nothing deleted; here is the current one'), headers: ETAG_HEADER }, ...E },
     }),
-    (c, { params }) => {
+    async (c, { params }) => {
       const p = requireUser(c);
-      const row = visible(c, params.comment_id);
+      const row = await visible(c, params.comment_id);
       if (row.deleted_at) throw new ApiError(404, 'Comment not found', {}, COMMENT_IDS);
       const mod = isModerator(c);
       if (row.author_id !== p.user.id && !mod) throw new ApiError(403, 'Only the author or a moderator can delete a comment');
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
-      const r = conditionally(c, row.id, 'read it and decide whether to delete it', () => store.remove(row.id, p.user.id, row.author_id !== p.user.id));
+      await enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      const r = await conditionally(c, row.id, 'read it and decide whether to delete it', () => store.remove(row.id, p.user.id, row.author_id !== p.user.id));
       if ('stale' in r) return r.stale;
       return c.body(null, 204);
     },
@@ -245,10 +246,10 @@ function registerCommentModerationRoutes(app: OpenAPIHono, k: CommentRouteKit) {
         request: { params: idParams },
         responses: { 200: { ...json(CommentOut, 'Done'), headers: ETAG_HEADER }, ...E },
       }),
-      (c, { params }) => {
+      async (c, { params }) => {
         const p = requireRole(c, 'moderator');
-        const row = visible(c, params.comment_id);
-        const o = one(store.setHidden(row.id, action === 'hide', p.user.id));
+        const row = await visible(c, params.comment_id);
+        const o = await one(await store.setHidden(row.id, action === 'hide', p.user.id));
         return c.json(o, 200, versioned(o));
       },
     );
@@ -259,7 +260,10 @@ function registerCommentModerationRoutes(app: OpenAPIHono, k: CommentRouteKit) {
 /** Reactions to a comment, one per kind per person. */
 function registerReactionRoutes(app: OpenAPIHono, k: CommentRouteKit) {
   const { deps, store, visible } = k;
-  const reactionOut = (commentId: string, userId: string) => ({ comment_id: commentId, counts: store.reactionCounts([commentId]).get(commentId)!, mine: store.myReactions(commentId, userId) });
+  const reactionOut = async (commentId: string, userId: string) => {
+    const [counts, mine] = await Promise.all([store.reactionCounts([commentId]), store.myReactions(commentId, userId)]);
+    return { comment_id: commentId, counts: counts.get(commentId)!, mine };
+  };
   addRoute(
     app,
     createRoute({
@@ -270,13 +274,13 @@ function registerReactionRoutes(app: OpenAPIHono, k: CommentRouteKit) {
       request: { params: idParams, body: { content: { 'application/json': { schema: ReactionCreate } }, required: true } },
       responses: { 200: json(ReactionOut, 'Counts after the reaction'), ...E },
     }),
-    (c, { params, body }) => {
+    async (c, { params, body }) => {
       const p = requireUser(c);
-      const row = visible(c, params.comment_id);
+      const row = await visible(c, params.comment_id);
       if (row.deleted_at) throw new ApiError(404, 'Comment not found', {}, COMMENT_IDS);
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
-      store.react(row.id, p.user.id, body.kind);
-      return c.json(reactionOut(row.id, p.user.id), 200, noStore);
+      await enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      await store.react(row.id, p.user.id, body.kind);
+      return c.json(await reactionOut(row.id, p.user.id), 200, noStore);
     },
   );
   addRoute(
@@ -289,12 +293,12 @@ function registerReactionRoutes(app: OpenAPIHono, k: CommentRouteKit) {
       request: { params: z.object({ comment_id: z.string().max(100), kind: z.enum(REACTION_KINDS) }) },
       responses: { 200: json(ReactionOut, 'Counts after'), ...E },
     }),
-    (c, { params }) => {
+    async (c, { params }) => {
       const p = requireUser(c);
-      const row = visible(c, params.comment_id);
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
-      store.unreact(row.id, p.user.id, params.kind as ReactionKind);
-      return c.json(reactionOut(row.id, p.user.id), 200, noStore);
+      const row = await visible(c, params.comment_id);
+      await enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      await store.unreact(row.id, p.user.id, params.kind as ReactionKind);
+      return c.json(await reactionOut(row.id, p.user.id), 200, noStore);
     },
   );
 }

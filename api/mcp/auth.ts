@@ -33,7 +33,7 @@ export function challenge(status: 401 | 403, opts: McpAuthOptions, scope: string
 }
 
 /** The caller's token as the MCP SDK's AuthInfo, null for an anonymous caller, or the 401 to send instead. */
-export function authenticateMcp(c: Context, opts: McpAuthOptions): AuthInfo | null | Response {
+export async function authenticateMcp(c: Context, opts: McpAuthOptions): Promise<AuthInfo | null | Response> {
   const header = c.req.header('authorization');
   if (header === undefined) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -42,7 +42,7 @@ export function authenticateMcp(c: Context, opts: McpAuthOptions): AuthInfo | nu
   if (token.startsWith(opts.keyPrefix)) {
     return challenge(401, opts, 'read', 'invalid_token', 'API keys are not accepted here: get an OAuth access token for this resource (the device flow gives one when asked with resource), or call without a token to read');
   }
-  const info = opts.verify(token);
+  const info = await opts.verify(token);
   if (!info) return challenge(401, opts, 'read', 'invalid_token', 'The access token is unknown, expired, revoked, or for another resource');
   return {
     token,

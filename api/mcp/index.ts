@@ -126,7 +126,7 @@ async function handleMcp(
       403,
     );
   }
-  const authInfo = authenticateMcp(c, auth);
+  const authInfo = await authenticateMcp(c, auth);
   if (authInfo instanceof Response) return authInfo;
   if (c.req.method !== 'POST') {
     // Stateless: no server-initiated stream (GET) and no session to end (DELETE).

@@ -1,13 +1,13 @@
 // The moderators' view across items: GET /api/moderation/comments lists hidden comments wherever they
 // are (GET /api/comments needs one item), newest decision first, for the moderation queue.
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { Db } from '../db/index.ts';
-import type { Identity } from '../auth/identity.ts';
+import type { Db } from '../../src/lib/data/db/index.ts';
+import type { Identity } from '../../src/lib/data/identity/index.ts';
 import { requireRole } from '../auth/middleware.ts';
 import { addRoute } from '../validation/route.ts';
 import { limitParam, offsetParam } from '../validation/index.ts';
 import { ErrorDetail, HTTPValidationError } from '../openapi/schemas.ts';
-import { ENTITY_TYPES, entityLink, type EntityType } from '../comments/entities.ts';
+import { ENTITY_TYPES, entityLink, type EntityType } from '../../src/lib/data/comments/entities.ts';
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 const Person = z.object({ id: z.string(), display_name: z.string(), handle: z.string() }).nullable();
@@ -42,8 +42,8 @@ interface Row {
 }
 
 export function registerModerationRoutes(app: OpenAPIHono, deps: { db: Db; identity: Identity }): void {
-  const person = (id: string | null) => {
-    const u = id ? deps.identity.getUser(id) : undefined;
+  const person = async (id: string | null) => {
+    const u = id ? await deps.identity.getUser(id) : undefined;
     return u ? { id: u.id, display_name: u.display_name, handle: u.handle } : null;
   };
   addRoute(
@@ -61,25 +61,30 @@ export function registerModerationRoutes(app: OpenAPIHono, deps: { db: Db; ident
         422: json(HTTPValidationError, 'Validation error'),
       },
     }),
-    (c, { query }) => {
+    async (c, { query }) => {
       requireRole(c, 'moderator');
       const where = 'hidden = 1 AND deleted_at IS NULL';
-      const total = deps.db.prepare(`SELECT COUNT(*) FROM comments WHERE ${where}`).pluck().get() as number;
-      const rows = deps.db
-        .prepare(`SELECT id, entity_type, entity_id, parent_id, author_id, hidden_by, body, created_at, updated_at FROM comments WHERE ${where} ORDER BY updated_at DESC, id LIMIT ? OFFSET ?`)
-        .all(query.limit, query.offset) as Row[];
-      const items = rows.map((r) => ({
+      const [total, rows] = await Promise.all([
+        deps.db.prepare<[], number>(`SELECT COUNT(*) FROM comments WHERE ${where}`).pluck().get(),
+        deps.db
+          .prepare<[number, number], Row>(`SELECT id, entity_type, entity_id, parent_id, author_id, hidden_by, body, created_at, updated_at FROM comments WHERE ${where} ORDER BY updated_at DESC, id LIMIT ? OFFSET ?`)
+          .all(query.limit, query.offset),
+      ]);
+      // Each person looked up once per page, however many of its comments they wrote or hid.
+      const people = new Map<string, ReturnType<typeof person>>();
+      const once = (id: string | null) => (id === null ? null : people.get(id) ?? people.set(id, person(id)).get(id)!);
+      const items = await Promise.all(rows.map(async (r) => ({
         comment_id: r.id,
         entity_type: r.entity_type,
         entity_id: r.entity_id,
         entity_url: entityLink(r.entity_type, r.entity_id).replace(/^\/api\/posts\//, '/posts/'),
         parent_id: r.parent_id,
-        author: person(r.author_id),
-        hidden_by: person(r.hidden_by),
+        author: await once(r.author_id),
+        hidden_by: await once(r.hidden_by),
         body: r.body,
         created_at: r.created_at,
         updated_at: r.updated_at,
-      }));
+      })));
       return c.json({ total, limit: query.limit, offset: query.offset, items }, 200, { 'Cache-Control': 'no-store' });
     },
   );

@@ -6,7 +6,7 @@ import { limitParam, offsetParam, queryBool } from '../validation/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
 import { requireUser } from '../auth/middleware.ts';
-import type { Notifications } from './index.ts';
+import type { Notifications } from '../../src/lib/data/notifications/index.ts';
 
 const NotificationOut = z
   .object({
@@ -50,9 +50,9 @@ export function registerNotificationRoutes(app: OpenAPIHono, notifications: Noti
       },
       responses: { 200: json(NotificationList, 'Notifications'), ...errors },
     }),
-    (c, { query }) => {
+    async (c, { query }) => {
       const p = requireUser(c);
-      const page = notifications.list(p.user.id, { filter: query.filter || 'all', includeDismissed: query.include_dismissed, limit: query.limit, offset: query.offset });
+      const page = await notifications.list(p.user.id, { filter: query.filter || 'all', includeDismissed: query.include_dismissed, limit: query.limit, offset: query.offset });
       return c.json(
         { ...page, items: page.items.map(({ read_at, dismissed_at, ...n }) => ({ ...n, read: read_at !== null, dismissed: dismissed_at !== null })) },
         200,
@@ -63,12 +63,12 @@ export function registerNotificationRoutes(app: OpenAPIHono, notifications: Noti
   addRoute(
     app,
     createRoute({ method: 'get', path: '/api/notifications/unread', tags: ['notifications'], summary: 'How many unread notifications you have', responses: { 200: json(UnreadOut, 'Count'), ...errors } }),
-    (c) => c.json({ unread: notifications.unread(requireUser(c).user.id) }, 200, noStore),
+    async (c) => c.json({ unread: await notifications.unread(requireUser(c).user.id) }, 200, noStore),
   );
   addRoute(
     app,
     createRoute({ method: 'post', path: '/api/notifications/mark-all-read', tags: ['notifications'], summary: 'Mark every notification read', responses: { 200: json(z.object({ marked: z.number().int() }), 'Done'), ...errors } }),
-    (c) => c.json({ marked: notifications.markAllRead(requireUser(c).user.id) }, 200, noStore),
+    async (c) => c.json({ marked: await notifications.markAllRead(requireUser(c).user.id) }, 200, noStore),
   );
   addRoute(
     app,
@@ -80,8 +80,8 @@ export function registerNotificationRoutes(app: OpenAPIHono, notifications: Noti
       request: { params: idParam },
       responses: { 200: json(z.object({ id: z.string(), read: z.boolean() }), 'Done'), 404: json(ErrorDetail, 'Not yours or unknown'), ...errors },
     }),
-    (c, { params }) => {
-      if (!notifications.markRead(requireUser(c).user.id, params.notification_id)) throw new ApiError(404, 'Notification not found');
+    async (c, { params }) => {
+      if (!(await notifications.markRead(requireUser(c).user.id, params.notification_id))) throw new ApiError(404, 'Notification not found');
       return c.json({ id: params.notification_id, read: true }, 200, noStore);
     },
   );
@@ -95,8 +95,8 @@ export function registerNotificationRoutes(app: OpenAPIHono, notifications: Noti
       request: { params: idParam },
       responses: { 204: { description: 'Dismissed' }, 404: json(ErrorDetail, 'Not yours or unknown'), ...errors },
     }),
-    (c, { params }) => {
-      if (!notifications.dismiss(requireUser(c).user.id, params.notification_id)) throw new ApiError(404, 'Notification not found');
+    async (c, { params }) => {
+      if (!(await notifications.dismiss(requireUser(c).user.id, params.notification_id))) throw new ApiError(404, 'Notification not found');
       return c.body(null, 204);
     },
   );

@@ -7,9 +7,9 @@ import { actsAs, principal, requireUser } from '../auth/middleware.ts';
 import { enforceRate } from '../rate-limit/index.ts';
 import { ifMatchHolds, staleHint } from '../validation/if-match.ts';
 import { publicUser } from '../auth/routes.ts';
-import { canSeePost } from '../comments/entities.ts';
+import { canSeePost } from '../../src/lib/data/comments/entities.ts';
 import type { CommunityDeps } from '../deps.ts';
-import { createPostStore, type EssayRevision, type PostRow, type PostStore } from './store.ts';
+import { createPostStore, type EssayRevision, type PostRow, type PostStore } from '../../src/lib/data/posts/store.ts';
 
 /** Hooks for what else must know when a post becomes public or stops being so (the search live index). */
 export interface PostListener {
@@ -47,21 +47,25 @@ export function postRouteKit(deps: PostRouteDeps) {
    * Runs `write` in one transaction with the If-Match check (RFC 9110 §13.1.1) against the post as it is
    * then; a stale If-Match writes nothing and answers 412 with the current post and its ETag.
    */
-  function conditionally<T>(c: Context, postId: string, change: string, write: () => T): { ok: T } | { stale: Response } {
+  async function conditionally<T>(c: Context, postId: string, change: string, write: () => Promise<T>): Promise<{ ok: T } | { stale: Response }> {
     const ifMatch = c.req.header('if-match');
-    const stored = () => {
-      const row = store.get(postId);
+    const stored = async () => {
+      const row = await store.get(postId);
       if (!row) throw new ApiError(404, 'Post not found');
       return row;
     };
-    const result = db.transaction(() => (ifMatchHolds(ifMatch, postEtag(stored(), store.essay(postId)?.revision ?? 0)) ? { ok: write() } : null)).immediate();
+    // Under the write lock from the start: the check and the write it allows are one step for every instance.
+    const result = await db.transaction(
+      async () => (ifMatchHolds(ifMatch, postEtag(await stored(), (await store.essay(postId))?.revision ?? 0)) ? { ok: await write() } : null),
+      { lock: true },
+    );
     if (result) return result;
-    const current = out(stored());
+    const current = await out(await stored());
     const body = { detail: 'The post changed since you read it: nothing was written', hint: staleHint(change, current.etag), current };
     return { stale: c.json(body, 412, versioned(current)) };
   }
-  const announce = (post: PostRow) => {
-    if (post.status === 'published') listener?.published(post, store.essay(post.id)?.body ?? '');
+  const announce = async (post: PostRow) => {
+    if (post.status === 'published') listener?.published(post, (await store.essay(post.id))?.body ?? '');
   };
   return { deps, identity, store, listener, autoPublish, ...views, ...postAccess(deps, store), conditionally, announce };
 }
@@ -70,8 +74,9 @@ export type PostRouteKit = ReturnType<typeof postRouteKit>;
 /** The JSON of a post and of its essay, and the headers that carry their versions. */
 function postViews(deps: PostRouteDeps, store: PostStore) {
   const { identity } = deps;
-  const out = (p: PostRow) => {
-    const revision = store.essay(p.id)?.revision ?? 0;
+  const out = async (p: PostRow) => {
+    const [essay, author, coAdmins, votes] = await Promise.all([store.essay(p.id), identity.getUser(p.author_id), store.coAdmins(p.id), store.votes(p.id)]);
+    const revision = essay?.revision ?? 0;
     return {
       post_id: p.id,
       slug: p.slug,
@@ -80,9 +85,9 @@ function postViews(deps: PostRouteDeps, store: PostStore) {
       tags: JSON.parse(p.tags) as string[],
       lang: p.lang,
       status: p.status,
-      author: publicUser(identity.getUser(p.author_id)!),
-      co_admins: store.coAdmins(p.id),
-      votes: store.votes(p.id),
+      author: publicUser(author!),
+      co_admins: coAdmins,
+      votes,
       essay_revision: revision,
       essay_etag: etagOf(p.id, revision),
       etag: postEtag(p, revision),
@@ -114,24 +119,24 @@ function postAccess(deps: PostRouteDeps, store: PostStore) {
   // Moderator powers over posts (reading others' drafts) need the moderate scope on OAuth tokens, as everywhere.
   const isMod = (c: Context) => actsAs(principal(c), 'moderator');
   /** The post if the caller may see it; 404 otherwise (drafts do not leak their existence). */
-  function visible(c: Context, idOrSlug: string): PostRow {
-    const post = store.find(idOrSlug);
-    if (!post || !canSeePost(db, post, principal(c)?.user.id ?? null, isMod(c))) throw new ApiError(404, 'Post not found');
+  async function visible(c: Context, idOrSlug: string): Promise<PostRow> {
+    const post = await store.find(idOrSlug);
+    if (!post || !(await canSeePost(db, post, principal(c)?.user.id ?? null, isMod(c)))) throw new ApiError(404, 'Post not found');
     return post;
   }
   /** The post if the caller is its author or a co-admin. */
-  function editable(c: Context, postId: string): { post: PostRow; userId: string } {
+  async function editable(c: Context, postId: string): Promise<{ post: PostRow; userId: string }> {
     const p = requireUser(c);
-    const post = visible(c, postId);
-    if (post.author_id !== p.user.id && !store.isCoAdmin(post.id, p.user.id)) throw new ApiError(403, 'Only the author and co-admins can change this post');
-    enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+    const post = await visible(c, postId);
+    if (post.author_id !== p.user.id && !(await store.isCoAdmin(post.id, p.user.id))) throw new ApiError(403, 'Only the author and co-admins can change this post');
+    await enforceRate(deps.writeLimiter, `user:${p.user.id}`);
     return { post, userId: p.user.id };
   }
-  function authorOnly(c: Context, postId: string): { post: PostRow; userId: string } {
+  async function authorOnly(c: Context, postId: string): Promise<{ post: PostRow; userId: string }> {
     const p = requireUser(c);
-    const post = visible(c, postId);
+    const post = await visible(c, postId);
     if (post.author_id !== p.user.id) throw new ApiError(403, 'Only the author can do this');
-    enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+    await enforceRate(deps.writeLimiter, `user:${p.user.id}`);
     return { post, userId: p.user.id };
   }
   return { visible, editable, authorOnly };

@@ -11,7 +11,7 @@ import { principal, requireRole, requireUser, requireWriter } from '../auth/midd
 import { enforceRate } from '../rate-limit/index.ts';
 import { CREATED_HEADERS, ETAG_HEADER, ifMatchHolds } from '../validation/if-match.ts';
 import { publicUser } from '../auth/routes.ts';
-import type { PostRow } from './store.ts';
+import type { PostRow } from '../../src/lib/data/posts/store.ts';
 import { etagOf, noStore, postRouteKit, type PostRouteDeps, type PostRouteKit } from './kit.ts';
 import { AdminsOut, EssayOut, EssayPutBody, GrantCoAdminBody, ifMatchHeader, PostCreate, PostList, PostOut, PostUpdate, postIdOrSlugParam, postIdParam, ReviewBody, Stale, VoteOut } from './schemas.ts';
 
@@ -53,9 +53,9 @@ function registerPostReadWriteRoutes(app: OpenAPIHono, k: PostRouteKit) {
       },
       responses: { 200: json(PostList, 'Posts'), 422: E[422] },
     }),
-    (c, { query }) => {
-      const { total, rows } = store.listPublished(query);
-      return c.json({ total, limit: query.limit, offset: query.offset, items: rows.map(out) }, 200, { 'Cache-Control': 'public, max-age=30' });
+    async (c, { query }) => {
+      const { total, rows } = await store.listPublished(query);
+      return c.json({ total, limit: query.limit, offset: query.offset, items: await Promise.all(rows.map(out)) }, 200, { 'Cache-Control': 'public, max-age=30' });
     },
   );
 
@@ -69,9 +69,9 @@ function registerPostReadWriteRoutes(app: OpenAPIHono, k: PostRouteKit) {
       request: { body: { content: { 'application/json': { schema: PostCreate } }, required: true } },
       responses: { 201: { ...json(PostOut, 'Created'), headers: CREATED_HEADERS }, ...E },
     }),
-    (c, { body }) => {
-      const p = requireWriter(c, deps.writeLimiter);
-      const o = out(store.create({ authorId: p.user.id, ...body }));
+    async (c, { body }) => {
+      const p = await requireWriter(c, deps.writeLimiter);
+      const o = await out(await store.create({ authorId: p.user.id, ...body }));
       return c.json(o, 201, created(o));
     },
   );
@@ -86,10 +86,10 @@ function registerPostReadWriteRoutes(app: OpenAPIHono, k: PostRouteKit) {
       request: { query: z.object({ limit: limitParam(200, 50), offset: offsetParam() }) },
       responses: { 200: json(PostList, 'Posts'), ...E },
     }),
-    (c, { query }) => {
+    async (c, { query }) => {
       const p = requireUser(c);
-      const { total, rows } = store.listMine(p.user.id, query.limit, query.offset);
-      return c.json({ total, limit: query.limit, offset: query.offset, items: rows.map(out) }, 200, noStore);
+      const { total, rows } = await store.listMine(p.user.id, query.limit, query.offset);
+      return c.json({ total, limit: query.limit, offset: query.offset, items: await Promise.all(rows.map(out)) }, 200, noStore);
     },
   );
 
@@ -103,8 +103,8 @@ function registerPostReadWriteRoutes(app: OpenAPIHono, k: PostRouteKit) {
       request: { params: postIdOrSlugParam },
       responses: { 200: { ...json(PostOut, 'Post'), headers: ETAG_HEADER }, 404: E[404] },
     }),
-    (c, { params }) => {
-      const o = out(visible(c, params.post_id));
+    async (c, { params }) => {
+      const o = await out(await visible(c, params.post_id));
       return c.json(o, 200, versioned(o));
     },
   );
@@ -125,14 +125,14 @@ function registerPostChangeRoutes(app: OpenAPIHono, k: PostRouteKit) {
       request: { params: postIdParam, headers: ifMatchHeader, body: { content: { 'application/json': { schema: PostUpdate } }, required: true } },
       responses: { 200: { ...json(PostOut, 'Updated'), headers: ETAG_HEADER }, 412: { ...json(Stale, 'Changed since the If-Match version: nothing written; here is the current one'), headers: ETAG_HEADER }, ...E },
     }),
-    (c, { params, body }) => {
-      const { post, userId } = editable(c, params.post_id);
-      const r = conditionally(c, post.id, 'make your change to current', () => store.update(post.id, body, userId, !autoPublish));
+    async (c, { params, body }) => {
+      const { post, userId } = await editable(c, params.post_id);
+      const r = await conditionally(c, post.id, 'make your change to current', () => store.update(post.id, body, userId, !autoPublish));
       if ('stale' in r) return r.stale;
       const updated = r.ok;
       if (post.status === 'published' && updated.status !== 'published') listener?.removed(post.id);
-      announce(updated);
-      const o = out(updated);
+      await announce(updated);
+      const o = await out(updated);
       return c.json(o, 200, versioned(o));
     },
   );
@@ -147,9 +147,9 @@ function registerPostChangeRoutes(app: OpenAPIHono, k: PostRouteKit) {
       request: { params: postIdParam, headers: ifMatchHeader },
       responses: { 204: { description: 'Deleted' }, 412: { ...json(Stale, 'Changed since the If-Match version: nothing deleted; here is the current one'), headers: ETAG_HEADER }, ...E },
     }),
-    (c, { params }) => {
-      const { post, userId } = authorOnly(c, params.post_id);
-      const r = conditionally(c, post.id, 'read it and decide whether to delete it', () => store.remove(post.id, userId));
+    async (c, { params }) => {
+      const { post, userId } = await authorOnly(c, params.post_id);
+      const r = await conditionally(c, post.id, 'read it and decide whether to delete it', () => store.remove(post.id, userId));
       if ('stale' in r) return r.stale;
       listener?.removed(post.id);
       return c.body(null, 204);
@@ -171,12 +171,12 @@ function registerPostPublicationRoutes(app: OpenAPIHono, k: PostRouteKit) {
       request: { params: postIdParam },
       responses: { 202: json(PostOut, 'Accepted'), 409: json(ErrorDetail, 'Not a draft, or the checks fail'), ...E },
     }),
-    (c, { params }) => {
-      const { post, userId } = editable(c, params.post_id);
-      if (post.status !== 'draft' && post.status !== 'rejected') {
-        throw new ApiError(409, `The post is already ${post.status}`, {}, post.status === 'submitted' ? 'Nothing to do: a moderator reviews it next (GET /api/posts/me shows its status).' : 'Nothing to do: it is already public.');
-      }
-      const essay = store.essay(post.id)?.body.trim() ?? '';
+    async (c, { params }) => {
+      const { post, userId } = await editable(c, params.post_id);
+      const already = (status: string) =>
+        new ApiError(409, `The post is already ${status}`, {}, status === 'submitted' ? 'Nothing to do: a moderator reviews it next (GET /api/posts/me shows its status).' : 'Nothing to do: it is already public.');
+      if (post.status !== 'draft' && post.status !== 'rejected') throw already(post.status);
+      const essay = (await store.essay(post.id))?.body.trim() ?? '';
       const problems = [!essay && 'the essay is empty', essay && essay.length < SUBMIT_MIN_ESSAY && `the essay is shorter than ${SUBMIT_MIN_ESSAY} characters (it has ${essay.length})`, post.summary.trim() === '' && 'the summary is empty'].filter(Boolean);
       if (problems.length) {
         const fixes = [
@@ -185,9 +185,11 @@ function registerPostPublicationRoutes(app: OpenAPIHono, k: PostRouteKit) {
         ].filter(Boolean);
         throw new ApiError(409, `The post cannot be submitted yet: ${problems.join('; ')}`, {}, `First ${fixes.join(', and ')}; then POST /api/posts/${post.id}/submit again.`);
       }
-      const submitted = store.submit(post.id, userId, autoPublish);
-      announce(submitted);
-      const o = out(submitted);
+      const submitted = await store.submit(post.id, userId, autoPublish);
+      // null: another request submitted (or deleted) it since it was read.
+      if (!submitted) throw already((await store.get(post.id))?.status ?? 'deleted');
+      await announce(submitted);
+      const o = await out(submitted);
       return c.json(o, 202, versioned(o));
     },
   );
@@ -202,13 +204,16 @@ function registerPostPublicationRoutes(app: OpenAPIHono, k: PostRouteKit) {
       request: { params: postIdParam, body: { content: { 'application/json': { schema: ReviewBody } }, required: true } },
       responses: { 200: json(PostOut, 'Reviewed'), 409: json(ErrorDetail, 'Not submitted'), ...E },
     }),
-    (c, { params, body }) => {
+    async (c, { params, body }) => {
       const p = requireRole(c, 'moderator');
-      const post = visible(c, params.post_id);
-      if (post.status !== 'submitted') throw new ApiError(409, `Only submitted posts are reviewed; this one is ${post.status}`);
-      const reviewed = store.review(post.id, body.action, p.user.id, body.note);
-      announce(reviewed);
-      const o = out(reviewed);
+      const post = await visible(c, params.post_id);
+      const notSubmitted = (status: string) => new ApiError(409, `Only submitted posts are reviewed; this one is ${status}`);
+      if (post.status !== 'submitted') throw notSubmitted(post.status);
+      const reviewed = await store.review(post.id, body.action, p.user.id, body.note);
+      // null: another moderator reviewed it since it was read.
+      if (!reviewed) throw notSubmitted((await store.get(post.id))?.status ?? 'deleted');
+      await announce(reviewed);
+      const o = await out(reviewed);
       return c.json(o, 200, versioned(o));
     },
   );
@@ -221,9 +226,9 @@ function registerPostEssayRoutes(app: OpenAPIHono, k: PostRouteKit) {
   addRoute(
     app,
     createRoute({ method: 'get', path: '/api/posts/{post_id}/essay', tags: ['posts'], summary: 'The post essay, with its ETag', request: { params: postIdParam }, responses: { 200: json(EssayOut, 'Essay'), 404: E[404] } }),
-    (c, { params }) => {
-      const post = visible(c, params.post_id);
-      const e = essayOut(post.id, store.essay(post.id));
+    async (c, { params }) => {
+      const post = await visible(c, params.post_id);
+      const e = essayOut(post.id, await store.essay(post.id));
       return c.json(e, 200, { ...noStore, ETag: e.etag });
     },
   );
@@ -248,9 +253,9 @@ function registerPostEssayRoutes(app: OpenAPIHono, k: PostRouteKit) {
         ...E,
       },
     }),
-    (c, { params, body }) => {
-      const { post, userId } = editable(c, params.post_id);
-      const current = store.essay(post.id);
+    async (c, { params, body }) => {
+      const { post, userId } = await editable(c, params.post_id);
+      const current = await store.essay(post.id);
       const ifMatch = c.req.header('if-match');
       let expected: number | null = null;
       if (ifMatch === undefined) {
@@ -262,9 +267,9 @@ function registerPostEssayRoutes(app: OpenAPIHono, k: PostRouteKit) {
         // The strong comparison (api/validation/if-match.ts): a weak W/ ETag never matches.
         expected = ifMatchHolds(ifMatch, etagOf(post.id, current?.revision ?? 0)) ? (current?.revision ?? 0) : -1;
       }
-      const saved = expected === -1 ? null : store.writeEssay(post.id, body.body, userId, expected ?? current?.revision ?? 0, !autoPublish);
+      const saved = expected === -1 ? null : await store.writeEssay(post.id, body.body, userId, expected ?? current?.revision ?? 0, !autoPublish);
       if (!saved) {
-        const latest = essayOut(post.id, store.essay(post.id));
+        const latest = essayOut(post.id, await store.essay(post.id));
         return c.json(
           {
             detail: 'The essay changed since you read it; merge with the current version and try again',
@@ -276,7 +281,7 @@ function registerPostEssayRoutes(app: OpenAPIHono, k: PostRouteKit) {
         );
       }
       const e = essayOut(post.id, saved);
-      const now = store.get(post.id)!;
+      const now = (await store.get(post.id))!;
       if (now.status === 'published') listener?.published(now, saved.body);
       else if (post.status === 'published') listener?.removed(post.id);
       return c.json(e, 200, { ...noStore, ETag: e.etag });
@@ -288,15 +293,16 @@ function registerPostEssayRoutes(app: OpenAPIHono, k: PostRouteKit) {
 /** The post's co-admins: listed by anyone who sees it, granted by the author, removed by either. */
 function registerPostCoAdminRoutes(app: OpenAPIHono, k: PostRouteKit) {
   const { deps, identity, store, visible, authorOnly } = k;
-  const adminsOut = (post: PostRow) => ({
+  const person = async (id: string) => publicUser((await identity.getUser(id))!);
+  const adminsOut = async (post: PostRow) => ({
     post_id: post.id,
-    author: publicUser(identity.getUser(post.author_id)!),
-    admins: store.coAdmins(post.id).map((id) => publicUser(identity.getUser(id)!)),
+    author: await person(post.author_id),
+    admins: await Promise.all((await store.coAdmins(post.id)).map(person)),
   });
   addRoute(
     app,
     createRoute({ method: 'get', path: '/api/posts/{post_id}/admins', tags: ['posts'], summary: 'The author and co-admins', request: { params: postIdParam }, responses: { 200: json(AdminsOut, 'Admins'), 404: E[404] } }),
-    (c, { params }) => c.json(adminsOut(visible(c, params.post_id)), 200, noStore),
+    async (c, { params }) => c.json(await adminsOut(await visible(c, params.post_id)), 200, noStore),
   );
   addRoute(
     app,
@@ -308,12 +314,12 @@ function registerPostCoAdminRoutes(app: OpenAPIHono, k: PostRouteKit) {
       request: { params: postIdParam, body: { content: { 'application/json': { schema: GrantCoAdminBody } }, required: true } },
       responses: { 201: json(AdminsOut, 'Granted'), 409: json(ErrorDetail, 'Already a co-admin, or the author'), ...E },
     }),
-    (c, { params, body }) => {
-      const { post, userId } = authorOnly(c, params.post_id);
-      if (!identity.getUser(body.user_id)) throw new ApiError(404, 'User not found');
+    async (c, { params, body }) => {
+      const { post, userId } = await authorOnly(c, params.post_id);
+      if (!(await identity.getUser(body.user_id))) throw new ApiError(404, 'User not found');
       if (body.user_id === post.author_id) throw new ApiError(409, 'The author is already in charge of this post');
-      if (!store.grantCoAdmin(post.id, body.user_id, userId, post.title)) throw new ApiError(409, 'Already a co-admin');
-      return c.json(adminsOut(post), 201, noStore);
+      if (!(await store.grantCoAdmin(post.id, body.user_id, userId, post.title))) throw new ApiError(409, 'Already a co-admin');
+      return c.json(await adminsOut(post), 201, noStore);
     },
   );
   addRoute(
@@ -326,12 +332,12 @@ function registerPostCoAdminRoutes(app: OpenAPIHono, k: PostRouteKit) {
       request: { params: z.object({ post_id: z.string().max(100), user_id: z.string().max(100) }) },
       responses: { 204: { description: 'Removed' }, ...E },
     }),
-    (c, { params }) => {
+    async (c, { params }) => {
       const p = requireUser(c);
-      const post = visible(c, params.post_id);
+      const post = await visible(c, params.post_id);
       if (p.user.id !== post.author_id && p.user.id !== params.user_id) throw new ApiError(403, 'Only the author can remove other co-admins');
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
-      if (!store.revokeCoAdmin(post.id, params.user_id, p.user.id)) throw new ApiError(404, 'Not a co-admin of this post');
+      await enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      if (!(await store.revokeCoAdmin(post.id, params.user_id, p.user.id))) throw new ApiError(404, 'Not a co-admin of this post');
       return c.body(null, 204);
     },
   );
@@ -341,13 +347,16 @@ function registerPostCoAdminRoutes(app: OpenAPIHono, k: PostRouteKit) {
 /** Votes on the essay of a published post. */
 function registerPostVoteRoutes(app: OpenAPIHono, k: PostRouteKit) {
   const { deps, store, visible } = k;
-  const voteOut = (postId: string, userId: string | null) => ({ post_id: postId, votes: store.votes(postId), voted: userId ? store.hasVoted(postId, userId) : false });
+  const voteOut = async (postId: string, userId: string | null) => {
+    const [votes, voted] = await Promise.all([store.votes(postId), userId ? store.hasVoted(postId, userId) : false]);
+    return { post_id: postId, votes, voted };
+  };
   addRoute(
     app,
     createRoute({ method: 'get', path: '/api/posts/{post_id}/essay/votes', tags: ['posts'], summary: 'Votes on the essay', request: { params: postIdParam }, responses: { 200: json(VoteOut, 'Votes'), 404: E[404] } }),
-    (c, { params }) => {
-      const post = visible(c, params.post_id);
-      return c.json(voteOut(post.id, principal(c)?.user.id ?? null), 200, noStore);
+    async (c, { params }) => {
+      const post = await visible(c, params.post_id);
+      return c.json(await voteOut(post.id, principal(c)?.user.id ?? null), 200, noStore);
     },
   );
   addRoute(
@@ -360,26 +369,26 @@ function registerPostVoteRoutes(app: OpenAPIHono, k: PostRouteKit) {
       request: { params: postIdParam },
       responses: { 200: json(VoteOut, 'Votes'), 409: json(ErrorDetail, 'Not published, or your own post'), ...E },
     }),
-    (c, { params }) => {
+    async (c, { params }) => {
       const p = requireUser(c);
-      const post = visible(c, params.post_id);
+      const post = await visible(c, params.post_id);
       if (post.status !== 'published') throw new ApiError(409, 'Only published posts can be voted on', {}, 'Vote once the post is published (GET /api/posts lists published posts).');
-      if (post.author_id === p.user.id || store.isCoAdmin(post.id, p.user.id)) {
+      if (post.author_id === p.user.id || (await store.isCoAdmin(post.id, p.user.id))) {
         throw new ApiError(409, 'You cannot vote for a post you write', {}, `You are its ${post.author_id === p.user.id ? 'author' : 'co-admin'}: votes are for other people's posts. Nothing to retry.`);
       }
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
-      store.vote(post, p.user.id, p.user.display_name);
-      return c.json(voteOut(post.id, p.user.id), 200, noStore);
+      await enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      await store.vote(post, p.user.id, p.user.display_name);
+      return c.json(await voteOut(post.id, p.user.id), 200, noStore);
     },
   );
   addRoute(
     app,
     createRoute({ method: 'delete', path: '/api/posts/{post_id}/essay/vote', tags: ['posts'], summary: 'Take your vote back', request: { params: postIdParam }, responses: { 204: { description: 'Removed' }, ...E } }),
-    (c, { params }) => {
+    async (c, { params }) => {
       const p = requireUser(c);
-      const post = visible(c, params.post_id);
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
-      if (!store.unvote(post.id, p.user.id)) throw new ApiError(404, 'You have not voted for this post');
+      const post = await visible(c, params.post_id);
+      await enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      if (!(await store.unvote(post.id, p.user.id))) throw new ApiError(404, 'You have not voted for this post');
       return c.body(null, 204);
     },
   );

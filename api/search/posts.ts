@@ -2,7 +2,7 @@
 // hook, and this keeps the search service's live index in step, so a post is found by the next search
 // after it is published. At start, and into the service of a new build, syncPublishedPosts adds them all.
 import type { PostListener } from '../posts/routes.ts';
-import type { PostRow, PostStore } from '../posts/store.ts';
+import type { PostRow, PostStore } from '../../src/lib/data/posts/store.ts';
 import { documentFromPost, type SearchDocument, type SearchService } from '../../src/lib/search/index.ts';
 
 export function postDocument(post: PostRow, essay: string): SearchDocument {
@@ -44,8 +44,8 @@ export function searchPostListener(search: () => SearchService, log: (m: string)
  */
 export async function refreshPublishedPosts(search: SearchService, store: Pick<PostStore, 'get' | 'essay'>, ids: readonly string[]): Promise<void> {
   for (const id of ids) {
-    const post = store.get(id);
-    if (post && post.status === 'published') await search.addDocument(postDocument(post, store.essay(post.id)?.body ?? ''));
+    const post = await store.get(id);
+    if (post && post.status === 'published') await search.addDocument(postDocument(post, (await store.essay(post.id))?.body ?? ''));
     else search.removeDocument('post', id);
   }
 }
@@ -59,10 +59,10 @@ export async function syncPublishedPosts(search: SearchService, store: Pick<Post
   const heldBefore = search.liveDocuments().filter((d) => d.type === 'post').map((d) => d.id);
   const published = new Set<string>();
   for (let offset = 0; ; offset += 500) {
-    const { rows } = store.listPublished({ sort: 'oldest', limit: 500, offset });
+    const { rows } = await store.listPublished({ sort: 'oldest', limit: 500, offset });
     for (const post of rows) {
       published.add(post.id);
-      await search.addDocument(postDocument(post, store.essay(post.id)?.body ?? ''));
+      await search.addDocument(postDocument(post, (await store.essay(post.id))?.body ?? ''));
     }
     if (rows.length < 500) break;
   }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { buildSearchIndex, SearchService } from '../../src/lib/search/index.ts';
 import { searchPostListener, syncPublishedPosts } from '../../api/search/posts.ts';
-import type { PostRow } from '../../api/posts/store.ts';
+import type { PostRow } from '../../src/lib/data/posts/store.ts';
 import { fixtureContent } from '../helpers/content.ts';
 
 const snap = loadSnapshot(fixtureContent());
@@ -50,8 +50,8 @@ describe('posts in search', () => {
 
   it('syncs a service with the published posts, dropping those no longer published', async () => {
     const store = (rows: PostRow[]) => ({
-      listPublished: () => ({ total: rows.length, rows }),
-      essay: (id: string) => ({ post_id: id, revision: 1, body: `Quillwort notes for ${id}.`, author_id: 'u1', created_at: '' }),
+      listPublished: async () => ({ total: rows.length, rows }),
+      essay: async (id: string) => ({ post_id: id, revision: 1, body: `Quillwort notes for ${id}.`, author_id: 'u1', created_at: '' }),
     });
     await syncPublishedPosts(service, store([row('a', 'Quillwort one'), row('b', 'Quillwort two')]));
     expect((await ids('quillwort')).sort()).toEqual(['a', 'b']);

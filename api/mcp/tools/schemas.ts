@@ -3,7 +3,7 @@
 // the page to cite).
 import { z } from 'zod';
 import { ITEM_TYPES } from '../../../src/lib/search/documents.ts';
-import { ENTITY_TYPES } from '../../comments/entities.ts';
+import { ENTITY_TYPES } from '../../../src/lib/data/comments/entities.ts';
 
 const ID_OF = 'video: its video_id; essay, knowledge: the slug; digest: the date YYYY-MM-DD; persona: the persona_id; post: the post_id or slug';
 

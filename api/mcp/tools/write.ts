@@ -2,7 +2,7 @@
 // submit it, write a note. Each goes through the HTTP route it mirrors, so the route's permission checks,
 // rate limits and audit events apply; the annotations say which can destroy and which are idempotent.
 import { z } from 'zod';
-import { REACTION_KINDS } from '../../comments/store.ts';
+import { REACTION_KINDS } from '../../../src/lib/data/comments/store.ts';
 import { COMMENT_MAX } from '../../comments/routes.ts';
 import { absolutise, apiError, structured, toolAnswer } from '../api.ts';
 import { commentPage, postOut } from './links.ts';

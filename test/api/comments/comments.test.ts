@@ -88,7 +88,7 @@ describe('editing, deleting and moderation', () => {
     expect((await send(`/api/comments/${c.comment_id}`, { method: 'PATCH', as: bor, json: { body: 'hijack' } })).status).toBe(403);
     const edited = await (await send(`/api/comments/${c.comment_id}`, { method: 'PATCH', as: ana, json: { body: 'Better words' } })).json();
     expect(edited).toMatchObject({ body: 'Better words', edited: true });
-    const history = srv.db.prepare('SELECT body FROM comment_edits WHERE comment_id = ?').pluck().all(c.comment_id);
+    const history = await srv.db.prepare('SELECT body FROM comment_edits WHERE comment_id = ?').pluck().all(c.comment_id);
     expect(history).toEqual(['First words']);
   });
 
@@ -162,9 +162,9 @@ describe('GET /api/comments/create', () => {
     expect(replay.status).toBe(200);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect((await replay.json()).comment_id).toBe(created.comment_id);
-    expect(count()).toBe(1);
+    expect(await count()).toBe(1);
     expect((await send(url(k, 'Something else'), { headers: key.headers })).status).toBe(409);
-    expect(count()).toBe(1);
+    expect(await count()).toBe(1);
   });
 
   it('validates body length, the key and the entity', async () => {
@@ -202,16 +202,16 @@ describe('limits and atomicity', () => {
   });
 
   it('rolls the comment back when its audit event cannot be written', async () => {
-    const restoreComment = failAuditEvents(srv.db, 'comment.create');
+    const restoreComment = await failAuditEvents(srv.db, 'comment.create');
     try {
-      const before = srv.db.prepare('SELECT COUNT(*) FROM comments').pluck().get();
+      const before = await srv.db.prepare('SELECT COUNT(*) FROM comments').pluck().get();
       const res = await send('/api/comments', { method: 'POST', as: ana, json: { entity_type: 'video', entity_id: video, body: 'Must not survive @bor' } });
       expect(res.status).toBe(500);
       expect(await res.json()).toEqual({ detail: 'Internal server error' });
-      expect(srv.db.prepare('SELECT COUNT(*) FROM comments').pluck().get()).toBe(before);
-      expect(srv.db.prepare("SELECT COUNT(*) FROM notifications WHERE body LIKE 'Must not survive%'").pluck().get()).toBe(0);
+      expect(await srv.db.prepare('SELECT COUNT(*) FROM comments').pluck().get()).toBe(before);
+      expect(await srv.db.prepare("SELECT COUNT(*) FROM notifications WHERE body LIKE 'Must not survive%'").pluck().get()).toBe(0);
     } finally {
-      restoreComment();
+      await restoreComment();
     }
   });
 

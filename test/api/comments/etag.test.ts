@@ -40,8 +40,8 @@ async function created(res: Response): Promise<{ comment: Comment; etag: string;
 }
 const post = (as: TestSession, body: string) => send('/api/comments', { method: 'POST', as, json: { entity_type: 'video', entity_id: video, body } });
 const patch = (id: string, body: string, ifMatch?: string, as = ana) => send(`/api/comments/${id}`, { method: 'PATCH', as, json: { body }, headers: ifMatch === undefined ? {} : { 'If-Match': ifMatch } });
-const stored = (id: string) => srv.db.prepare('SELECT body, deleted_at FROM comments WHERE id = ?').get(id) as { body: string; deleted_at: string | null };
-const audited = (kind: string, id: string) => srv.db.prepare('SELECT COUNT(*) FROM audit_events WHERE kind = ? AND subject_id = ?').pluck().get(kind, id) as number;
+const stored = async (id: string) => (await srv.db.prepare('SELECT body, deleted_at FROM comments WHERE id = ?').get(id)) as { body: string; deleted_at: string | null };
+const audited = async (kind: string, id: string) => (await srv.db.prepare('SELECT COUNT(*) FROM audit_events WHERE kind = ? AND subject_id = ?').pluck().get(kind, id)) as number;
 
 async function stale(res: Response, id: string, body: string) {
   const answer = (await res.json()) as { detail: string; hint: string; current: Comment };
@@ -82,8 +82,8 @@ describe('If-Match on PATCH', () => {
     const { comment, etag } = await created(await post(ana, 'Original words.'));
     const current = await stale(await patch(comment.comment_id, 'Lost update?', '"bogus-etag"'), comment.comment_id, 'Original words.');
     expect(current).toBe(etag);
-    expect(stored(comment.comment_id).body).toBe('Original words.');
-    expect(audited('comment.edit', comment.comment_id)).toBe(0);
+    expect((await stored(comment.comment_id)).body).toBe('Original words.');
+    expect(await audited('comment.edit', comment.comment_id)).toBe(0);
   });
 
   it('takes the current ETag, answers the new one, and refuses the old one afterwards: the second editor does not overwrite the first', async () => {
@@ -96,9 +96,9 @@ describe('If-Match on PATCH', () => {
     // The phone read version one too: its edit is refused, and it gets version two to merge with.
     const current = await stale(await patch(comment.comment_id, 'Version two, from the phone.', etag), comment.comment_id, 'Version two, from the laptop.');
     expect(current).toBe(next);
-    expect(stored(comment.comment_id).body).toBe('Version two, from the laptop.');
+    expect((await stored(comment.comment_id)).body).toBe('Version two, from the laptop.');
     expect((await patch(comment.comment_id, 'Merged: laptop and phone.', current)).status).toBe(200);
-    expect(stored(comment.comment_id).body).toBe('Merged: laptop and phone.');
+    expect((await stored(comment.comment_id)).body).toBe('Merged: laptop and phone.');
   });
 
   it('uses the strong comparison: a weak W/ ETag never matches, not even the current one', async () => {
@@ -132,7 +132,7 @@ describe('If-Match on PATCH', () => {
     const { comment, etag } = await created(await post(ana, 'No precondition.'));
     expect((await patch(comment.comment_id, 'Someone else', '"bogus"', bor)).status).toBe(403);
     expect((await patch(comment.comment_id, 'Edited without If-Match.')).status).toBe(200);
-    expect(stored(comment.comment_id).body).toBe('Edited without If-Match.');
+    expect((await stored(comment.comment_id)).body).toBe('Edited without If-Match.');
     expect((await send(`/api/comments/${comment.comment_id}`)).headers.get('etag')).not.toBe(etag);
   });
 });
@@ -144,9 +144,9 @@ describe('If-Match on DELETE', () => {
     const del = (ifMatch: string, as = ana) => send(`/api/comments/${comment.comment_id}`, { method: 'DELETE', as, headers: { 'If-Match': ifMatch } });
     await stale(await del(etag), comment.comment_id, 'Changed my mind: keep me.');
     await stale(await del(`W/${edited.headers.get('etag')!}`, mod), comment.comment_id, 'Changed my mind: keep me.');
-    expect(stored(comment.comment_id).deleted_at).toBeNull();
-    expect(audited('comment.delete', comment.comment_id)).toBe(0);
+    expect((await stored(comment.comment_id)).deleted_at).toBeNull();
+    expect(await audited('comment.delete', comment.comment_id)).toBe(0);
     expect((await del(edited.headers.get('etag')!)).status).toBe(204);
-    expect(stored(comment.comment_id).deleted_at).not.toBeNull();
+    expect((await stored(comment.comment_id)).deleted_at).not.toBeNull();
   });
 });

@@ -12,7 +12,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { bearerFor, sessionFor } from '../../helpers/auth.ts';
-import { hashSecret } from '../../../api/auth/secrets.ts';
+import { hashSecret } from '../../../src/lib/data/secrets.ts';
 import { consent, discover, fullFlow, signedInBrowser } from '../oauth/helpers.ts';
 import { SdkOAuthProvider } from '../oauth/sdk-provider.ts';
 import { connect as connectNotes, person } from '../personal-knowledge/helpers.ts';
@@ -144,11 +144,11 @@ describe('without a token', () => {
   it('refuses unknown, revoked and expired tokens, tokens of another audience, and API keys', async () => {
     const flow = await fullFlow(srv, as, { email: 'mcp-user@example.org' });
     const foreign = 'oat_' + 'f'.repeat(43);
-    srv.db
+    await srv.db
       .prepare("INSERT INTO oauth_tokens (token_hash, grant_id, kind, scope, resource, created_at, expires_at) SELECT ?, grant_id, 'access', 'read', 'https://other.example/mcp', created_at, expires_at FROM oauth_tokens WHERE kind = 'access' LIMIT 1")
       .run(hashSecret(foreign));
     const expired = (await fullFlow(srv, as)).tokens.access_token;
-    srv.db.prepare("UPDATE oauth_tokens SET expires_at = '2000-01-01T00:00:00.000Z' WHERE token_hash = ?").run(hashSecret(expired));
+    await srv.db.prepare("UPDATE oauth_tokens SET expires_at = '2000-01-01T00:00:00.000Z' WHERE token_hash = ?").run(hashSecret(expired));
     await srv.get('/api/oauth/v2/revoke', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `token=${flow.tokens.refresh_token}` });
     const apiKey = bearerFor(srv, flow.userId).secret;
     for (const [what, t] of [['unknown', 'oat_nope'], ['foreign audience', foreign], ['expired', expired], ['revoked', flow.tokens.access_token], ['API key', apiKey]]) {
@@ -325,7 +325,7 @@ describe('with a read-write token from the SDK\'s OAuth flow', () => {
     const video = (await (await srv.get('/api/videos?limit=1')).json()).items[0];
     const c = ok(await call(client, 'comment', { entity_type: 'video', entity_id: video.video_id, body: 'Written through MCP' }));
     expect(c).toMatchObject({ body: 'Written through MCP', author: { id: userId }, page_url: `${srv.url}/videos/${video.video_id}#comment-${c.comment_id}` });
-    expect(auditOf('comment.create', c.comment_id)).toHaveLength(1);
+    expect(await auditOf('comment.create', c.comment_id)).toHaveLength(1);
     const listed = await (await srv.get(`/api/comments?entity_type=video&entity_id=${video.video_id}`)).json();
     expect(listed.items.map((x: { comment_id: string }) => x.comment_id)).toContain(c.comment_id);
     const r = ok(await call(client, 'react', { comment_id: c.comment_id, kind: 'insightful' }));
@@ -349,7 +349,7 @@ describe('with a read-write token from the SDK\'s OAuth flow', () => {
     expect(saved.revision).toBe(2);
     const published = ok(await call(client, 'submit_post', { post_id: draft.post_id }));
     expect(published.status).toBe('published');
-    expect(auditOf('post.submit', draft.post_id).length).toBeGreaterThan(0);
+    expect((await auditOf('post.submit', draft.post_id)).length).toBeGreaterThan(0);
   });
 
   it('flags someone else\'s proposal, but not its own', async () => {

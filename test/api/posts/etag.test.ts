@@ -38,7 +38,7 @@ async function create(extra: Record<string, unknown> = {}): Promise<{ post: Post
   return { post, etag, location: res.headers.get('location')! };
 }
 const putEssay = (id: string, body: string, ifMatch?: string) => send(`/api/posts/${id}/essay`, { method: 'PUT', as: author, json: { body }, headers: ifMatch === undefined ? {} : { 'If-Match': ifMatch } });
-const essayOf = (id: string) => srv.db.prepare('SELECT MAX(revision) FROM post_essay_revisions WHERE post_id = ?').pluck().get(id) as number | null;
+const essayOf = async (id: string) => (await srv.db.prepare('SELECT MAX(revision) FROM post_essay_revisions WHERE post_id = ?').pluck().get(id)) as number | null;
 
 describe('creating a post', () => {
   it('answers 201 with the Location of the new post and its ETag, which GET there repeats', async () => {
@@ -69,9 +69,9 @@ describe('If-Match on the essay', () => {
     const weak = await putEssay(post.post_id, 'Weakly matched?', `W/${post.essay_etag}`);
     expect(weak.status).toBe(412);
     expect(identity(weak.headers.get('etag'))).toBe(post.essay_etag);
-    expect(essayOf(post.post_id)).toBe(1);
+    expect(await essayOf(post.post_id)).toBe(1);
     expect((await putEssay(post.post_id, 'Strongly matched.', post.essay_etag)).status).toBe(200);
-    expect(essayOf(post.post_id)).toBe(2);
+    expect(await essayOf(post.post_id)).toBe(2);
   });
 });
 
@@ -90,7 +90,7 @@ describe('If-Match on the post', () => {
       expect(identity(res.headers.get('etag'))).toBe(next);
       expect(body.hint).toContain(`If-Match: ${next}`);
     }
-    expect((srv.db.prepare('SELECT title FROM posts WHERE id = ?').pluck().get(post.post_id))).toBe('Renamed on the laptop');
+    expect(await srv.db.prepare('SELECT title FROM posts WHERE id = ?').pluck().get(post.post_id)).toBe('Renamed on the laptop');
   });
 
   it('DELETE with a stale ETag is 412 and the post stays; with the current one it goes', async () => {

@@ -81,7 +81,7 @@ describe('the post essay', () => {
     expect(noHeader.status).toBe(428);
     const merged = await send(`/api/posts/${post.post_id}/essay`, { method: 'PUT', as: helper, headers: { 'If-Match': conflict.current.etag }, json: { body: 'Merged version' } });
     expect(merged.status).toBe(200);
-    const revisions = srv.db.prepare('SELECT body FROM post_essay_revisions WHERE post_id = ? ORDER BY revision').pluck().all(post.post_id);
+    const revisions = await srv.db.prepare('SELECT body FROM post_essay_revisions WHERE post_id = ? ORDER BY revision').pluck().all(post.post_id);
     expect(revisions).toEqual(['Draft one', 'Author version', 'Merged version']);
     expect((await send(`/api/posts/${post.post_id}/essay`, { method: 'PUT', as: reader, headers: { 'If-Match': '*' }, json: { body: 'vandal' } })).status).toBe(404);
   });

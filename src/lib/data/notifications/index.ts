@@ -49,50 +49,53 @@ export function createNotifications(db: Db, now: () => Date = () => new Date()) 
     `INSERT INTO notifications (id, user_id, kind, category, title, body, link, actor_id, subject_type, subject_id, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const unread = db.prepare<[string], number>('SELECT COUNT(*) FROM notifications WHERE user_id = ? AND read_at IS NULL AND dismissed_at IS NULL').pluck();
+  const markAll = db.prepare('UPDATE notifications SET read_at = ? WHERE user_id = ? AND read_at IS NULL');
+  const markOne = db.prepare('UPDATE notifications SET read_at = COALESCE(read_at, ?) WHERE id = ? AND user_id = ?');
+  const dismissOne = db.prepare('UPDATE notifications SET dismissed_at = COALESCE(dismissed_at, ?), read_at = COALESCE(read_at, ?) WHERE id = ? AND user_id = ?');
   return {
     /** Records a notification; nobody is notified of their own action. Call inside the write's transaction. */
-    notify(n: NotificationInput): string | null {
+    async notify(n: NotificationInput): Promise<string | null> {
       if (n.actorId && n.actorId === n.userId) return null;
       const id = randomUUID();
-      insert.run(id, n.userId, n.kind, CATEGORY[n.kind], n.title.slice(0, 300), (n.body ?? '').slice(0, 1000), n.link ?? null, n.actorId ?? null, n.subjectType ?? null, n.subjectId ?? null, now().toISOString());
+      await insert.run(id, n.userId, n.kind, CATEGORY[n.kind], n.title.slice(0, 300), (n.body ?? '').slice(0, 1000), n.link ?? null, n.actorId ?? null, n.subjectType ?? null, n.subjectId ?? null, now().toISOString());
       return id;
     },
 
-    list(userId: string, q: { filter: NotificationFilter; includeDismissed: boolean; limit: number; offset: number }) {
+    async list(userId: string, q: { filter: NotificationFilter; includeDismissed: boolean; limit: number; offset: number }) {
       const where = ['user_id = @userId'];
       if (!q.includeDismissed) where.push('dismissed_at IS NULL');
       if (q.filter === 'mentions') where.push("category = 'mention'");
       if (q.filter === 'system') where.push("category = 'system'");
       if (q.filter === 'unread') where.push('read_at IS NULL');
       const sql = `FROM notifications WHERE ${where.join(' AND ')}`;
-      const total = db.prepare(`SELECT COUNT(*) ${sql}`).pluck().get({ userId }) as number;
-      const items = db
-        .prepare(`SELECT id, kind, category, title, body, link, actor_id, subject_type, subject_id, created_at, read_at, dismissed_at ${sql} ORDER BY created_at DESC, id LIMIT @limit OFFSET @offset`)
-        .all({ userId, limit: q.limit, offset: q.offset }) as NotificationRow[];
+      const [total, items] = await Promise.all([
+        db.prepare(`SELECT COUNT(*) ${sql}`).pluck().get({ userId }) as Promise<number>,
+        db
+          .prepare<Record<string, unknown>, NotificationRow>(`SELECT id, kind, category, title, body, link, actor_id, subject_type, subject_id, created_at, read_at, dismissed_at ${sql} ORDER BY created_at DESC, id LIMIT @limit OFFSET @offset`)
+          .all({ userId, limit: q.limit, offset: q.offset }),
+      ]);
       return { total, limit: q.limit, offset: q.offset, items };
     },
 
-    unread(userId: string): number {
-      return db.prepare('SELECT COUNT(*) FROM notifications WHERE user_id = ? AND read_at IS NULL AND dismissed_at IS NULL').pluck().get(userId) as number;
+    async unread(userId: string): Promise<number> {
+      return (await unread.get(userId))!;
     },
 
-    markAllRead(userId: string): number {
-      return db.prepare('UPDATE notifications SET read_at = ? WHERE user_id = ? AND read_at IS NULL').run(now().toISOString(), userId).changes;
+    async markAllRead(userId: string): Promise<number> {
+      return (await markAll.run(now().toISOString(), userId)).changes;
     },
 
+    // markRead and dismiss: one UPDATE each, whose row count says whether the notification is this user's
+    // (an UPDATE that changes nothing still counts the row it matched).
     /** false when the notification is not this user's (or does not exist). */
-    markRead(userId: string, id: string): boolean {
-      const exists = db.prepare('SELECT 1 FROM notifications WHERE id = ? AND user_id = ?').get(id, userId);
-      if (!exists) return false;
-      db.prepare('UPDATE notifications SET read_at = COALESCE(read_at, ?) WHERE id = ?').run(now().toISOString(), id);
-      return true;
+    async markRead(userId: string, id: string): Promise<boolean> {
+      return (await markOne.run(now().toISOString(), id, userId)).changes > 0;
     },
 
-    dismiss(userId: string, id: string): boolean {
-      const exists = db.prepare('SELECT 1 FROM notifications WHERE id = ? AND user_id = ?').get(id, userId);
-      if (!exists) return false;
-      db.prepare('UPDATE notifications SET dismissed_at = COALESCE(dismissed_at, ?), read_at = COALESCE(read_at, ?) WHERE id = ?').run(now().toISOString(), now().toISOString(), id);
-      return true;
+    async dismiss(userId: string, id: string): Promise<boolean> {
+      const t = now().toISOString();
+      return (await dismissOne.run(t, t, id, userId)).changes > 0;
     },
   };
 }
