@@ -3,10 +3,10 @@
 // modules need not import api/app.ts, which imports them.
 import type { Config } from '../src/lib/config.ts';
 import type { ContentState } from './content/index.ts';
-import type { AuditLog } from './audit/index.ts';
-import type { Db } from './db/index.ts';
-import type { Identity } from './auth/identity.ts';
-import type { Notifications } from './notifications/index.ts';
+import type { AuditLog } from '../src/lib/data/audit/index.ts';
+import type { Db } from '../src/lib/data/db/index.ts';
+import type { Identity } from '../src/lib/data/identity/index.ts';
+import type { Notifications } from '../src/lib/data/notifications/index.ts';
 import type { RateLimiter } from './rate-limit/index.ts';
 import type { StaticSite } from './static/index.ts';
 import type { SearchService } from '../src/lib/search/index.ts';

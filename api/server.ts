@@ -14,15 +14,17 @@ import { siteContext } from '../src/lib/site.ts';
 import { createApp } from './app.ts';
 import { createStaticHandler, emptyStaticSite, loadStaticSite, patchStaticSite, type StaticSite } from './static/index.ts';
 import type { ContentState } from './content/index.ts';
-import { databaseTarget, openDatabase, type Db } from './db/index.ts';
-import { auditOriginOptions, createAuditLog, type AuditLog } from './audit/index.ts';
-import { createIdentity, type Identity } from './auth/identity.ts';
+import { databaseTarget, openDatabase, type Db } from '../src/lib/data/db/index.ts';
+import { auditOriginOptions, createAuditLog, type AuditLog } from '../src/lib/data/audit/index.ts';
+import { createIdentity, type Identity } from '../src/lib/data/identity/index.ts';
 import { createEmbeddedIdp, type EmbeddedIdp } from './auth/embedded-idp/index.ts';
 import { openSearch, type SearchService } from '../src/lib/search/index.ts';
 import { refreshPublishedPosts, syncPublishedPosts } from './search/posts.ts';
-import { listen } from './db/listen.ts';
+import { listen } from '../src/lib/data/db/listen.ts';
+import { monitorDatabase, type DbMonitor } from '../src/lib/data/db/monitor.ts';
+import { RETRY_AFTER_SECONDS } from '../src/lib/data/db/unavailable.ts';
 import { createPostStore, type PostStore } from './posts/store.ts';
-import { createNotifications } from './notifications/index.ts';
+import { createNotifications } from '../src/lib/data/notifications/index.ts';
 import { bufferChunkedBody, refuseDeclaredOversize } from './errors/body-size.ts';
 
 export interface RunningServer {
@@ -96,7 +98,7 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   const content = loadContentState(config, log);
   const staticSite = initialStaticSite(config, log);
   ensurePrivateDir(config.dataDir, log);
-  const { db, audit, identity } = openStores(config, log);
+  const { db, audit, identity } = await openStores(config, log);
   let localUrl: string | undefined;
   const { embeddedIdp, idp } = identityProvider(config, db, () => localUrl);
   // Search opens (building its index when missing or stale) before the server listens, so the first
@@ -106,12 +108,13 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   await syncPublishedPosts(live.search, posts);
   // Several instances on one PostgreSQL: a post published, edited or removed through another instance
   // reaches this one's live index when the database names it (LISTEN kb_posts: publication changes only,
-  // api/db/migrations/postgres/014); after a reconnection every published post is read again.
+  // src/lib/data/db/migrations/postgres/014); after a reconnection every published post is read again.
   const postsListener = config.databaseUrl
     ? await listen(config.databaseUrl, 'kb_posts', (ids) => (ids ? refreshPublishedPosts(live.search, posts, ids) : syncPublishedPosts(live.search, posts)), log)
     : null;
   const app = createApp({ config, content: () => live.content, db, audit, identity, idp, search: () => live.search, log: (m) => console.error(m), staticSite: () => live.staticSite });
-  const server = createHttpServer(config, log, app.fetch, () => live.staticSite, embeddedIdp);
+  const monitor = monitorDatabase(db, { log });
+  const server = createHttpServer(config, log, app.fetch, () => live.staticSite, embeddedIdp, monitor);
   const builds = watchBuilds(config, log, live, posts, (site) => {
     running.staticSite = site;
   });
@@ -135,6 +138,7 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
     reload: builds.reload,
     close: async () => {
       builds.stop();
+      monitor.stop();
       await postsListener?.close();
       await closeServer(server, audit, db, log);
     },
@@ -162,9 +166,9 @@ function initialStaticSite(config: Config, log: (m: string) => void): StaticSite
 }
 
 /** The database, the audit log (checkpointing from now) and the identity, its roles brought in line with the configuration. */
-function openStores(config: Config, log: (m: string) => void): { db: Db; audit: AuditLog; identity: Identity } {
-  const db = openDatabase(databaseTarget(config));
-  const audit = createAuditLog(db, {
+async function openStores(config: Config, log: (m: string) => void): Promise<{ db: Db; audit: AuditLog; identity: Identity }> {
+  const db = await openDatabase(databaseTarget(config), { poolSize: config.pgPoolSize, lockTimeoutMs: config.pgLockTimeoutMs, log });
+  const audit = await createAuditLog(db, {
     dataDir: config.dataDir,
     ...auditOriginOptions(config),
     checkpointEvery: config.audit.checkpointEvery,
@@ -181,7 +185,7 @@ function openStores(config: Config, log: (m: string) => void): { db: Db; audit: 
     sessionIdleHours: config.sessionIdleHours,
   });
   // Roles follow ADMIN_EMAILS and MODERATOR_EMAILS: an address taken off a list loses its role now.
-  const rolesChanged = identity.applyConfiguredRoles();
+  const rolesChanged = await identity.applyConfiguredRoles();
   if (rolesChanged > 0) log(`server: ${rolesChanged} account role(s) changed to follow ADMIN_EMAILS and MODERATOR_EMAILS (audit events user.role_change)`);
   return { db, audit, identity };
 }
@@ -205,6 +209,7 @@ function createHttpServer(
   fetch: Parameters<typeof getRequestListener>[0],
   staticSite: () => StaticSite,
   embeddedIdp: EmbeddedIdp | null,
+  monitor: DbMonitor,
 ): http.Server {
   const honoListener = getRequestListener(fetch);
   const serveStatic = createStaticHandler(staticSite);
@@ -217,11 +222,35 @@ function createHttpServer(
     if (config.logRequests) res.on('finish', () => log(`${req.method} ${redactUrl(req.url ?? '')} ${res.statusCode}`));
     // Bodies over the limit are answered 413 here, before anything reads them (api/errors/body-size.ts).
     if (refuseDeclaredOversize(req, res)) return;
+    if (answerProbe(req, res, monitor)) return;
     if (embeddedIdp?.handle(req, res)) return;
     if (!serveStatic(req, res)) bufferChunkedBody(req, res, () => void honoListener(req, res));
   });
   server.keepAliveTimeout = 65_000;
   return server;
+}
+
+/**
+ * The probes, answered here from the database monitor's last reading so they never wait for the database:
+ * /api/health (liveness: 200 while the process serves, `degraded` with the reason while the database is
+ * unavailable; otherwise the prerendered {"status":"ok"} answers) and /api/ready (readiness for a load
+ * balancer: 503 while the database is unavailable). Only the bare paths: `?detail=true` goes to the app.
+ */
+function answerProbe(req: http.IncomingMessage, res: http.ServerResponse, monitor: DbMonitor): boolean {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const state = monitor.state();
+  const send = (status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers });
+    res.end(req.method === 'HEAD' ? undefined : JSON.stringify(body));
+    return true;
+  };
+  if (req.url === '/api/ready') {
+    return state.ok
+      ? send(200, { status: 'ready' })
+      : send(503, { status: 'not_ready', reason: `the database is unavailable: ${state.reason}`, since: state.since }, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+  }
+  if (req.url === '/api/health' && !state.ok) return send(200, { status: 'degraded', reason: `the database is unavailable: ${state.reason}`, since: state.since });
+  return false;
 }
 
 /**
@@ -279,12 +308,12 @@ async function closeServer(server: http.Server, audit: AuditLog, db: Db, log: (m
   // Seal what this run appended with a final signed checkpoint, then release the database. With the
   // database gone, the next instance's (or this one's next) timer makes the checkpoint instead.
   try {
-    audit.stop();
+    await audit.stop();
   } catch (err) {
     log(`server: no final audit checkpoint (${(err as Error).message}); the next start makes it`);
   }
   try {
-    db.close();
+    await db.close();
   } catch (err) {
     log(`server: the database did not close cleanly (${(err as Error).message})`);
   }

@@ -8,8 +8,8 @@ import { addRoute, RequestValidationError } from '../validation/route.ts';
 import { queryInt, requiredInt } from '../validation/index.ts';
 import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
-import type { AuditLog } from './index.ts';
-import { parseTilePath } from './tiles.ts';
+import type { AuditLog } from '../../src/lib/data/audit/index.ts';
+import { parseTilePath } from '../../src/lib/data/audit/tiles.ts';
 
 const b64 = z.string().openapi({ description: 'base64' });
 
@@ -77,8 +77,8 @@ export function registerAuditRoutes(app: OpenAPIHono, audit: () => AuditLog) {
       },
       responses: { 200: json(AuditPage, 'A page of events'), 422: errors[422] },
     }),
-    (c, { query }) =>
-      c.json(audit().events({ afterSeq: query.after_seq, limit: query.limit, kind: query.kind, subjectType: query.subject_type, subjectId: query.subject_id }), 200, noStore),
+    async (c, { query }) =>
+      c.json(await audit().events({ afterSeq: query.after_seq, limit: query.limit, kind: query.kind, subjectType: query.subject_type, subjectId: query.subject_id }), 200, noStore),
   );
   addRoute(
     app,
@@ -95,7 +95,7 @@ export function registerAuditRoutes(app: OpenAPIHono, audit: () => AuditLog) {
       },
       responses: { 200: json(AuditCheckpointPage, 'A page of checkpoints'), 422: errors[422] },
     }),
-    (c, { query }) => c.json(audit().checkpoints(query.after_seq, query.limit), 200, noStore),
+    async (c, { query }) => c.json(await audit().checkpoints(query.after_seq, query.limit), 200, noStore),
   );
   addRoute(
     app,
@@ -114,11 +114,11 @@ export function registerAuditRoutes(app: OpenAPIHono, audit: () => AuditLog) {
       request: { query: z.object({ seq: requiredInt(1, undefined, 'The event.'), tree_size: requiredInt(1, undefined, 'The tree size, e.g. of a checkpoint.') }) },
       responses: { 200: json(InclusionProof, 'Proof'), ...errors },
     }),
-    (c, { query }) => {
-      const n = size();
+    async (c, { query }) => {
+      const n = await size();
       if (query.tree_size > n) throw new ApiError(400, `tree_size ${query.tree_size} exceeds the log size ${n}`);
       if (query.seq > query.tree_size) throw new ApiError(400, `seq ${query.seq} is not in a tree of size ${query.tree_size}`);
-      return c.json(audit().inclusion(query.seq, query.tree_size), 200, noStore);
+      return c.json(await audit().inclusion(query.seq, query.tree_size), 200, noStore);
     },
   );
   addRoute(
@@ -131,11 +131,11 @@ export function registerAuditRoutes(app: OpenAPIHono, audit: () => AuditLog) {
       request: { query: z.object({ from: requiredInt(1, undefined, 'The older tree size.'), to: requiredInt(1, undefined, 'The newer tree size.') }) },
       responses: { 200: json(ConsistencyProof, 'Proof'), ...errors },
     }),
-    (c, { query }) => {
-      const n = size();
+    async (c, { query }) => {
+      const n = await size();
       if (query.to > n) throw new ApiError(400, `to ${query.to} exceeds the log size ${n}`);
       if (query.from > query.to) throw new ApiError(400, `from ${query.from} is larger than to ${query.to}`);
-      return c.json(audit().consistency(query.from, query.to), 200, noStore);
+      return c.json(await audit().consistency(query.from, query.to), 200, noStore);
     },
   );
   registerTileRoutes(app, audit);
@@ -182,7 +182,7 @@ function registerTileRoutes(app: OpenAPIHono, audit: () => AuditLog) {
       description: `The newest checkpoint as a C2SP signed note (${TILES}): origin, tree size and base64 root hash, then the Ed25519 signature line. Before the first event, a signed checkpoint of the empty tree.`,
       responses: { 200: { description: 'Signed note', content: { 'text/plain': { schema: z.string() } } } },
     }),
-    (c) => c.body(audit().latestCheckpointNote(), 200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'public, max-age=5' }),
+    async (c) => c.body(await audit().latestCheckpointNote(), 200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'public, max-age=5' }),
   );
   app.openAPIRegistry.registerPath(
     createRoute({
@@ -209,13 +209,13 @@ function registerTileRoutes(app: OpenAPIHono, audit: () => AuditLog) {
     }),
   );
   const PREFIX = '/api/audit/tile/';
-  app.get(`${PREFIX}*`, (c: Context) => {
+  app.get(`${PREFIX}*`, async (c: Context) => {
     const parsed = parseTilePath(c.req.path.slice(PREFIX.length));
     if (parsed && 'problem' in parsed) {
       const { param, ...p } = parsed.problem;
       throw new RequestValidationError([{ ...p, loc: ['path', param] }]);
     }
-    const body = parsed && audit().tile(parsed.tile);
+    const body = parsed && (await audit().tile(parsed.tile));
     // A tile the log does not hold yet will exist later: the 404 must not be cached.
     if (!body) throw new ApiError(404, 'Tile not found', { 'Cache-Control': 'no-store' });
     const headers: Record<string, string> = { 'Content-Type': 'application/octet-stream', 'Cache-Control': IMMUTABLE };

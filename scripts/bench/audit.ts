@@ -3,19 +3,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase } from '../../api/db/index.ts';
-import { createAuditLog } from '../../api/audit/index.ts';
+import { openDatabase } from '../../src/lib/data/db/index.ts';
+import { createAuditLog } from '../../src/lib/data/audit/index.ts';
 import { table } from './util.ts';
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-function timeEach(n: number, fn: (i: number) => void): { mean_ms: number; p50_ms: number; p99_ms: number } {
+async function timeEach(n: number, fn: (i: number) => Promise<unknown>): Promise<{ mean_ms: number; p50_ms: number; p99_ms: number }> {
   const t: number[] = [];
   for (let i = 0; i < n; i++) {
     const s = performance.now();
-    fn(i);
+    await fn(i);
     t.push(performance.now() - s);
   }
   t.sort((a, b) => a - b);
@@ -27,47 +27,47 @@ export async function runAuditBench(args: string[]): Promise<Record<string, unkn
   const target = Number(args[0] ?? 1_000_000);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-audit-'));
   try {
-    const db = openDatabase(path.join(dir, 'kb.sqlite'));
-    const audit = createAuditLog(db, { dataDir: dir, origin: 'bench.local/audit', checkpointEvery: 100, checkpointIntervalSeconds: 3600 });
+    const db = await openDatabase(path.join(dir, 'kb.sqlite'));
+    const audit = await createAuditLog(db, { dataDir: dir, origin: 'bench.local/audit', checkpointEvery: 100, checkpointIntervalSeconds: 3600 });
     const ev = (i: number) => ({ kind: 'comment.create', subjectType: 'comment', subjectId: `c${i}`, actor: { userId: `user-${i % 500}` }, data: { entity_type: 'video', n: i } });
 
     // One event per transaction, as a write endpoint does (with a checkpoint every 100).
     const singles = 20_000;
     let t = performance.now();
-    for (let i = 0; i < singles; i++) db.transaction(() => audit.append(ev(i))).immediate();
+    for (let i = 0; i < singles; i++) await db.transaction(() => audit.append(ev(i)));
     const singleRate = Math.round(singles / ((performance.now() - t) / 1000));
 
     // Fill to the target in batches of 1000 events per transaction.
     t = performance.now();
-    let n = audit.size();
+    let n = await audit.size();
     const fillStart = n;
     while (n < target) {
       const batch = Math.min(1000, target - n);
-      db.transaction(() => {
-        for (let j = 0; j < batch; j++) audit.append(ev(n + j));
-      }).immediate();
+      await db.transaction(async () => {
+        for (let j = 0; j < batch; j++) await audit.append(ev(n + j));
+      });
       n += batch;
     }
     const batchRate = Math.round((n - fillStart) / ((performance.now() - t) / 1000));
-    audit.checkpointNow();
+    await audit.checkpointNow();
 
-    const size = audit.size();
+    const size = await audit.size();
     const rand = (k: number) => 1 + Math.floor(Math.random() * k);
-    const inclusion = timeEach(1000, () => audit.inclusion(rand(size), size));
-    const inclusionOld = timeEach(1000, () => {
+    const inclusion = await timeEach(1000, () => audit.inclusion(rand(size), size));
+    const inclusionOld = await timeEach(1000, () => {
       const ts = rand(size);
-      audit.inclusion(rand(ts), ts);
+      return audit.inclusion(rand(ts), ts);
     });
-    const consistency = timeEach(1000, () => {
+    const consistency = await timeEach(1000, () => {
       const to = rand(size);
-      audit.consistency(rand(to), to);
+      return audit.consistency(rand(to), to);
     });
-    const checkpoint = timeEach(200, () => {
-      db.transaction(() => audit.append(ev(-1))).immediate();
-      audit.checkpointNow();
+    const checkpoint = await timeEach(200, async () => {
+      await db.transaction(() => audit.append(ev(-1)));
+      await audit.checkpointNow();
     });
     const dbBytes = fs.statSync(path.join(dir, 'kb.sqlite')).size + (fs.existsSync(path.join(dir, 'kb.sqlite-wal')) ? fs.statSync(path.join(dir, 'kb.sqlite-wal')).size : 0);
-    db.close();
+    await db.close();
 
     console.log(`\naudit appends (SQLite WAL, synchronous=NORMAL)`);
     console.log(table([

@@ -7,25 +7,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { openDatabase } from '../../api/db/index.ts';
-import { createAuditLog } from '../../api/audit/index.ts';
-import { createIdentity } from '../../api/auth/identity.ts';
+import { seedPerson } from './seed.ts';
 import { startChild, table, type LoadResult } from './util.ts';
 
 const CONNECTIONS = 16;
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
-
-/** A person with a browser session and an API key, made in the database the server will open. */
-function seedPerson(dataDir: string): { session: string; apiKey: string } {
-  const db = openDatabase(path.join(dataDir, 'kb.sqlite'));
-  const audit = createAuditLog(db, { dataDir, origin: 'bench.local/audit', checkpointEvery: 100, checkpointIntervalSeconds: 3600 });
-  const identity = createIdentity(db, audit, { keyPrefix: 'kb_', adminEmails: [], moderatorEmails: [], sessionTtlHours: 24 });
-  const { user, sessionSecret } = identity.signIn({ issuer: 'https://bench.idp', subject: 'bench', email: 'bench@example.org', emailVerified: true, name: 'Bench' });
-  const { secret } = identity.createApiKey(user.id, { name: 'bench', expiresAt: null });
-  audit.stop();
-  db.close();
-  return { session: sessionSecret, apiKey: secret };
-}
 
 /** One complete authorization: consent page, approval, code exchange. Returns the tokens. */
 async function authorize(url: string, clientId: string, session: string): Promise<{ access_token: string; refresh_token: string }> {
@@ -59,7 +45,7 @@ async function run(opts: autocannon.Options): Promise<LoadResult> {
 export async function runAuthBench(args: string[]): Promise<Record<string, unknown>> {
   const seconds = Number(args[0] ?? 8);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-auth-'));
-  const { session, apiKey } = seedPerson(dir);
+  const { session, apiKey } = await seedPerson(path.join(dir, 'kb.sqlite'), dir, 'bench.local/audit');
   const server = await startChild('api/server.ts', [], {
     DATA_DIR: dir,
     DIST_DIR: path.join(dir, 'no-dist'),

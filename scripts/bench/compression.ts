@@ -12,24 +12,24 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import { spawnSync } from 'node:child_process';
 import autocannon from 'autocannon';
-import { openDatabase } from '../../api/db/index.ts';
-import { auditOrigin, createAuditLog } from '../../api/audit/index.ts';
+import { openDatabase } from '../../src/lib/data/db/index.ts';
+import { auditOrigin, createAuditLog } from '../../src/lib/data/audit/index.ts';
 import { BROTLI_QUALITY, GZIP_LEVEL } from '../../api/static/compression.ts';
 import { startChild, table } from './util.ts';
 
 const BASE_URL = 'http://bench.local';
 
 /** 250 events of the size a comment's are, in the database the server will open. */
-function seedAudit(dataDir: string): void {
-  const db = openDatabase(path.join(dataDir, 'kb.sqlite'));
-  const audit = createAuditLog(db, { dataDir, origin: auditOrigin(BASE_URL), checkpointEvery: 100, checkpointIntervalSeconds: 3600 });
-  db.transaction(() => {
+async function seedAudit(dataDir: string): Promise<void> {
+  const db = await openDatabase(path.join(dataDir, 'kb.sqlite'));
+  const audit = await createAuditLog(db, { dataDir, origin: auditOrigin(BASE_URL), checkpointEvery: 100, checkpointIntervalSeconds: 3600 });
+  await db.transaction(async () => {
     for (let i = 0; i < 250; i++) {
-      audit.append({ kind: 'comment.create', subjectType: 'comment', subjectId: `c${i}`, actor: { userId: `user-${i % 20}` }, data: { entity_type: 'video', entity_id: `v${i % 40}`, length: 100 + i } });
+      await audit.append({ kind: 'comment.create', subjectType: 'comment', subjectId: `c${i}`, actor: { userId: `user-${i % 20}` }, data: { entity_type: 'video', entity_id: `v${i % 40}`, length: 100 + i } });
     }
-  }).immediate();
-  audit.stop();
-  db.close();
+  });
+  await audit.stop();
+  await db.close();
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -72,7 +72,7 @@ export async function runCompressionBench(args: string[]): Promise<Record<string
   console.log(`bench compression: building ${path.relative(process.cwd(), contentDir) || contentDir} …`);
   const build = spawnSync(process.execPath, ['scripts/build.ts', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`build failed: ${build.stderr}`);
-  seedAudit(dir);
+  await seedAudit(dir);
   const server = await startChild('api/server.ts', [], env);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const targets = [

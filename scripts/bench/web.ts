@@ -12,9 +12,7 @@ import path from 'node:path';
 import http from 'node:http';
 import zlib from 'node:zlib';
 import { spawnSync } from 'node:child_process';
-import { openDatabase } from '../../api/db/index.ts';
-import { createAuditLog } from '../../api/audit/index.ts';
-import { createIdentity } from '../../api/auth/identity.ts';
+import { seedPerson } from './seed.ts';
 import autocannon from 'autocannon';
 import { startChild, table } from './util.ts';
 import { graphFigure } from './web-graph.ts';
@@ -26,17 +24,6 @@ interface PageSpec {
   cookie?: string;
 }
 
-/** A signed-in person for the per-person pages, made in the database the server will open. */
-function seedSession(dataDir: string): string {
-  const db = openDatabase(path.join(dataDir, 'kb.sqlite'));
-  const audit = createAuditLog(db, { dataDir, origin: 'bench.local/audit', checkpointEvery: 100, checkpointIntervalSeconds: 3600 });
-  const identity = createIdentity(db, audit, { keyPrefix: 'kb_', adminEmails: [], moderatorEmails: [], sessionTtlHours: 24 });
-  const { user, sessionSecret } = identity.signIn({ issuer: 'https://bench.idp', subject: 'bench', email: 'bench@example.org', emailVerified: true, name: 'Bench' });
-  identity.createApiKey(user.id, { name: 'bench key', expiresAt: null });
-  audit.stop();
-  db.close();
-  return `kb_session=${sessionSecret}`;
-}
 
 /** One GET on a kept-alive connection; resolves with the time to the response's first byte and the body. */
 function timedGet(agent: http.Agent, url: string, cookie?: string): Promise<{ ttfbMs: number; status: number; body: Buffer }> {
@@ -152,7 +139,7 @@ export async function runWebBench(args: string[]): Promise<Record<string, unknow
   console.log(`bench web: building ${path.relative(process.cwd(), contentDir) || contentDir} …`);
   const build = spawnSync(process.execPath, ['scripts/build.ts', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`build failed: ${build.stderr}`);
-  const cookie = seedSession(dir);
+  const cookie = `kb_session=${(await seedPerson(path.join(dir, 'kb.sqlite'), dir, 'bench.local/audit')).session}`;
   const server = await startChild('api/server.ts', [], { ...env, WRITE_RATE_LIMIT_PER_MINUTE: '1000000' });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const results: Awaited<ReturnType<typeof measurePage>>[] = [];

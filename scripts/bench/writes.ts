@@ -1,6 +1,7 @@
 // bench writes: comments created per second through the real server (POST /api/comments, each comment and
-// its audit event in one transaction), under 1, 8 and 64 concurrent clients (autocannon), with p50/p99
-// latency, side by side for three set-ups: SQLite (one instance), PostgreSQL with one instance, and
+// its audit event in one transaction), under 1, 8 and 32 concurrent clients (autocannon), with p50/p99
+// latency and the p50/p99 of /api/health probed every 20 ms during each load; then reads of one comment
+// per second (GET /api/comments/{id}, 8 clients); side by side for three set-ups: SQLite (one instance), PostgreSQL with one instance, and
 // PostgreSQL with two instances behind one origin (same BASE_URL and KEYS_DIR, own DATA_DIRs; the clients'
 // connections alternate between them). PostgreSQL is a throwaway cluster (scripts/lib/postgres-cluster.ts)
 // with fsync and synchronous_commit on; without PostgreSQL installed only the SQLite rows are measured.
@@ -11,14 +12,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { openDatabase } from '../../api/db/index.ts';
-import { createAuditLog, auditOrigin } from '../../api/audit/index.ts';
-import { createIdentity } from '../../api/auth/identity.ts';
+import { openDatabase } from '../../src/lib/data/db/index.ts';
+import { auditOrigin } from '../../src/lib/data/audit/index.ts';
+import { seedPerson } from './seed.ts';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { postgresUnavailable, startCluster, type PostgresCluster } from '../lib/postgres-cluster.ts';
 import { startChild, table, type ChildServer } from './util.ts';
 
-const CLIENTS = [1, 8, 64];
+const CLIENTS = [1, 8, 32];
+const READ_CLIENTS = 8;
 const BASE_URL = 'http://127.0.0.1';
 /** PostgreSQL's durable defaults, said explicitly: every commit waits for its WAL to reach the disk. */
 const PG_SETTINGS = { fsync: 'on', synchronous_commit: 'on', full_page_writes: 'on' };
@@ -31,12 +33,17 @@ interface Row {
   ok_2xx: number;
   non_2xx: number;
   errors: number;
+  /** /api/health latency while the writes ran. */
+  health_p50_ms: number;
+  health_p99_ms: number;
 }
 
 interface SetupResult {
   name: string;
   instances: number;
   rows: Row[];
+  /** GET /api/comments/{id} per second. */
+  reads_per_second: number;
   comments_stored: number;
   audit_events: number;
   audit_size: number;
@@ -47,7 +54,7 @@ interface SetupResult {
 }
 
 /** Runs `fn` with process.env changed by `vars` (undefined removes), then puts it back. */
-function withEnv<T>(vars: Record<string, string | undefined>, fn: () => T): T {
+async function withEnv<T>(vars: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
   const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
   const apply = (v: Record<string, string | undefined>) => {
     for (const [k, val] of Object.entries(v)) {
@@ -57,10 +64,64 @@ function withEnv<T>(vars: Record<string, string | undefined>, fn: () => T): T {
   };
   apply(vars);
   try {
-    return fn();
+    return await fn();
   } finally {
     apply(saved);
   }
+}
+
+/** Probes `url` every `everyMs` until stopped; the latencies in ms, sorted. */
+function probeWhile(url: string, everyMs: number): { stop(): Promise<number[]> } {
+  const times: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const t = performance.now();
+      await fetch(url).then((r) => r.arrayBuffer()).catch(() => undefined);
+      times.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return times.sort((a, b) => a - b);
+    },
+  };
+}
+
+const pct = (sorted: number[], p: number) => (sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] * 10) / 10 : 0);
+
+/** Comments per second under `connections` clients, with /api/health's latency meanwhile. */
+async function writeRow(urls: string[], healthUrl: string, secret: string, video: string, connections: number, seconds: number): Promise<Row> {
+  const probe = probeWhile(healthUrl, 20);
+  // With several URLs autocannon gives connection i the URL i mod n: the load alternates between the
+  // instances, and one histogram holds every request's latency. (Its run() takes an array of URLs,
+  // node_modules/autocannon/lib/run.js; its types only say string.)
+  const r = await autocannon({
+    url: (urls.length === 1 ? urls[0] : urls) as string,
+    method: 'POST',
+    connections,
+    duration: seconds,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+    body: JSON.stringify({ entity_type: 'video', entity_id: video, body: 'A benchmark comment with a few words in it.' }),
+  });
+  const health = await probe.stop();
+  return { clients: connections, per_second: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, ok_2xx: r['2xx'], non_2xx: r.non2xx, errors: r.errors, health_p50_ms: pct(health, 50), health_p99_ms: pct(health, 99) };
+}
+
+/** GET /api/comments/{id} per second for one comment, the clients alternating between the instances. */
+async function readRate(baseUrls: string[], secret: string, video: string, seconds: number): Promise<number> {
+  const made = await fetch(`${baseUrls[0]}/api/comments`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+    body: JSON.stringify({ entity_type: 'video', entity_id: video, body: 'The comment the read benchmark reads.' }),
+  });
+  const { comment_id } = (await made.json()) as { comment_id: string };
+  const urls = baseUrls.map((u) => `${u}/api/comments/${comment_id}`);
+  const r = await autocannon({ url: (urls.length === 1 ? urls[0] : urls) as string, connections: READ_CLIENTS, duration: seconds });
+  return r.non2xx + r.errors > 0 ? -1 : Math.round(r.requests.average);
 }
 
 function filesystemOf(dir: string): string {
@@ -76,20 +137,11 @@ async function measure(opts: { name: string; slug: string; root: string; databas
   const target = opts.databaseUrl ?? path.join(dataDirs[0], 'kb.sqlite');
   const env = { KEYS_DIR: keysDir, AUDIT_ORIGIN: undefined, DATABASE_URL: opts.databaseUrl };
 
-  const secret = withEnv(env, () => {
-    const db = openDatabase(target, { applicationName: 'kb-bench' });
-    try {
-      const audit = createAuditLog(db, { dataDir: dataDirs[0], origin: auditOrigin(BASE_URL), checkpointEvery: 100, checkpointIntervalSeconds: 60 });
-      const identity = createIdentity(db, audit, { keyPrefix: 'kb_', adminEmails: [], moderatorEmails: [], sessionTtlHours: 1 });
-      const { user } = identity.signIn({ issuer: 'https://bench.local', subject: 'bench', email: 'bench@example.org', emailVerified: true });
-      return identity.createApiKey(user.id, { name: 'bench', expiresAt: null }).secret;
-    } finally {
-      db.close();
-    }
-  });
+  const secret = (await withEnv(env, () => seedPerson(target, dataDirs[0], auditOrigin(BASE_URL)))).apiKey;
 
   const servers: ChildServer[] = [];
   const rows: Row[] = [];
+  let readsPerSecond = 0;
   let auditVerify = 'not run';
   try {
     for (const dataDir of dataDirs) {
@@ -107,20 +159,8 @@ async function measure(opts: { name: string; slug: string; root: string; databas
       );
     }
     const urls = servers.map((s) => `${s.url}/api/comments`);
-    for (const connections of CLIENTS) {
-      // With several URLs autocannon gives connection i the URL i mod n: the load alternates between the
-      // instances, and one histogram holds every request's latency. (Its run() takes an array of URLs,
-      // node_modules/autocannon/lib/run.js; its types only say string.)
-      const r = await autocannon({
-        url: (urls.length === 1 ? urls[0] : urls) as string,
-        method: 'POST',
-        connections,
-        duration: opts.seconds,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
-        body: JSON.stringify({ entity_type: 'video', entity_id: opts.video, body: 'A benchmark comment with a few words in it.' }),
-      });
-      rows.push({ clients: connections, per_second: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, ok_2xx: r['2xx'], non_2xx: r.non2xx, errors: r.errors });
-    }
+    for (const connections of CLIENTS) rows.push(await writeRow(urls, `${servers[0].url}/api/health`, secret, opts.video, connections, opts.seconds));
+    readsPerSecond = await readRate(servers.map((s) => s.url), secret, opts.video, opts.seconds);
     // The log as a client outside sees it: signatures, roots recomputed from the events, consistency.
     const v = spawnSync(process.execPath, ['scripts/audit-verify.ts', servers[0].url], { encoding: 'utf8', timeout: 120_000 });
     const said = `${v.stdout ?? ''}`.trim().split('\n').pop() ?? '';
@@ -129,19 +169,19 @@ async function measure(opts: { name: string; slug: string; root: string; databas
     await Promise.all(servers.map((s) => s.stop()));
   }
 
-  const check = withEnv(env, () => openDatabase(target, { applicationName: 'kb-bench-check' }));
+  const check = await withEnv(env, () => openDatabase(target, { applicationName: 'kb-bench-check' }));
   let counts: { comments: number; events: number; size: number; min: number | null; max: number | null };
   try {
-    const audit = check.prepare('SELECT COUNT(*) AS size, MIN(seq) AS min, MAX(seq) AS max FROM audit_events').get() as { size: number | string; min: number | string | null; max: number | string | null };
+    const audit = (await check.prepare('SELECT COUNT(*) AS size, MIN(seq) AS min, MAX(seq) AS max FROM audit_events').get()) as { size: number | string; min: number | string | null; max: number | string | null };
     counts = {
-      comments: Number(check.prepare('SELECT COUNT(*) FROM comments').pluck().get()),
-      events: Number(check.prepare("SELECT COUNT(*) FROM audit_events WHERE kind = 'comment.create'").pluck().get()),
+      comments: Number(await check.prepare('SELECT COUNT(*) FROM comments').pluck().get()),
+      events: Number(await check.prepare("SELECT COUNT(*) FROM audit_events WHERE kind = 'comment.create'").pluck().get()),
       size: Number(audit.size),
       min: audit.min === null ? null : Number(audit.min),
       max: audit.max === null ? null : Number(audit.max),
     };
   } finally {
-    check.close();
+    await check.close();
   }
   // seq is the primary key (no duplicates): 1..max holding max rows means no gaps.
   const gapless = counts.size === 0 || (counts.min === 1 && counts.max === counts.size);
@@ -149,6 +189,7 @@ async function measure(opts: { name: string; slug: string; root: string; databas
     name: opts.name,
     instances: opts.instances,
     rows,
+    reads_per_second: readsPerSecond,
     comments_stored: counts.comments,
     audit_events: counts.events,
     audit_size: counts.size,
@@ -199,7 +240,7 @@ export async function runWritesBench(args: string[]): Promise<Record<string, unk
     console.log(`  pg1: PostgreSQL, one instance`);
     console.log(`  pg2: PostgreSQL, two instances behind one origin (same BASE_URL and KEYS_DIR); the clients' connections alternate between them (1 client: the first only)`);
   }
-  console.log(`  /s: comments created per second; p50, p99: latency in ms\n`);
+  console.log(`  /s: comments created per second; p50, p99: latency in ms; health p50, p99: GET /api/health (every 20 ms, first instance) during the load, in ms\n`);
   console.log(
     table(
       CLIENTS.map((clients, i) => {
@@ -209,11 +250,14 @@ export async function runWritesBench(args: string[]): Promise<Record<string, unk
           row[`${short[j]} /s`] = r.per_second;
           row[`${short[j]} p50`] = r.p50_ms;
           row[`${short[j]} p99`] = r.p99_ms;
+          row[`${short[j]} health p50`] = r.health_p50_ms;
+          row[`${short[j]} health p99`] = r.health_p99_ms;
         });
         return row;
       }),
     ),
   );
+  console.log(`\nreads of one comment (GET /api/comments/{id}, ${READ_CLIENTS} clients): ${setups.map((s, j) => `${short[j]} ${s.reads_per_second}/s`).join(', ')}`);
   console.log('');
   for (const s of setups) {
     const failed = s.rows.reduce((n, r) => n + r.non_2xx + r.errors, 0);

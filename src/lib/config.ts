@@ -18,6 +18,9 @@ const EnvSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\/\S+$/i, 'a postgres:// or postgresql:// URL')
     .optional(),
+  // PostgreSQL only: connections per instance, and how long a write waits for a lock before it answers 503.
+  PG_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  PG_LOCK_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   CONTENT_DIR: z.string().default('content'),
   DIST_DIR: z.string().default('dist'),
   SITE_NAME: z.string().min(1).default('AI Transformation Knowledge Base'),
@@ -117,6 +120,10 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL for the write side (postgres://…); unset: the embedded SQLite file DATA_DIR/kb.sqlite. */
   databaseUrl?: string;
+  /** PostgreSQL: connections in each instance's pool (PG_POOL_SIZE). */
+  pgPoolSize: number;
+  /** PostgreSQL: how long a statement waits for a lock before it fails with 503 (PG_LOCK_TIMEOUT_MS). */
+  pgLockTimeoutMs: number;
   contentDir: string;
   distDir: string;
   siteName: string;
@@ -275,6 +282,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     baseUrl,
     dataDir: path.resolve(cwd, e.DATA_DIR),
     databaseUrl: e.DATABASE_URL || undefined,
+    pgPoolSize: e.PG_POOL_SIZE,
+    pgLockTimeoutMs: e.PG_LOCK_TIMEOUT_MS,
     contentDir: path.resolve(cwd, e.CONTENT_DIR),
     distDir: path.resolve(cwd, e.DIST_DIR),
     siteName: e.SITE_NAME,

@@ -6,10 +6,10 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testDatabaseEnv } from '../../helpers/server.ts';
-import { openDatabase, type Db } from '../../../api/db/index.ts';
-import { createAuditLog, type AuditLog } from '../../../api/audit/index.ts';
-import { MemoryTree, leafHash } from '../../../api/audit/merkle.ts';
-import { openCheckpoint } from '../../../api/audit/checkpoint.ts';
+import { openDatabase, type Db } from '../../../src/lib/data/db/index.ts';
+import { createAuditLog, type AuditLog } from '../../../src/lib/data/audit/index.ts';
+import { MemoryTree, leafHash } from '../../../src/lib/data/audit/merkle.ts';
+import { openCheckpoint } from '../../../src/lib/data/audit/checkpoint.ts';
 
 const dirs: string[] = [];
 const dbs: Db[] = [];
@@ -19,15 +19,15 @@ async function setup(opts: { every?: number } = {}): Promise<{ db: Db; audit: Au
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-audit-'));
   dirs.push(dir);
   const target = (await testDatabaseEnv()).DATABASE_URL ?? path.join(dir, 'kb.sqlite');
-  const db = openDatabase(target);
+  const db = await openDatabase(target);
   dbs.push(db);
-  const audit = createAuditLog(db, { dataDir: dir, origin: 'kb.test/audit', checkpointEvery: opts.every ?? 1000, checkpointIntervalSeconds: 3600 });
+  const audit = await createAuditLog(db, { dataDir: dir, origin: 'kb.test/audit', checkpointEvery: opts.every ?? 1000, checkpointIntervalSeconds: 3600 });
   return { db, audit, dir, target };
 }
 afterEach(async () => {
   // Writers still running (a test that failed or timed out) would keep creating files in the folder.
   await Promise.all(workers.splice(0).map((w) => w.terminate()));
-  for (const db of dbs.splice(0)) if (db.open) db.close();
+  for (const db of dbs.splice(0)) await db.close();
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
@@ -36,28 +36,28 @@ const event = (i: number) => ({ kind: 'test.write', subjectType: 'thing', subjec
 describe('appending audit events', () => {
   it('refuses to append outside a transaction', async () => {
     const { audit } = await setup();
-    expect(() => audit.append(event(1))).toThrow(/inside the write transaction/);
+    await expect(audit.append(event(1))).rejects.toThrow(/inside the write transaction/);
   });
 
   it('numbers events 1, 2, 3 and leaves no gap when a write rolls back', async () => {
     const { db, audit } = await setup();
-    db.transaction(() => audit.append(event(1))).immediate();
-    expect(() =>
-      db.transaction(() => {
-        audit.append(event(2));
+    await db.transaction(() => audit.append(event(1)));
+    await expect(
+      db.transaction(async () => {
+        await audit.append(event(2));
         throw new Error('the write failed after its event');
-      }).immediate(),
-    ).toThrow('the write failed');
-    db.transaction(() => audit.append(event(3))).immediate();
-    const page = audit.events({ afterSeq: 0, limit: 10 });
+      }),
+    ).rejects.toThrow('the write failed');
+    await db.transaction(() => audit.append(event(3)));
+    const page = await audit.events({ afterSeq: 0, limit: 10 });
     expect(page.items.map((e) => [e.seq, e.subject_id])).toEqual([[1, 't1'], [2, 't3']]);
     expect(page.tree_size).toBe(2);
   });
 
   it('refuses UPDATE and DELETE on the log, even from our own connection', async () => {
     const { db, audit } = await setup();
-    db.transaction(() => audit.append(event(1))).immediate();
-    audit.checkpointNow();
+    await db.transaction(() => audit.append(event(1)));
+    await audit.checkpointNow();
     for (const sql of [
       "UPDATE audit_events SET kind = 'forged' WHERE seq = 1",
       'DELETE FROM audit_events WHERE seq = 1',
@@ -66,21 +66,21 @@ describe('appending audit events', () => {
       "UPDATE audit_checkpoints SET note = 'x'",
       'DELETE FROM audit_checkpoints',
     ]) {
-      expect(() => db.prepare(sql).run(), sql).toThrow(/append-only/);
+      await expect(db.prepare(sql).run(), sql).rejects.toThrow(/append-only/);
     }
-    expect(audit.events({ afterSeq: 0, limit: 10 }).items[0].kind).toBe('test.write');
+    expect((await audit.events({ afterSeq: 0, limit: 10 })).items[0].kind).toBe('test.write');
   });
 
   it('publishes a pseudonym for the actor, never the user id, scoped to the subject (and the kind, for anonymous acts)', async () => {
     const { db, audit } = await setup();
-    db.transaction(() => {
-      audit.append(event(0));
-      audit.append(event(3)); // same user-0, another subject
-      audit.append({ ...event(0), kind: 'test.edit' }); // same user-0, same subject
-      audit.append({ ...event(0), kind: 'test.flag', anonymous: true }); // same user and subject, anonymous
-      audit.append({ ...event(1), actor: 'pipeline' });
-    }).immediate();
-    const [a, b, same, anon, c] = audit.events({ afterSeq: 0, limit: 10 }).items;
+    await db.transaction(async () => {
+      await audit.append(event(0));
+      await audit.append(event(3)); // same user-0, another subject
+      await audit.append({ ...event(0), kind: 'test.edit' }); // same user-0, same subject
+      await audit.append({ ...event(0), kind: 'test.flag', anonymous: true }); // same user and subject, anonymous
+      await audit.append({ ...event(1), actor: 'pipeline' });
+    });
+    const [a, b, same, anon, c] = (await audit.events({ afterSeq: 0, limit: 10 })).items;
     expect(a.actor).toMatch(/^u_[0-9a-f]{24}$/);
     expect(b.actor).not.toBe(a.actor);
     expect(same.actor).toBe(a.actor);
@@ -92,14 +92,14 @@ describe('appending audit events', () => {
 
   it('checkpoints every N events, with roots that match the entries', async () => {
     const { db, audit } = await setup({ every: 10 });
-    for (let i = 1; i <= 35; i++) db.transaction(() => audit.append(event(i))).immediate();
-    expect(audit.checkpoints(0, 100).items.map((c) => c.tree_size)).toEqual([10, 20, 30]);
-    audit.checkpointNow();
-    expect(audit.checkpointNow()).toBeNull(); // nothing new
-    const cps = audit.checkpoints(0, 100).items;
+    for (let i = 1; i <= 35; i++) await db.transaction(() => audit.append(event(i)));
+    expect((await audit.checkpoints(0, 100)).items.map((c) => c.tree_size)).toEqual([10, 20, 30]);
+    await audit.checkpointNow();
+    expect(await audit.checkpointNow()).toBeNull(); // nothing new
+    const cps = (await audit.checkpoints(0, 100)).items;
     expect(cps.map((c) => c.tree_size)).toEqual([10, 20, 30, 35]);
     const tree = new MemoryTree();
-    for (const e of audit.events({ afterSeq: 0, limit: 200 }).items) tree.append(leafHash(e.entry));
+    for (const e of (await audit.events({ afterSeq: 0, limit: 200 })).items) tree.append(leafHash(e.entry));
     const key = audit.publicKey().verifier_key;
     for (const cp of cps) {
       const parsed = openCheckpoint(cp.note, key)!;
@@ -111,27 +111,24 @@ describe('appending audit events', () => {
     // Each writer a thread with its own connection to the same database: the SQLite file, or in the
     // postgres project the same PostgreSQL database (issue 17: writers on several instances at once).
     const { dir, audit, target } = await setup();
-    // An ES module, not an eval'd script: there Node defines a global __dirname of '.', and synckit (the
-    // thread of api/db's PostgreSQL connections) would look for its preload at ../register.cjs from the
-    // working folder.
+    // An ES module, not an eval'd script, so that it can import the project's modules by URL.
     const workerCode = `
       import { workerData, parentPort } from 'node:worker_threads';
       try {
         const { openDatabase } = await import(workerData.dbModule);
         const { createAuditLog } = await import(workerData.auditModule);
-        const db = openDatabase(workerData.target);
-        // 64 writers queue for one write lock on a loaded 2-core machine: wait as long as it takes
-        // (PostgreSQL's advisory lock waits without a limit).
-        if (db.dialect === 'sqlite') db.pragma('busy_timeout = 120000');
-        const audit = createAuditLog(db, { dataDir: workerData.dir, origin: 'kb.test/audit', checkpointEvery: 25, checkpointIntervalSeconds: 3600 });
+        // 64 writers queue for one write lock on a loaded 2-core machine: wait as long as it takes.
+        const db = await openDatabase(workerData.target, { lockTimeoutMs: 120000, poolSize: 1 });
+        if (db.dialect === 'sqlite') db.raw.pragma('busy_timeout = 120000');
+        const audit = await createAuditLog(db, { dataDir: workerData.dir, origin: 'kb.test/audit', checkpointEvery: 25, checkpointIntervalSeconds: 3600 });
         // Connected: wait until every writer is, so that all 64 write at once. (A shared-memory gate, not a
         // message: nothing here should depend on who else listens on parentPort.)
         parentPort.postMessage('ready');
         Atomics.wait(workerData.gate, 0, 0);
         for (let i = 0; i < workerData.count; i++) {
-          db.transaction(() => audit.append({ kind: 'test.concurrent', subjectType: 'worker', subjectId: String(workerData.id), actor: 'system', data: { i } })).immediate();
+          await db.transaction(() => audit.append({ kind: 'test.concurrent', subjectType: 'worker', subjectId: String(workerData.id), actor: 'system', data: { i } }));
         }
-        db.close();
+        await db.close();
         parentPort.postMessage('done');
       } catch (e) {
         parentPort.postMessage('error: ' + (e && e.stack ? e.stack : e));
@@ -141,8 +138,8 @@ describe('appending audit events', () => {
     const count = 20;
     const gate = new Int32Array(new SharedArrayBuffer(4));
     const modules = {
-      dbModule: new URL('../../../api/db/index.ts', import.meta.url).href,
-      auditModule: new URL('../../../api/audit/index.ts', import.meta.url).href,
+      dbModule: new URL('../../../src/lib/data/db/index.ts', import.meta.url).href,
+      auditModule: new URL('../../../src/lib/data/audit/index.ts', import.meta.url).href,
     };
     // Each writer answers 'ready' once connected, then its outcome ('done', or what failed): all have
     // stopped writing before the checks.
@@ -166,7 +163,7 @@ describe('appending audit events', () => {
     expect(results.filter((r) => r !== 'done')).toEqual([]);
     const all = [];
     for (let after = 0; ; ) {
-      const page = audit.events({ afterSeq: after, limit: 200 });
+      const page = await audit.events({ afterSeq: after, limit: 200 });
       all.push(...page.items);
       if (page.next_after_seq === null) break;
       after = page.next_after_seq;
@@ -177,7 +174,7 @@ describe('appending audit events', () => {
     for (let id = 0; id < 64; id++) expect(all.filter((e) => e.subject_id === String(id))).toHaveLength(count);
     const tree = new MemoryTree();
     for (const e of all) tree.append(leafHash(e.entry));
-    const cps = audit.checkpoints(0, 100).items;
+    const cps = (await audit.checkpoints(0, 100)).items;
     expect(cps.length).toBeGreaterThan(0);
     for (const cp of cps) expect(Buffer.from(cp.root_hash, 'base64').equals(tree.root(cp.tree_size))).toBe(true);
     // 64 threads (on PostgreSQL each with its connection's thread) load the modules first: half a minute

@@ -131,12 +131,17 @@ export class PgDb implements Db {
   readonly dialect = 'postgres' as const;
   readonly pool: pg.Pool;
   private readonly context = new AsyncLocalStorage<Tx>();
+  private readonly url: string;
+  private readonly applicationName: string;
+  private probe: pg.Client | null = null;
 
   constructor(url: string, opts: PgOptions = {}) {
+    this.url = url;
+    this.applicationName = opts.applicationName ?? 'kb';
     const lockTimeout = opts.lockTimeoutMs ?? 5000;
     this.pool = new pg.Pool({
       connectionString: url,
-      application_name: opts.applicationName ?? 'kb',
+      application_name: this.applicationName,
       max: opts.poolSize ?? 10,
       connectionTimeoutMillis: 5000,
       idleTimeoutMillis: 30_000,
@@ -257,14 +262,33 @@ export class PgDb implements Db {
     }
   }
 
+  /**
+   * On a connection of its own, not the pool's: a pool whose connections all wait for a lock is busy, not
+   * down, and the answer must not queue behind them.
+   */
   async ping(timeoutMs: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(Object.assign(new Error('the database did not answer in time'), { code: 'ETIMEDOUT' })), timeoutMs);
     });
+    const probe = async () => {
+      if (!this.probe) {
+        const client = new pg.Client({ connectionString: this.url, application_name: `${this.applicationName}-probe` });
+        client.on('error', () => {
+          if (this.probe === client) this.probe = null;
+          client.end().catch(() => {});
+        });
+        this.probe = client;
+        await client.connect();
+      }
+      await this.probe.query('SELECT 1');
+    };
     try {
-      await Promise.race([this.pool.query('SELECT 1'), timeout]);
+      await Promise.race([probe(), timeout]);
     } catch (err) {
+      const broken = this.probe;
+      this.probe = null;
+      broken?.end().catch(() => {});
       throw asPgError(err);
     } finally {
       clearTimeout(timer);
@@ -272,6 +296,8 @@ export class PgDb implements Db {
   }
 
   async close(): Promise<void> {
+    await this.probe?.end().catch(() => {});
+    this.probe = null;
     await this.pool.end();
   }
 }

@@ -39,15 +39,15 @@ class SqliteStatement<P extends BindParameters, R> implements Statement<P, R> {
     return this;
   }
   async get(...params: unknown[]): Promise<R | undefined> {
-    await this.db.turn();
+    for (let wait = this.db.busy(); wait; wait = this.db.busy()) await wait;
     return this.statement().get(...params) as R | undefined;
   }
   async all(...params: unknown[]): Promise<R[]> {
-    await this.db.turn();
+    for (let wait = this.db.busy(); wait; wait = this.db.busy()) await wait;
     return this.statement().all(...params) as R[];
   }
   async run(...params: unknown[]): Promise<RunResult> {
-    await this.db.turn();
+    for (let wait = this.db.busy(); wait; wait = this.db.busy()) await wait;
     return { changes: this.statement().run(...params).changes };
   }
 }
@@ -67,10 +67,14 @@ export class SqliteDb implements Db {
     return this.context.getStore()?.active === true;
   }
 
-  /** Resolves when the caller may use the connection: it owns the open transaction, or none is open. */
-  async turn(): Promise<void> {
+  /**
+   * Null when the caller may use the connection now (it owns the open transaction, or none is open), else
+   * the end of the transaction to wait for. Callers check again after waiting, and use the connection in
+   * the same synchronous step as the check that said null, so no other transaction can begin in between.
+   */
+  busy(): Promise<void> | null {
     const mine = this.context.getStore();
-    while (this.current && this.current !== mine) await this.current.done;
+    return this.current && this.current !== mine ? this.current.done : null;
   }
 
   prepare<P extends BindParameters = unknown[], R = unknown>(sql: string): Statement<P, R> {
@@ -78,14 +82,14 @@ export class SqliteDb implements Db {
   }
 
   async exec(sql: string): Promise<void> {
-    await this.turn();
+    for (let wait = this.busy(); wait; wait = this.busy()) await wait;
     this.raw.exec(sql);
   }
 
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     const outer = this.context.getStore();
     if (outer?.active) return this.savepoint(outer, fn);
-    await this.turn();
+    for (let wait = this.busy(); wait; wait = this.busy()) await wait;
     let end!: () => void;
     const tx: Tx = { active: true, savepoints: 0, done: new Promise<void>((resolve) => (end = resolve)) };
     this.current = tx;
@@ -130,12 +134,12 @@ export class SqliteDb implements Db {
   }
 
   async ping(): Promise<void> {
-    await this.turn();
+    for (let wait = this.busy(); wait; wait = this.busy()) await wait;
     this.raw.prepare('SELECT 1').get();
   }
 
   async close(): Promise<void> {
-    await this.turn();
+    for (let wait = this.busy(); wait; wait = this.busy()) await wait;
     if (this.raw.open) this.raw.close();
   }
 }

@@ -8,7 +8,7 @@
 // transactions did. A transaction opened inside another is a savepoint.
 
 /** better-sqlite3's bind forms: positional values, or one object for `@name` placeholders. */
-export type BindParameters = unknown[] | Record<string, unknown>;
+export type BindParameters = unknown[] | object;
 type Args<P> = P extends unknown[] ? P : [P];
 
 export interface RunResult {

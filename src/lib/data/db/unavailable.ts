@@ -22,7 +22,10 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
 export function databaseUnavailable(err: unknown): string | null {
   if (!(err instanceof Error)) return null;
   const code = (err as { code?: unknown }).code;
-  if (typeof code !== 'string') return /Connection terminated|connection (?:was )?lost/i.test(err.message) ? 'the connection to the database was lost' : null;
+  if (typeof code !== 'string') {
+    if (/timeout exceeded when trying to connect/i.test(err.message)) return 'every database connection is busy';
+    return /Connection terminated|connection (?:was )?lost/i.test(err.message) ? 'the connection to the database was lost' : null;
+  }
   if (NETWORK_CODES.has(code)) return 'the database cannot be reached';
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return 'the database is busy';
   return UNAVAILABLE_STATES[code] ?? UNAVAILABLE_STATES[code.slice(0, 2)] ?? null;

@@ -1,6 +1,6 @@
 // Signed checkpoints in the formats transparency logs share: a C2SP tlog-checkpoint body (origin, tree
 // size, base64 root hash) inside a C2SP signed-note, signed with Ed25519. Pure apart from key files.
-import { loadOrCreateFile } from '../keys/index.ts';
+import { loadOrCreateFile } from '../keys.ts';
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 
 /** Signature type byte of Ed25519 in signed notes. */

@@ -1,11 +1,11 @@
 // The audit log: an append-only, sequence-numbered record of every write, as a verifiable transparency
-// log. `audit.append()` is the one function every write calls inside its own transaction; checkpoints
+// log. `await audit.append()` is the one function every write calls inside its own transaction; checkpoints
 // (C2SP signed notes over the RFC 9162 tree root) are made every N events, every T seconds, and at stop.
 import path from 'node:path';
 import { createHmac } from 'node:crypto';
-import { keysDir, secretKey } from '../keys/index.ts';
+import { keysDir, secretKey } from '../keys.ts';
 import type { Db } from '../db/index.ts';
-import type { Config } from '../../src/lib/config.ts';
+import type { Config } from '../../config.ts';
 import { canonicalJson } from './canonical.ts';
 import { auditStore, type AuditStore, type StoredCheckpoint, type StoredEvent } from './store.ts';
 import { EMPTY_ROOT, consistencyProof, inclusionProof, leafHash, treeHash } from './merkle.ts';
@@ -92,12 +92,12 @@ export interface PublicEvent {
 /**
  * Opens the audit log in `db`: fixes its origin on first use, loads (or creates) its signing key, and
  * returns the writer every write calls and the readers the /api/audit routes serve.
- * @example const audit = createAuditLog(db, { dataDir, ...auditOriginOptions(config), checkpointEvery: 1000, checkpointIntervalSeconds: 60 })
+ * @example const audit = await createAuditLog(db, { dataDir, ...auditOriginOptions(config), checkpointEvery: 1000, checkpointIntervalSeconds: 60 })
  */
-export function createAuditLog(db: Db, opts: AuditOptions) {
+export async function createAuditLog(db: Db, opts: AuditOptions) {
   const store: AuditStore = auditStore(db);
   const now = opts.now ?? (() => new Date());
-  const origin = fixOrigin(store, opts, now);
+  const origin = await fixOrigin(store, opts, now);
   const keyFile = opts.signingKeyFile ?? path.join(keysDir(opts.dataDir), 'audit-ed25519.pem');
   const signer: NoteSigner = createSigner(origin, loadOrCreateKey(keyFile));
   const pseudonymKey = secretKey(opts.dataDir, 'audit-pseudonym.key');
@@ -110,10 +110,10 @@ export function createAuditLog(db: Db, opts: AuditOptions) {
 }
 
 /** The origin the log keeps: the one it was created with, checked against AUDIT_ORIGIN when that is set. */
-function fixOrigin(store: AuditStore, opts: AuditOptions, now: () => Date): string {
+async function fixOrigin(store: AuditStore, opts: AuditOptions, now: () => Date): Promise<string> {
   // The origin is fixed with the log: serving it under another host later must not orphan its checkpoints.
   if (!isValidKeyName(opts.origin)) throw new AuditOriginError(`invalid audit log origin "${opts.origin}": non-empty, without spaces or '+'`);
-  const { origin } = store.fixOrigin(opts.origin, now().toISOString());
+  const { origin } = await store.fixOrigin(opts.origin, now().toISOString());
   if (opts.requireOrigin && origin !== opts.origin) {
     throw new AuditOriginError(
       `AUDIT_ORIGIN is "${opts.origin}", but the audit log in ${opts.dataDir} was created with origin "${origin}", under which its checkpoints are signed. Unset AUDIT_ORIGIN or set it to "${origin}".`,
@@ -142,19 +142,20 @@ function auditWriter(db: Db, store: AuditStore, { origin, signer, pseudonymKey, 
   };
 
   /** Signs a checkpoint of the current tree, unless the newest checkpoint already covers it. */
-  function checkpointInTransaction(): StoredCheckpoint | null {
-    const size = store.size();
-    const last = store.lastCheckpoint();
+  async function checkpointInTransaction(): Promise<StoredCheckpoint | null> {
+    await db.lockWrites();
+    const size = await store.size();
+    const last = await store.lastCheckpoint();
     if (size === 0 || (last && last.tree_size >= size)) return null;
-    const root = treeHash(size, store.readHash);
+    const root = await store.withHashes((read) => treeHash(size, read));
     const cp = { tree_size: size, root_hash: root, note: signNote(checkpointBody(origin, size, root), signer), created_at: now().toISOString() };
-    store.addCheckpoint(cp);
+    await store.addCheckpoint(cp);
     return cp;
   }
 
   /** Makes a checkpoint now if there is anything new since the last one. */
-  function checkpointNow(): StoredCheckpoint | null {
-    return db.transaction(checkpointInTransaction).immediate();
+  function checkpointNow(): Promise<StoredCheckpoint | null> {
+    return db.transaction(checkpointInTransaction, { lock: true });
   }
 
   return {
@@ -171,14 +172,15 @@ function auditWriter(db: Db, store: AuditStore, { origin, signer, pseudonymKey, 
     },
 
     /**
-     * Appends one event as the next seq. Call it inside the write's own transaction (better-sqlite3
-     * `db.transaction(...).immediate()`), so the write and its event commit or roll back together.
-     * @example db.transaction(() => { insertComment(c); audit.append({ kind: 'comment.create', subjectType: 'comment', subjectId: c.id, actor: { userId } }) }).immediate()
+     * Appends one event as the next seq. Call it inside the write's own transaction, as late as the write
+     * allows (it takes the cross-instance write lock, held to the commit), so the write and its event
+     * commit or roll back together.
+     * @example await db.transaction(async () => { await insertComment(c); await audit.append({ kind: 'comment.create', subjectType: 'comment', subjectId: c.id, actor: { userId } }) })
      */
-    append(e: AuditEventInput): number {
+    async append(e: AuditEventInput): Promise<number> {
       const created_at = now().toISOString();
       const actor = actorId(e);
-      const { seq } = store.append(
+      const { seq, checkpointed } = await store.append(
         {
           kind: e.kind,
           subject_type: e.subjectType,
@@ -189,8 +191,7 @@ function auditWriter(db: Db, store: AuditStore, { origin, signer, pseudonymKey, 
         },
         (seq) => canonicalJson({ seq, kind: e.kind, subject_type: e.subjectType, subject_id: e.subjectId, actor, created_at, data: e.data ?? {} }),
       );
-      const last = store.lastCheckpoint();
-      if (seq - (last?.tree_size ?? 0) >= opts.checkpointEvery) checkpointInTransaction();
+      if (seq - checkpointed >= opts.checkpointEvery) await checkpointInTransaction();
       return seq;
     },
 
@@ -201,26 +202,33 @@ function auditWriter(db: Db, store: AuditStore, { origin, signer, pseudonymKey, 
       // A tick that fails (the database restarting) is logged once and tried again at the next tick: an
       // error thrown from a timer would end the process, every instance at once on a shared database.
       let failing: string | null = null;
+      let ticking = false;
+      const tick = async () => {
+        const last = await store.lastCheckpoint();
+        const due = !last || now().getTime() - Date.parse(last.created_at) >= opts.checkpointIntervalSeconds * 1000;
+        if (due && (await store.size()) > (last?.tree_size ?? 0)) await checkpointNow();
+      };
       timer ??= setInterval(() => {
-        try {
-          const last = store.lastCheckpoint();
-          const due = !last || now().getTime() - Date.parse(last.created_at) >= opts.checkpointIntervalSeconds * 1000;
-          if (due && store.size() > (last?.tree_size ?? 0)) checkpointNow();
-          if (failing) report('audit: checkpoints are made again');
-          failing = null;
-        } catch (err) {
-          const message = (err as Error).message;
-          if (failing !== message) report(`audit: a checkpoint could not be made (${message}); retrying every tick`);
-          failing = message;
-        }
+        if (ticking) return; // the database is slow: one tick at a time
+        ticking = true;
+        tick()
+          .then(() => {
+            if (failing) report('audit: checkpoints are made again');
+            failing = null;
+          })
+          .catch((err: Error) => {
+            if (failing !== err.message) report(`audit: a checkpoint could not be made (${err.message}); retrying every tick`);
+            failing = err.message;
+          })
+          .finally(() => (ticking = false));
       }, Math.min(1000, opts.checkpointIntervalSeconds * 1000)).unref();
     },
 
     /** Stops the timer and seals what was appended with a final checkpoint. */
-    stop(): void {
+    async stop(): Promise<void> {
       if (timer) clearInterval(timer);
       timer = undefined;
-      checkpointNow();
+      await checkpointNow();
     },
   };
 }
@@ -230,19 +238,19 @@ function auditReader(store: AuditStore, origin: string, signer: NoteSigner) {
   return {
     size: () => store.size(),
 
-    events(filter: { afterSeq: number; limit: number; kind?: string; subjectType?: string; subjectId?: string }) {
+    async events(filter: { afterSeq: number; limit: number; kind?: string; subjectType?: string; subjectId?: string }) {
       // One more than asked tells whether there is a next page without a count query.
-      const rows = store.events({ ...filter, limit: filter.limit + 1 });
+      const rows = await store.events({ ...filter, limit: filter.limit + 1 });
       const items = rows.slice(0, filter.limit).map(publicEvent);
       return {
         items,
         next_after_seq: rows.length > filter.limit ? items[items.length - 1].seq : null,
-        tree_size: store.size(),
+        tree_size: await store.size(),
       };
     },
 
-    checkpoints(afterSize: number, limit: number) {
-      const rows = store.checkpoints(afterSize, limit + 1);
+    async checkpoints(afterSize: number, limit: number) {
+      const rows = await store.checkpoints(afterSize, limit + 1);
       const items = rows.slice(0, limit).map((c) => ({
         tree_size: c.tree_size,
         root_hash: c.root_hash.toString('base64'),
@@ -270,44 +278,46 @@ function auditReader(store: AuditStore, origin: string, signer: NoteSigner) {
      * The newest signed checkpoint (a C2SP signed note); before the first one, a signed checkpoint of the
      * empty tree (Ed25519 signatures are deterministic, so it is the same bytes every time).
      */
-    latestCheckpointNote(): string {
-      return store.lastCheckpoint()?.note ?? signNote(checkpointBody(origin, 0, EMPTY_ROOT), signer);
+    async latestCheckpointNote(): Promise<string> {
+      return (await store.lastCheckpoint())?.note ?? signNote(checkpointBody(origin, 0, EMPTY_ROOT), signer);
     },
 
     /**
      * A tlog-tiles resource: the hashes of a hash tile, or an entry bundle. Null when the log does not
      * hold all of it yet. What it returns never changes: the log's tables refuse UPDATE and DELETE.
      */
-    tile(t: TileCoord): Buffer | null {
+    async tile(t: TileCoord): Promise<Buffer | null> {
       if (t.level === 'entries') {
-        const entries = store.entryRange(t.index * TILE_WIDTH + 1, t.width);
+        const entries = await store.entryRange(t.index * TILE_WIDTH + 1, t.width);
         return entries.length === t.width ? entryBundle(entries) : null;
       }
-      const hashes = store.hashRange(t.level * TILE_HEIGHT, t.index * TILE_WIDTH, t.width);
+      const hashes = await store.hashRange(t.level * TILE_HEIGHT, t.index * TILE_WIDTH, t.width);
       return hashes.length === t.width ? Buffer.concat(hashes) : null;
     },
 
     /** Inclusion proof of event `seq` in the tree of `treeSize`; callers check the bounds. */
-    inclusion(seq: number, treeSize: number) {
-      const event = store.event(seq)!;
+    async inclusion(seq: number, treeSize: number) {
+      const event = (await store.event(seq))!;
+      const [root, proof] = await store.withHashes((read) => [treeHash(treeSize, read), inclusionProof(seq - 1, treeSize, read)] as const);
       return {
         seq,
         leaf_index: seq - 1,
         tree_size: treeSize,
         leaf_hash: leafHash(event.entry).toString('base64'),
-        root_hash: treeHash(treeSize, store.readHash).toString('base64'),
-        proof: inclusionProof(seq - 1, treeSize, store.readHash).map((h) => h.toString('base64')),
+        root_hash: root.toString('base64'),
+        proof: proof.map((h) => h.toString('base64')),
       };
     },
 
     /** Consistency proof from the tree of `from` leaves to the tree of `to`; callers check the bounds. */
-    consistency(from: number, to: number) {
+    async consistency(from: number, to: number) {
+      const [fromRoot, toRoot, proof] = await store.withHashes((read) => [treeHash(from, read), treeHash(to, read), consistencyProof(from, to, read)] as const);
       return {
         from,
         to,
-        from_root: treeHash(from, store.readHash).toString('base64'),
-        to_root: treeHash(to, store.readHash).toString('base64'),
-        proof: consistencyProof(from, to, store.readHash).map((h) => h.toString('base64')),
+        from_root: fromRoot.toString('base64'),
+        to_root: toRoot.toString('base64'),
+        proof: proof.map((h) => h.toString('base64')),
       };
     },
   };
@@ -327,4 +337,4 @@ function publicEvent(e: StoredEvent): PublicEvent {
   };
 }
 
-export type AuditLog = ReturnType<typeof createAuditLog>;
+export type AuditLog = Awaited<ReturnType<typeof createAuditLog>>;
