@@ -10,24 +10,13 @@ import path from 'node:path';
 import type { Snapshot } from '../../src/lib/content/model.ts';
 import { ApiError } from '../errors/index.ts';
 import { DRAFT_TRUE, conceptBody, conceptFileProblems, removeDraftFile, renderConceptFile, splitConceptFile, writeFileAtomic } from '../sources/concept-file.ts';
-import { sha256 } from '../sources/store.ts';
-import type { Payload, ProposalKind } from './schemas.ts';
-
-export interface ApplyResult {
-  content_changed: boolean;
-  files: string[];
-  note: string;
-}
+import { sha256 } from '../../src/lib/data/sources/store.ts';
+import type { Payload, ProposalKind } from '../../src/lib/data/proposals/payloads.ts';
+import type { ApplyPlan } from '../../src/lib/data/proposals/store.ts';
 
 export interface ApplyContext {
   contentDir: string;
   snapshot: Snapshot;
-}
-
-/** A planned change: `commit()` writes the files; it runs last inside the decision's transaction. */
-export interface ApplyPlan {
-  result: ApplyResult;
-  commit(): void;
 }
 
 const RECORDED: Record<Exclude<ProposalKind, 'concept_stub'>, string> = {

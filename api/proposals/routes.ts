@@ -22,7 +22,7 @@ import {
   PublicProposal,
   PublicProposalList,
 } from './schemas.ts';
-import { createProposal, decideProposal, flagProposal, flagsOf, getProposal, listProposals, type ProposalDeps, type ProposalRow } from './store.ts';
+import { createProposal, decideProposal, flagProposal, flagsOf, getProposal, listProposals, ProposalRefused, type ProposalDeps, type ProposalRow } from '../../src/lib/data/proposals/store.ts';
 import { planApply, planDiscard } from './apply.ts';
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
@@ -36,7 +36,7 @@ const noStore = { 'Cache-Control': 'no-store' };
 const idParams = z.object({ proposal_id: z.string().min(1).max(100) });
 
 /** The public form of proposals: evidence carries the community flags (reasons and times, never who). */
-export function publicProposals(rows: ProposalRow[], flags: ReturnType<typeof flagsOf>, threshold: number): z.infer<typeof PublicProposal>[] {
+export function publicProposals(rows: ProposalRow[], flags: Awaited<ReturnType<typeof flagsOf>>, threshold: number): z.infer<typeof PublicProposal>[] {
   return rows.map((r) => {
     const f = flags.get(r.id) ?? [];
     return {
@@ -71,7 +71,7 @@ export function proposalEtag(r: ProposalRow): string {
 }
 
 /** The targets a user proposal names must exist: 404 otherwise (as for comments on unknown items). */
-function checkTargets(body: ProposalCreate, snapshot: Snapshot, deps: CommunityDeps): void {
+async function checkTargets(body: ProposalCreate, snapshot: Snapshot, deps: CommunityDeps): Promise<void> {
   const s = snapshot;
   const has: Record<string, (id: string) => boolean> = {
     video: (id) => s.videosById.has(id),
@@ -97,7 +97,7 @@ function checkTargets(body: ProposalCreate, snapshot: Snapshot, deps: CommunityD
       break;
     }
     case 'essay_promotion': {
-      const post = deps.db.prepare("SELECT 1 FROM posts WHERE id = ? AND status = 'published' AND deleted_at IS NULL").get(body.payload.post_id);
+      const post = await deps.db.prepare("SELECT 1 FROM posts WHERE id = ? AND status = 'published' AND deleted_at IS NULL").get(body.payload.post_id);
       if (!post) throw new ApiError(404, `No published post ${body.payload.post_id}`);
       break;
     }
@@ -123,7 +123,17 @@ function proposalStore(deps: CommunityDeps): ProposalDeps {
 }
 
 /** One proposal as the API shows it, with its flags. */
-const publicOne = (deps: CommunityDeps, row: ProposalRow) => publicProposals([row], flagsOf(deps.db, [row.id]), deps.config.autoRejectFlagThreshold)[0];
+const publicOne = async (deps: CommunityDeps, row: ProposalRow) => publicProposals([row], await flagsOf(deps.db, [row.id]), deps.config.autoRejectFlagThreshold)[0];
+
+/** The store's refusals (unknown, your own, not pending, a move the lifecycle forbids) as the API's answers. */
+async function refusalsAnswered<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (err instanceof ProposalRefused) throw new ApiError(err.status, err.message, {}, err.hint);
+    throw err;
+  }
+}
 
 /** The list and one proposal, for anyone. */
 function registerProposalReadRoutes(app: OpenAPIHono, deps: CommunityDeps): void {
@@ -146,9 +156,9 @@ function registerProposalReadRoutes(app: OpenAPIHono, deps: CommunityDeps): void
       },
       responses: { 200: json(PublicProposalList, 'Proposals'), 422: E[422] },
     }),
-    (c, { query }) => {
-      const { total, rows } = listProposals(deps.db, { ...query, kind: query.kind || undefined });
-      const items = publicProposals(rows, flagsOf(deps.db, rows.map((r) => r.id)), threshold);
+    async (c, { query }) => {
+      const { total, rows } = await listProposals(deps.db, { ...query, kind: query.kind || undefined });
+      const items = publicProposals(rows, await flagsOf(deps.db, rows.map((r) => r.id)), threshold);
       return c.json({ total, limit: query.limit, offset: query.offset, items }, 200, noStore);
     },
   );
@@ -163,10 +173,10 @@ function registerProposalReadRoutes(app: OpenAPIHono, deps: CommunityDeps): void
       request: { params: idParams },
       responses: { 200: { ...json(PublicProposal, 'The proposal'), headers: ETAG_HEADER }, 404: E[404], 422: E[422] },
     }),
-    (c, { params }) => {
-      const row = getProposal(deps.db, params.proposal_id);
+    async (c, { params }) => {
+      const row = await getProposal(deps.db, params.proposal_id);
       if (!row) throw new ApiError(404, 'Proposal not found');
-      return c.json(one(row), 200, { ...noStore, ETag: proposalEtag(row) });
+      return c.json(await one(row), 200, { ...noStore, ETag: proposalEtag(row) });
     },
   );
 
@@ -187,11 +197,11 @@ function registerProposeRoutes(app: OpenAPIHono, deps: CommunityDeps): void {
       request: { body: { content: { 'application/json': { schema: ProposalCreate } }, required: true } },
       responses: { 201: { ...json(PublicProposal, 'Created'), headers: CREATED_HEADERS }, ...E, 409: json(ErrorDetail, 'The concept already exists') },
     }),
-    (c, { body }) => {
-      const p = requireWriter(c, deps.writeLimiter);
-      checkTargets(body, deps.content().snapshot, deps);
-      const row = createProposal(deps.db, deps.audit, { kind: body.kind, title: body.title, payload: body.payload, evidence: body.evidence, source: 'user', createdBy: p.user.id });
-      return c.json(one(row), 201, { ...noStore, ETag: proposalEtag(row), Location: `${deps.config.baseUrl}/api/proposals/${row.id}` });
+    async (c, { body }) => {
+      const p = await requireWriter(c, deps.writeLimiter);
+      await checkTargets(body, deps.content().snapshot, deps);
+      const row = await createProposal(deps.db, deps.audit, { kind: body.kind, title: body.title, payload: body.payload, evidence: body.evidence, source: 'user', createdBy: p.user.id });
+      return c.json(await one(row), 201, { ...noStore, ETag: proposalEtag(row), Location: `${deps.config.baseUrl}/api/proposals/${row.id}` });
     },
   );
 
@@ -210,10 +220,10 @@ function registerProposeRoutes(app: OpenAPIHono, deps: CommunityDeps): void {
         409: json(ErrorDetail, 'Already flagged by this user, or the proposal is no longer pending'),
       },
     }),
-    (c, { params, body }) => {
-      const p = requireWriter(c, deps.writeLimiter);
+    async (c, { params, body }) => {
+      const p = await requireWriter(c, deps.writeLimiter);
       const reason = (body as { reason?: string } | undefined)?.reason || null;
-      return c.json(flagProposal(store, params.proposal_id, p.user.id, reason), 200, noStore);
+      return c.json(await refusalsAnswered(() => flagProposal(store, params.proposal_id, p.user.id, reason)), 200, noStore);
     },
   );
 
@@ -240,15 +250,17 @@ function registerDecisionRoute(app: OpenAPIHono, deps: CommunityDeps): void {
         409: json(ErrorDetail, 'Transition not allowed from the current status'),
       },
     }),
-    (c, { params, body }) => {
+    async (c, { params, body }) => {
       const p = requireRole(c, 'moderator');
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
-      const row = decideProposal(
-        store,
-        { proposalId: params.proposal_id, moderatorId: p.user.id, action: body.action, note: body.note, supersededBy: body.superseded_by },
-        (r) => planApply(r.kind, JSON.parse(r.payload), { contentDir: deps.config.contentDir, snapshot: deps.content().snapshot }),
+      await enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      const row = await refusalsAnswered(() =>
+        decideProposal(
+          store,
+          { proposalId: params.proposal_id, moderatorId: p.user.id, action: body.action, note: body.note, supersededBy: body.superseded_by },
+          (r) => planApply(r.kind, JSON.parse(r.payload), { contentDir: deps.config.contentDir, snapshot: deps.content().snapshot }),
+        ),
       );
-      return c.json(one(row), 200, noStore);
+      return c.json(await one(row), 200, noStore);
     },
   );
 }

@@ -1,7 +1,7 @@
 // GET /api/sources: everything the knowledge base can cite, newest first, in one list: videos, essays and
 // digests of the content snapshot, web pages and texts people added, published posts, and top-level
 // visible comments. Knowledge concepts (derived, not sources) and drafts are never listed.
-import type { Db } from '../db/index.ts';
+import type { Db } from '../../src/lib/data/db/index.ts';
 import type { Snapshot } from '../../src/lib/content/model.ts';
 import { essayIn } from '../../src/lib/content/model.ts';
 
@@ -62,9 +62,9 @@ function contentSources(s: Snapshot): Keyed[] {
 
 interface DbStream {
   type: SourceType;
-  count(): number;
+  count(): Promise<number>;
   /** The first `n` in this stream's order (created desc, id desc). */
-  first(n: number): Keyed[];
+  first(n: number): Promise<Keyed[]>;
 }
 
 const ENTITY_PAGE: Record<string, string> = { video: 'videos', essay: 'essays', digest: 'digests', knowledge: 'knowledge', persona: 'personas' };
@@ -77,9 +77,9 @@ function dbStreams(db: Db): DbStream[] {
   return [
     {
       type: 'web_page',
-      count: () => db.prepare('SELECT COUNT(*) FROM sources').pluck().get() as number,
-      first: (n) =>
-        (db.prepare('SELECT id, type, url, canonical_url, title, substr(text, 1, 400) AS text, created_at FROM sources ORDER BY created_at DESC, id DESC LIMIT ?').all(n) as {
+      count: async () => (await db.prepare('SELECT COUNT(*) FROM sources').pluck().get()) as number,
+      first: async (n) =>
+        ((await db.prepare('SELECT id, type, url, canonical_url, title, substr(text, 1, 400) AS text, created_at FROM sources ORDER BY created_at DESC, id DESC LIMIT ?').all(n)) as {
           id: string; type: string; url: string | null; canonical_url: string | null; title: string; text: string; created_at: string;
         }[]).map((r) => ({
           key: r.created_at,
@@ -88,9 +88,9 @@ function dbStreams(db: Db): DbStream[] {
     },
     {
       type: 'post',
-      count: () => db.prepare(`SELECT COUNT(*) FROM posts WHERE ${postWhere}`).pluck().get() as number,
-      first: (n) =>
-        (db.prepare(`SELECT id, slug, title, summary, published_at FROM posts WHERE ${postWhere} ORDER BY published_at DESC, id DESC LIMIT ?`).all(n) as {
+      count: async () => (await db.prepare(`SELECT COUNT(*) FROM posts WHERE ${postWhere}`).pluck().get()) as number,
+      first: async (n) =>
+        ((await db.prepare(`SELECT id, slug, title, summary, published_at FROM posts WHERE ${postWhere} ORDER BY published_at DESC, id DESC LIMIT ?`).all(n)) as {
           id: string; slug: string; title: string; summary: string; published_at: string;
         }[]).map((r) => ({
           key: r.published_at,
@@ -99,9 +99,9 @@ function dbStreams(db: Db): DbStream[] {
     },
     {
       type: 'comment',
-      count: () => db.prepare(`SELECT COUNT(*) FROM comments c WHERE ${commentWhere}`).pluck().get() as number,
-      first: (n) =>
-        (db.prepare(`SELECT c.id, c.entity_type, c.entity_id, substr(c.body, 1, 400) AS body, c.created_at FROM comments c WHERE ${commentWhere} ORDER BY c.created_at DESC, c.id DESC LIMIT ?`).all(n) as {
+      count: async () => (await db.prepare(`SELECT COUNT(*) FROM comments c WHERE ${commentWhere}`).pluck().get()) as number,
+      first: async (n) =>
+        ((await db.prepare(`SELECT c.id, c.entity_type, c.entity_id, substr(c.body, 1, 400) AS body, c.created_at FROM comments c WHERE ${commentWhere} ORDER BY c.created_at DESC, c.id DESC LIMIT ?`).all(n)) as {
           id: string; entity_type: string; entity_id: string; body: string; created_at: string;
         }[]).map((r) => ({
           key: r.created_at,
@@ -121,13 +121,14 @@ function dbStreams(db: Db): DbStream[] {
   ];
 }
 
-export function listSources(db: Db, snapshot: Snapshot, q: { types: SourceType[]; limit: number; offset: number }) {
+export async function listSources(db: Db, snapshot: Snapshot, q: { types: SourceType[]; limit: number; offset: number }) {
   const wanted = new Set<SourceType>(q.types.length ? q.types : SOURCE_TYPES);
   const content = contentSources(snapshot).filter((k) => wanted.has(k.item.type));
   const streams = dbStreams(db).filter((s) => wanted.has(s.type));
-  const total = content.length + streams.reduce((n, s) => n + s.count(), 0);
   // Each stream is already in the global order, so the page lies within the first offset+limit of each.
   const need = q.offset + q.limit;
-  const merged = [...content.slice(0, need), ...streams.flatMap((s) => s.first(need))].sort(compare);
+  const [counts, firsts] = await Promise.all([Promise.all(streams.map((s) => s.count())), Promise.all(streams.map((s) => s.first(need)))]);
+  const total = content.length + counts.reduce((n, c) => n + c, 0);
+  const merged = [...content.slice(0, need), ...firsts.flat()].sort(compare);
   return { total, limit: q.limit, offset: q.offset, items: merged.slice(q.offset, need).map((k) => k.item) };
 }

@@ -11,11 +11,11 @@ import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openap
 import { requireWriter } from '../auth/middleware.ts';
 import type { CommunityDeps } from '../deps.ts';
 import { createLlmClient } from '../llm/client.ts';
-import { createProposal, flagsOf } from '../proposals/store.ts';
+import { createProposal, flagsOf } from '../../src/lib/data/proposals/store.ts';
 import { publicProposals } from '../proposals/routes.ts';
 import { PublicProposal } from '../proposals/schemas.ts';
 import { SOURCE_TYPES, listSources, type SourceType } from './list.ts';
-import { createSourceStore, sha256, type SourceRow } from './store.ts';
+import { createSourceStore, DuplicateSource, sha256, type SourceRow } from '../../src/lib/data/sources/store.ts';
 import { SourceRefused, checkUrl } from './guard.ts';
 import { SourceFetchFailed, fetchPublicPage } from './fetch-page.ts';
 import { tidy } from './extract.ts';
@@ -120,6 +120,17 @@ function sourceOut(r: SourceRow) {
   };
 }
 
+
+/** A source that is already there, as the API's 409. */
+async function added<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (err instanceof DuplicateSource) throw new ApiError(409, err.message);
+    throw err;
+  }
+}
+
 /** @param opts.search the search knowledge drafts are written from; by default the indexes (word-search.ts). */
 export function registerSourceRoutes(app: OpenAPIHono, deps: CommunityDeps, opts: { search?: SearchSources } = {}): void {
   registerSourceListRoute(app, deps);
@@ -140,7 +151,7 @@ function registerSourceListRoute(app: OpenAPIHono, deps: CommunityDeps): void {
       request: { query: z.object({ type: TypeList, limit: limitParam(100, 20), offset: offsetParam() }) },
       responses: { 200: json(SourceListResponse, 'Sources'), 422: E[422] },
     }),
-    (c, { query }) => c.json(listSources(deps.db, deps.content().snapshot, { types: query.type ?? [], limit: query.limit, offset: query.offset }), 200, noStore),
+    async (c, { query }) => c.json(await listSources(deps.db, deps.content().snapshot, { types: query.type ?? [], limit: query.limit, offset: query.offset }), 200, noStore),
   );
 
 }
@@ -167,16 +178,16 @@ function registerAddSourceRoute(app: OpenAPIHono, deps: CommunityDeps): void {
       },
     }),
     async (c, { body }) => {
-      const p = requireWriter(c, deps.writeLimiter);
+      const p = await requireWriter(c, deps.writeLimiter);
       if (body.url === undefined) {
-        const row = store.add({ type: 'text', url: null, canonicalUrl: null, title: body.title!, text: tidy(body.text!), addedBy: p.user.id });
+        const row = await added(() => store.add({ type: 'text', url: null, canonicalUrl: null, title: body.title!, text: tidy(body.text!), addedBy: p.user.id }));
         return c.json(sourceOut(row), 200, noStore);
       }
       let page;
       try {
         checkUrl(new URL(body.url));
         // A page already added under this very address is refused before any network use.
-        store.assertNewUrl(canonicalUrl(body.url));
+        await added(() => store.assertNewUrl(canonicalUrl(body.url!)));
         page = await fetchPublicPage(body.url, {
           allowCidrs: deps.config.sources.allowPrivateCidrs,
           timeoutMs: deps.config.sources.fetchTimeoutMs,
@@ -195,14 +206,14 @@ function registerAddSourceRoute(app: OpenAPIHono, deps: CommunityDeps): void {
         throw err;
       }
       if (!extracted.text) throw new ApiError(502, 'The page has no readable text');
-      const row = store.add({
+      const row = await added(() => store.add({
         type: 'web_page',
         url: page.url,
         canonicalUrl: pageCanonicalUrl(page.url, extracted.canonical),
         title: body.title ?? extracted.title,
         text: extracted.text,
         addedBy: p.user.id,
-      });
+      }));
       return c.json(sourceOut(row), 200, noStore);
     },
   );
@@ -226,12 +237,12 @@ function registerKnowledgeDraftRoute(app: OpenAPIHono, deps: CommunityDeps, sear
       responses: { 200: json(AddKnowledgeResponse, 'The draft and its proposal'), ...E, 404: json(ErrorDetail, 'No sources found') },
     }),
     async (c, { body }) => {
-      const p = requireWriter(c, deps.writeLimiter);
+      const p = await requireWriter(c, deps.writeLimiter);
       const slug = slugify(body.topic);
       if (!slug) throw new RequestValidationError([{ type: 'value_error', loc: ['body', 'topic'], msg: 'Value error, the topic needs letters or digits', input: body.topic }]);
       const snapshot = deps.content().snapshot;
       const file = path.join(knowledgeDir, `${slug}.md`);
-      assertConceptFree(deps, snapshot, knowledgeDir, slug);
+      await assertConceptFree(deps, snapshot, knowledgeDir, slug);
       const hits = (await search(body.topic, 20)).filter(citable);
       if (hits.length === 0) throw new ApiError(404, `No sources mention “${body.topic}”; add some with POST /api/sources first`);
       const draft = await draftConcept(body.topic, slug, hits, { llm, snapshot });
@@ -244,8 +255,8 @@ function registerKnowledgeDraftRoute(app: OpenAPIHono, deps: CommunityDeps, sear
         if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ApiError(409, `A concept ${slug} already exists`);
         throw err;
       }
-      const proposal = proposeDraft(deps, { userId: p.user.id, topic: body.topic, slug, file, draft, markdown });
-      const out = publicProposals([proposal], flagsOf(deps.db, [proposal.id]), deps.config.autoRejectFlagThreshold)[0];
+      const proposal = await proposeDraft(deps, { userId: p.user.id, topic: body.topic, slug, file, draft, markdown });
+      const out = publicProposals([proposal], await flagsOf(deps.db, [proposal.id]), deps.config.autoRejectFlagThreshold)[0];
       return c.json(
         {
           slug,
@@ -264,12 +275,12 @@ function registerKnowledgeDraftRoute(app: OpenAPIHono, deps: CommunityDeps, sear
 }
 
 /** 409 when the concept exists or a proposal for it is open. */
-function assertConceptFree(deps: CommunityDeps, snapshot: Snapshot, knowledgeDir: string, slug: string): void {
+async function assertConceptFree(deps: CommunityDeps, snapshot: Snapshot, knowledgeDir: string, slug: string): Promise<void> {
   if (conceptTaken(snapshot, knowledgeDir, slug)) throw new ApiError(409, `A concept ${slug} already exists`);
-  const open = deps.db
+  const open = (await deps.db
     .prepare("SELECT id FROM proposals WHERE kind = 'concept_stub' AND target_type = 'knowledge' AND target_id = ? AND status IN ('pending', 'accepted')")
     .pluck()
-    .get(slug) as string | undefined;
+    .get(slug)) as string | undefined;
   if (open) throw new ApiError(409, `Proposal ${open} for the concept ${slug} is already open`);
 }
 
@@ -277,11 +288,11 @@ function assertConceptFree(deps: CommunityDeps, snapshot: Snapshot, knowledgeDir
  * Files the concept_stub proposal for a draft written to `file`, with its audit event, in one transaction;
  * when that does not commit, the draft is taken back out of content/ so nothing is half-done.
  */
-function proposeDraft(deps: CommunityDeps, d: { userId: string; topic: string; slug: string; file: string; draft: Awaited<ReturnType<typeof draftConcept>>; markdown: string }) {
+async function proposeDraft(deps: CommunityDeps, d: { userId: string; topic: string; slug: string; file: string; draft: Awaited<ReturnType<typeof draftConcept>>; markdown: string }) {
   const { userId, slug, file, draft, markdown } = d;
   try {
-    return deps.db.transaction(() => {
-      deps.audit.append({
+    return await deps.db.transaction(async () => {
+      await deps.audit.append({
         kind: 'knowledge.draft',
         subjectType: 'knowledge',
         subjectId: slug,
@@ -304,7 +315,7 @@ function proposeDraft(deps: CommunityDeps, d: { userId: string; topic: string; s
         source: 'user',
         createdBy: userId,
       });
-    }).immediate();
+    });
   } catch (err) {
     // The proposal did not commit: take the draft back out of content/ so nothing is half-done.
     fs.rmSync(file, { force: true });

@@ -3,7 +3,7 @@
 // plain word matching so a hit must carry most of the topic. Each index gives at most CANDIDATES rows and
 // an added page at most its first SOURCE_HEAD_CHARS characters, so one request reads a bounded number of
 // bytes whatever the sources table holds (it used to read up to 5,000 whole texts per request).
-import type { Db } from '../db/index.ts';
+import type { Db } from '../../src/lib/data/db/index.ts';
 import type { Snapshot } from '../../src/lib/content/model.ts';
 import { essayIn } from '../../src/lib/content/model.ts';
 import type { SearchService } from '../../src/lib/search/index.ts';
@@ -124,9 +124,9 @@ export function indexedSourceSearch(deps: SourceSearchDeps): SearchSources {
       const d = contentDoc(snapshot, h.type, h.id);
       if (d) docs.push(d);
     }
-    for (const r of addedPages.all(pg ? tsQuery(words) : ftsQuery(words), CANDIDATES)) {
-      docs.push({ type: 'web_page', id: r.id, title: r.title, url: urlOf.get(r.id)?.url ?? null, tags: [], text: r.head });
-    }
+    const pages = await addedPages.all(pg ? tsQuery(words) : ftsQuery(words), CANDIDATES);
+    const urls = await Promise.all(pages.map((r) => urlOf.get(r.id)));
+    pages.forEach((r, i) => docs.push({ type: 'web_page', id: r.id, title: r.title, url: urls[i]?.url ?? null, tags: [], text: r.head }));
     const phrase = phrasePattern(words);
     return docs
       .map((d) => ({ ...d, score: score(d, words, phrase) }))

@@ -9,10 +9,10 @@ import path from 'node:path';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import type { Snapshot, Video } from '../../src/lib/content/model.ts';
-import { databaseTarget, openDatabase, type Db } from '../../api/db/index.ts';
-import { auditOriginOptions, createAuditLog, type AuditLog } from '../../api/audit/index.ts';
-import { createProposal } from '../../api/proposals/store.ts';
-import { sha256 } from '../../api/sources/store.ts';
+import { databaseTarget, openDatabase, type Db } from '../../src/lib/data/db/index.ts';
+import { auditOriginOptions, createAuditLog, type AuditLog } from '../../src/lib/data/audit/index.ts';
+import { createProposal } from '../../src/lib/data/proposals/store.ts';
+import { sha256 } from '../../src/lib/data/sources/store.ts';
 import type { JobContext, JobResult } from './types.ts';
 import { keywordTags, textRank } from './textrank.ts';
 import { contentWords } from '../../src/lib/text/words.ts';
@@ -73,15 +73,15 @@ export function uncoveredTopics(snap: Snapshot): Topic[] {
   return topics.sort((a, b) => b.videos.length - a.videos.length || (a.key < b.key ? -1 : 1));
 }
 
-function existingProposal(db: Db, kind: string, targetId: string, contains?: string): boolean {
-  const rows = db.prepare<[string, string], { payload: string }>('SELECT payload FROM proposals WHERE kind = ? AND target_id = ?').all(kind, targetId);
+async function existingProposal(db: Db, kind: string, targetId: string, contains?: string): Promise<boolean> {
+  const rows = await db.prepare<[string, string], { payload: string }>('SELECT payload FROM proposals WHERE kind = ? AND target_id = ?').all(kind, targetId);
   return rows.some((r) => contains === undefined || r.payload.includes(contains));
 }
 
-function writeDraftConcept(ctx: JobContext, snap: Snapshot, db: Db, audit: AuditLog, topic: Topic): string | null {
+async function writeDraftConcept(ctx: JobContext, snap: Snapshot, db: Db, audit: AuditLog, topic: Topic): Promise<string | null> {
   const slug = slugify(topic.key);
   const file = path.join(ctx.contentDir, 'knowledge', `${slug}.md`);
-  if (!slug || fs.existsSync(file) || existingProposal(db, 'concept_stub', slug)) return null;
+  if (!slug || fs.existsSync(file) || (await existingProposal(db, 'concept_stub', slug))) return null;
   const sources = [...topic.videos].sort((a, b) => (a.date < b.date ? 1 : -1)).slice(0, 5);
   const definition = textRank(sources.map((v) => v.summary).filter(Boolean).join(' '), 'en', 2).join(' ') || sources[0].title;
   const tags = topic.kind === 'tag' ? [topic.key] : keywordTags(sources.map((v) => v.title).join('. '), [...new Set(snap.videos.flatMap((v) => v.tags))], 3);
@@ -96,7 +96,7 @@ function writeDraftConcept(ctx: JobContext, snap: Snapshot, db: Db, audit: Audit
   const problems = conceptFileProblems(text, slug, snap, path.join(ctx.contentDir, 'knowledge'));
   if (problems.length) throw new Error(`draft concept ${slug} did not validate: ${problems[0]}`);
   if (!createFileAtomic(file, text)) return null;
-  createProposal(db, audit, {
+  await createProposal(db, audit, {
     kind: 'concept_stub',
     title: `New concept: ${title}`,
     // The file's hash binds a moderator's apply to exactly this draft (api/proposals/apply.ts).
@@ -110,13 +110,13 @@ function writeDraftConcept(ctx: JobContext, snap: Snapshot, db: Db, audit: Audit
 
 export async function buildKnowledge(ctx: JobContext): Promise<JobResult> {
   const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), lenient: true });
-  const db = openDatabase(databaseTarget(ctx.config), { applicationName: 'kb-pipeline' });
+  const db = await openDatabase(databaseTarget(ctx.config), { applicationName: 'kb-pipeline' });
   const errors: string[] = [];
   let concepts = 0;
   let links = 0;
   let tagFixes = 0;
   try {
-    const audit = createAuditLog(db, {
+    const audit = await createAuditLog(db, {
       dataDir: ctx.dataDir,
       ...auditOriginOptions(ctx.config),
       checkpointEvery: ctx.config.audit.checkpointEvery,
@@ -126,7 +126,7 @@ export async function buildKnowledge(ctx: JobContext): Promise<JobResult> {
     for (const topic of uncoveredTopics(snap)) {
       if (concepts >= MAX_NEW_CONCEPTS) break;
       try {
-        if (writeDraftConcept(ctx, snap, db, audit, topic)) concepts++;
+        if (await writeDraftConcept(ctx, snap, db, audit, topic)) concepts++;
       } catch (err) {
         errors.push((err as Error).message);
       }
@@ -141,8 +141,8 @@ export async function buildKnowledge(ctx: JobContext): Promise<JobResult> {
         .map((v) => ({ v, overlap: v.tags.filter((t) => c.tags.includes(t)).length }))
         .filter((x) => x.overlap >= 2)
         .sort((a, b) => b.overlap - a.overlap || (a.v.date < b.v.date ? 1 : -1))[0];
-      if (!best || existingProposal(db, 'link_add', c.slug, best.v.video_id)) continue;
-      createProposal(db, audit, {
+      if (!best || (await existingProposal(db, 'link_add', c.slug, best.v.video_id))) continue;
+      await createProposal(db, audit, {
         kind: 'link_add',
         title: `Cite “${best.v.title}” in ${c.title}`,
         payload: { concept: c.slug, link: { type: 'video', id: best.v.video_id } },
@@ -159,8 +159,8 @@ export async function buildKnowledge(ctx: JobContext): Promise<JobResult> {
       if (tagFixes >= MAX_TAG_PROPOSALS) break;
       const text = `${v.title}. ${v.summary} ${v.transcript}`;
       const strong = keywordTags(text, vocabulary, 6).filter((t) => !v.tags.includes(t) && (text.toLowerCase().split(t.replace(/-/g, ' ')).length - 1) >= 2);
-      if (strong.length === 0 || v.tags.length >= 12 || existingProposal(db, 'tag_correction', v.video_id)) continue;
-      createProposal(db, audit, {
+      if (strong.length === 0 || v.tags.length >= 12 || (await existingProposal(db, 'tag_correction', v.video_id))) continue;
+      await createProposal(db, audit, {
         kind: 'tag_correction',
         title: `Tag “${v.title}” with ${strong.join(', ')}`,
         payload: { target: { type: 'video', id: v.video_id }, add: strong.slice(0, 12 - v.tags.length), remove: [] },
@@ -171,7 +171,7 @@ export async function buildKnowledge(ctx: JobContext): Promise<JobResult> {
       tagFixes++;
     }
   } finally {
-    db.close();
+    await db.close();
   }
   ctx.log(`build-knowledge: ${concepts} draft concepts, ${links} link_add and ${tagFixes} tag_correction proposals`);
   return { counts: { draft_concepts: concepts, link_proposals: links, tag_proposals: tagFixes }, changed: concepts > 0, errors };

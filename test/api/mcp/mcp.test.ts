@@ -82,7 +82,7 @@ async function sdkSignIn(email: string, scope: string): Promise<SdkOAuthProvider
   const authUrl = provider.authorizationUrl!;
   expect(authUrl.searchParams.get('resource')).toBe(`${srv.url}/mcp`);
   expect(authUrl.searchParams.get('scope')).toBe(scope);
-  const { browser } = signedInBrowser(srv, email);
+  const { browser } = await signedInBrowser(srv, email);
   const back = await consent(browser, authUrl.href);
   expect(await auth(provider, { serverUrl, scope, authorizationCode: back.searchParams.get('code')! })).toBe('AUTHORIZED');
   expect(provider.saved?.access_token).toMatch(/^oat_/);
@@ -397,7 +397,7 @@ describe('the MCP SDK\'s own OAuth flow from the challenge', () => {
     expect(authUrl.origin + authUrl.pathname).toBe(`${srv.url}/api/oauth/v2/authorize`);
     expect(authUrl.searchParams.get('scope')).toBe('read write');
     expect(authUrl.searchParams.get('code_challenge_method')).toBe('S256');
-    const { browser } = signedInBrowser(srv, 'sdk-user@example.org');
+    const { browser } = await signedInBrowser(srv, 'sdk-user@example.org');
     const back = await consent(browser, authUrl.href);
     await first.finishAuth(back.searchParams.get('code')!);
     expect(provider.saved?.refresh_token).toMatch(/^ort_/);

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../../src/lib/content/load.ts';
-import { createProposal } from '../../../api/proposals/index.ts';
+import { createProposal } from '../../../src/lib/data/proposals/store.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sessionFor, type TestSession } from '../../helpers/auth.ts';
 import { sender, type Send } from '../../helpers/http.ts';
@@ -53,7 +53,7 @@ const flag = (as: TestSession | null, id: string, body?: unknown) =>
   send(`/api/proposals/${id}/flag`, { method: 'POST', ...(as ? { as } : {}), ...(body !== undefined ? { json: body } : {}) });
 const decide = (as: TestSession | null, id: string, body: unknown) => send(`/api/proposals/${id}/decision`, { method: 'POST', ...(as ? { as } : {}), json: body });
 const getOne = async (id: string) => (await send(`/api/proposals/${id}`)).json();
-const flagCount = (id: string) => srv.db.prepare('SELECT COUNT(*) FROM proposal_flags WHERE proposal_id = ?').pluck().get(id) as number;
+const flagCount = async (id: string) => (await srv.db.prepare('SELECT COUNT(*) FROM proposal_flags WHERE proposal_id = ?').pluck().get(id)) as number;
 const notificationsOf = async (as: TestSession) => (await (await send('/api/notifications?limit=200', { as })).json()).items as { kind: string; subject_id: string; title: string }[];
 
 describe('creating proposals', () => {
@@ -129,8 +129,8 @@ describe('creating proposals', () => {
     expect((await send('/api/proposals', { method: 'POST', as: ana, body: '{not json', headers: { 'Content-Type': 'application/json' } })).status).toBe(422);
   });
 
-  it('is a plain data function for the pipeline, with its own checks', () => {
-    const p = createProposal(srv.db, srv.audit, {
+  it('is a plain data function for the pipeline, with its own checks', async () => {
+    const p = await createProposal(srv.db, srv.audit, {
       kind: 'link_add',
       title: 'Pipeline: cite a digest',
       payload: { concept: concept.slug, link: { type: 'digest', id: snap.digests[0].date } },
@@ -140,8 +140,8 @@ describe('creating proposals', () => {
     });
     expect(p).toMatchObject({ status: 'pending', source: 'pipeline', created_by: null, confidence: 0.91, target_type: 'knowledge' });
     expect(JSON.parse(p.evidence)).toEqual({ model: 'linker-v1' });
-    expect(() => createProposal(srv.db, srv.audit, { kind: 'link_add', title: 'x', payload: { concept: 'Bad Slug' }, source: 'pipeline' })).toThrow(/invalid link_add payload/);
-    expect(() => createProposal(srv.db, srv.audit, { kind: 'tag_correction', title: 'x', payload: tagFix().payload, confidence: 1.5, source: 'pipeline' })).toThrow(/confidence/);
+    await expect(createProposal(srv.db, srv.audit, { kind: 'link_add', title: 'x', payload: { concept: 'Bad Slug' }, source: 'pipeline' })).rejects.toThrow(/invalid link_add payload/);
+    await expect(createProposal(srv.db, srv.audit, { kind: 'tag_correction', title: 'x', payload: tagFix().payload, confidence: 1.5, source: 'pipeline' })).rejects.toThrow(/confidence/);
   });
 });
 
@@ -149,10 +149,10 @@ describe('listing proposals', () => {
   it('lists pending by default, most confident first, then newest; decided and all buckets; kind filter', async () => {
     const mk = (title: string, confidence: number) =>
       createProposal(srv.db, srv.audit, { kind: 'tag_correction', title, payload: { target: { type: 'video', id: video.video_id }, add: ['ordering'] }, confidence, source: 'pipeline' });
-    const low = mk('order low', 0.1);
-    const highOld = mk('order high old', 0.99);
+    const low = await mk('order low', 0.1);
+    const highOld = await mk('order high old', 0.99);
     await new Promise((r) => setTimeout(r, 5));
-    const highNew = mk('order high new', 0.99);
+    const highNew = await mk('order high new', 0.99);
     const list = await (await send('/api/proposals?limit=100')).json();
     expect(list).toMatchObject({ limit: 100, offset: 0 });
     const ids = list.items.map((p: { proposal_id: string }) => p.proposal_id);
@@ -211,7 +211,7 @@ describe('community flags', () => {
     const again = await flag(bor, p.proposal_id, { reason: 'Still wrong' });
     expect(again.status).toBe(409);
     expect(await getOne(p.proposal_id)).toEqual(after);
-    expect(flagCount(p.proposal_id)).toBe(1);
+    expect(await flagCount(p.proposal_id)).toBe(1);
     expect(srv.audit.size()).toBe(auditBefore);
 
     // No body, an empty object and an empty reason are all a flag without a reason.
@@ -251,7 +251,7 @@ describe('community flags', () => {
     const res = await flag(bor, p.proposal_id, { reason: 'late' });
     expect(res.status).toBe(409);
     expect((await res.json()).detail).toMatch(/accepted/);
-    expect(flagCount(p.proposal_id)).toBe(0);
+    expect(await flagCount(p.proposal_id)).toBe(0);
     expect((await flag(bor, 'prp_nothing')).status).toBe(404);
     expect((await flag(null, p.proposal_id)).status).toBe(401);
     const long = await flag(bor, p.proposal_id, { reason: 'x'.repeat(501) });
@@ -263,26 +263,26 @@ describe('community flags', () => {
   it('rolls the whole flag back when its audit event cannot be written', async () => {
     const p = await propose(ana, tagFix('audit failure'));
     const before = await getOne(p.proposal_id);
-    const restoreFlag = failAuditEvents(srv.db, 'proposal.flag');
+    const restoreFlag = await failAuditEvents(srv.db, 'proposal.flag');
     try {
       expect((await flag(bor, p.proposal_id, { reason: 'x' })).status).toBe(500);
-      expect(flagCount(p.proposal_id)).toBe(0);
+      expect(await flagCount(p.proposal_id)).toBe(0);
       expect(await getOne(p.proposal_id)).toEqual(before);
     } finally {
-      restoreFlag();
+      await restoreFlag();
     }
     // The threshold write too: the auto-reject event failing undoes the last flag and the rejection.
     expect((await flag(bor, p.proposal_id)).status).toBe(200);
     expect((await flag(cid, p.proposal_id)).status).toBe(200);
-    const restoreReject = failAuditEvents(srv.db, 'proposal.auto_reject');
+    const restoreReject = await failAuditEvents(srv.db, 'proposal.auto_reject');
     const notesBefore = (await notificationsOf(ana)).length;
     try {
       expect((await flag(dan, p.proposal_id)).status).toBe(500);
-      expect(flagCount(p.proposal_id)).toBe(2);
+      expect(await flagCount(p.proposal_id)).toBe(2);
       expect((await getOne(p.proposal_id)).status).toBe('pending');
       expect((await notificationsOf(ana)).length).toBe(notesBefore);
     } finally {
-      restoreReject();
+      await restoreReject();
     }
     expect(await (await flag(dan, p.proposal_id)).json()).toMatchObject({ flags: 3, status: 'rejected', decided_by: null });
   });

@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 const add = (body: unknown, as: TestSession | null = ana) => send('/api/sources', { method: 'POST', ...(as ? { as } : {}), json: body });
-const sourceRows = () => srv.db.prepare('SELECT COUNT(*) FROM sources').pluck().get() as number;
+const sourceRows = async () => (await srv.db.prepare('SELECT COUNT(*) FROM sources').pluck().get()) as number;
 
 describe('adding a web page', () => {
   it('fetches the page, keeps title and readable text, and lists it as a web_page source', async () => {
@@ -40,7 +40,7 @@ describe('adding a web page', () => {
     expect(s).toMatchObject({ type: 'web_page', title: 'Agents in claims handling', url: `${web.origin}/article`, canonical_url: `${web.origin}/article`, origin: 'fetched' });
     expect(s.id).toMatch(/^src_/);
     expect(s.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    const text = srv.db.prepare('SELECT text FROM sources WHERE id = ?').pluck().get(s.id) as string;
+    const text = (await srv.db.prepare('SELECT text FROM sources WHERE id = ?').pluck().get(s.id)) as string;
     expect(text).toContain('Cycle time fell from nine days to four');
     expect(text).toContain('\n\n'); // paragraphs stay paragraphs
     expect(text).not.toMatch(/SCRIPT-SHOULD-NOT-APPEAR|NAV-SHOULD-NOT-APPEAR|color: red/);
@@ -51,7 +51,7 @@ describe('adding a web page', () => {
   });
 
   it('refuses duplicates by canonical URL with 409, before or after fetching', async () => {
-    const before = sourceRows();
+    const before = await sourceRows();
     const hitsBefore = web.hits.length;
     // Same page with a fragment, tracking parameters and a trailing slash: refused without a fetch.
     const same = await add({ url: `${web.origin}/article/?utm_source=newsletter#top` });
@@ -60,7 +60,7 @@ describe('adding a web page', () => {
     expect(web.hits.length).toBe(hitsBefore);
     // Another address whose rel=canonical names the same page: refused after reading it.
     expect((await add({ url: `${web.origin}/article-copy` })).status).toBe(409);
-    expect(sourceRows()).toBe(before);
+    expect(await sourceRows()).toBe(before);
     // A rel=canonical on another site is ignored: the page's own address is its key.
     const offsite = await (await add({ url: `${web.origin}/offsite-canonical` })).json();
     expect(offsite.canonical_url).toBe(`${web.origin}/offsite-canonical`);
@@ -80,7 +80,7 @@ describe('adding a web page', () => {
     expect(plain.title).toBe('Plain notes on agent evaluation');
     const latin = await (await add({ url: `${web.origin}/latin1`, title: 'My café page' })).json();
     expect(latin.title).toBe('My café page');
-    expect(srv.db.prepare('SELECT text FROM sources WHERE id = ?').pluck().get(latin.id)).toContain('café crème');
+    expect(await srv.db.prepare('SELECT text FROM sources WHERE id = ?').pluck().get(latin.id)).toContain('café crème');
   });
 
   it('adds pasted text, and the same text twice is a 409', async () => {
@@ -96,7 +96,7 @@ describe('the SSRF guard', () => {
   const kb = () => new URL(srv.url).port;
 
   it('refuses loopback in every spelling (400) and never connects', async () => {
-    const before = sourceRows();
+    const before = await sourceRows();
     for (const url of [
       `http://127.0.0.1:${kb()}/api/health`,
       `${internal.origin}/`,
@@ -114,7 +114,7 @@ describe('the SSRF guard', () => {
       expect((await res.json()).detail, url).toMatch(/not a public address/);
     }
     expect(internal.hits).toEqual([]);
-    expect(sourceRows()).toBe(before);
+    expect(await sourceRows()).toBe(before);
   });
 
   it('refuses private, link-local, CGNAT, unique-local, multicast and reserved ranges', async () => {
@@ -214,14 +214,14 @@ describe('permissions and validation', () => {
 
 describe('no half-done writes', () => {
   it('adds nothing when the audit event cannot be written', async () => {
-    const before = sourceRows();
-    const restoreSource = failAuditEvents(srv.db, 'source.add');
+    const before = await sourceRows();
+    const restoreSource = await failAuditEvents(srv.db, 'source.add');
     try {
       expect((await add({ title: 'Never stored', text: 'This text must not be stored.' })).status).toBe(500);
       expect((await add({ url: `${web.origin}/no-canonical?x=audit` })).status).toBe(500);
-      expect(sourceRows()).toBe(before);
+      expect(await sourceRows()).toBe(before);
     } finally {
-      restoreSource();
+      await restoreSource();
     }
     expect((await add({ title: 'Now stored', text: 'This text must not be stored.' })).status).toBe(200);
   });

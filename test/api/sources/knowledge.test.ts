@@ -84,7 +84,7 @@ describe('extractive drafts (no LLM configured)', () => {
   });
 
   it('uses pages people added as sources, cited by their address', async () => {
-    srv.db
+    await srv.db
       .prepare('INSERT INTO sources (id, type, url, canonical_url, title, text, added_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
       .run('src_kelp', 'web_page', 'https://example.org/kelp', 'https://example.org/kelp', 'Kelp farming with drones', 'Kelp farming with drones lets small cooperatives survey their lines every morning. Drones spot storm damage to kelp farming lines before divers could.', ana.userId, new Date().toISOString());
     const out = await (await send('/api/sources/knowledge', { method: 'POST', as: ana, json: { topic: 'kelp farming' } })).json();
@@ -102,14 +102,14 @@ describe('extractive drafts (no LLM configured)', () => {
   });
 
   it('leaves no draft file behind when the proposal cannot be written', async () => {
-    const restoreDraft = failAuditEvents(srv.db, 'proposal.create');
+    const restoreDraft = await failAuditEvents(srv.db, 'proposal.create');
     try {
       expect((await send('/api/sources/knowledge', { method: 'POST', as: ana, json: { topic: 'coding agents' } })).status).toBe(500);
     } finally {
-      restoreDraft();
+      await restoreDraft();
     }
     expect(fs.existsSync(path.join(contentDir, 'knowledge', 'coding-agents.md'))).toBe(false);
-    expect(srv.db.prepare("SELECT COUNT(*) FROM proposals WHERE target_id = 'coding-agents'").pluck().get()).toBe(0);
+    expect(await srv.db.prepare("SELECT COUNT(*) FROM proposals WHERE target_id = 'coding-agents'").pluck().get()).toBe(0);
     expect((await send('/api/audit?kind=knowledge.draft&subject_id=coding-agents')).ok).toBe(true);
     expect((await (await send('/api/audit?kind=knowledge.draft&subject_id=coding-agents')).json()).items).toEqual([]);
   });
@@ -237,7 +237,7 @@ describe('drafts after review', () => {
   const fileOf = (slug: string) => path.join(contentDir, 'knowledge', `${slug}.md`);
 
   it('removes the draft when a moderator rejects its proposal, so the topic can be drafted again', async () => {
-    addSource('src_tide', 'Tidal turbine maintenance');
+    await addSource('src_tide', 'Tidal turbine maintenance');
     const first = await draft('tidal turbine maintenance');
     expect(fs.existsSync(fileOf(first.slug))).toBe(true);
     const rejected = await decide(first.proposal.proposal_id, { action: 'reject', note: 'Too thin' });
@@ -250,15 +250,15 @@ describe('drafts after review', () => {
   });
 
   it('removes it when community flags reject the proposal, and when the proposal is superseded', async () => {
-    addSource('src_kelp', 'Seaweed drying racks');
+    await addSource('src_kelp', 'Seaweed drying racks');
     const flagged = await draft('seaweed drying racks');
     for (const who of [bor, cid]) expect((await send(`/api/proposals/${flagged.proposal.proposal_id}/flag`, { method: 'POST', as: who, json: { reason: 'made up' } })).status).toBe(200);
     expect((await (await send(`/api/proposals/${flagged.proposal.proposal_id}`)).json()).status).toBe('rejected');
     expect(fs.existsSync(fileOf(flagged.slug))).toBe(false);
 
-    addSource('src_oyster', 'Oyster reef restoration');
+    await addSource('src_oyster', 'Oyster reef restoration');
     const old = await draft('oyster reef restoration');
-    addSource('src_mussel', 'Mussel line monitoring');
+    await addSource('src_mussel', 'Mussel line monitoring');
     const other = await draft('mussel line monitoring');
     const sup = await decide(old.proposal.proposal_id, { action: 'supersede', superseded_by: other.proposal.proposal_id });
     expect(sup.status, await sup.clone().text()).toBe(200);
@@ -267,7 +267,7 @@ describe('drafts after review', () => {
   });
 
   it('leaves a file alone that is no longer a draft', async () => {
-    addSource('src_bees', 'Urban beekeeping cooperatives');
+    await addSource('src_bees', 'Urban beekeeping cooperatives');
     const d = await draft('urban beekeeping cooperatives');
     const published = d.draft.markdown.replace(/^draft: true$/m, 'draft: false');
     fs.writeFileSync(fileOf(d.slug), published);
@@ -276,7 +276,7 @@ describe('drafts after review', () => {
   });
 
   it('applies exactly the draft that was proposed: 409 when the file changed since', async () => {
-    addSource('src_glacier', 'Glacier monitoring drones');
+    await addSource('src_glacier', 'Glacier monitoring drones');
     const d = await draft('glacier monitoring drones');
     const id = d.proposal.proposal_id;
     const payload = (await (await send(`/api/proposals/${id}`)).json()).payload;
@@ -324,15 +324,15 @@ describe('search cost', () => {
     const MiB = 1024 * 1024;
     const filler = 'Ordinary sentences about nothing in particular fill the rest of this long page. '.repeat(Math.ceil((2 * MiB) / 80)).slice(0, 2 * MiB);
     const insert = srv.db.prepare('INSERT INTO sources (id, type, url, canonical_url, title, text, added_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-    srv.db.transaction(() => {
+    await srv.db.transaction(async () => {
       for (let i = 0; i < 20; i++) {
         // Pages that mention the topic (candidates, each 2 MiB) and pages that do not (never worth reading).
         const url = `https://example.org/crane-${i}`;
-        insert.run(`src_crane${i}`, 'web_page', url, url, `Harbour crane telemetry at port ${i}`, `Harbour crane telemetry warns port ${i} before a crane fails in a storm. ${filler}`, ana.userId, new Date().toISOString());
+        await insert.run(`src_crane${i}`, 'web_page', url, url, `Harbour crane telemetry at port ${i}`, `Harbour crane telemetry warns port ${i} before a crane fails in a storm. ${filler}`, ana.userId, new Date().toISOString());
         const other = `https://example.org/other-${i}`;
-        insert.run(`src_other${i}`, 'web_page', other, other, `Unrelated page ${i}`, filler, ana.userId, new Date().toISOString());
+        await insert.run(`src_other${i}`, 'web_page', other, other, `Unrelated page ${i}`, filler, ana.userId, new Date().toISOString());
       }
-    })();
+    });
     const before = bytesRead();
     const res = await send('/api/sources/knowledge', { method: 'POST', as: ana, json: { topic: 'harbour crane telemetry' } });
     const read = bytesRead() - before;

@@ -21,18 +21,18 @@ beforeAll(async () => {
   // The posts and comments tables belong to their own features; the feed reads them as they are stored.
   const future = (days: number) => new Date(Date.UTC(2030, 0, 1) + days * 86_400_000).toISOString();
   const post = srv.db.prepare('INSERT INTO posts (id, slug, author_id, title, summary, status, created_at, updated_at, published_at, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-  post.run('pst_published', 'published-post', ana, 'A published post', 'What we learned.', 'published', future(0), future(0), future(1), null);
-  post.run('pst_draft', 'draft-post', ana, 'A draft post', '', 'draft', future(0), future(0), null, null);
-  post.run('pst_deleted', 'deleted-post', ana, 'A deleted post', '', 'published', future(0), future(0), future(1), future(2));
+  await post.run('pst_published', 'published-post', ana, 'A published post', 'What we learned.', 'published', future(0), future(0), future(1), null);
+  await post.run('pst_draft', 'draft-post', ana, 'A draft post', '', 'draft', future(0), future(0), null, null);
+  await post.run('pst_deleted', 'deleted-post', ana, 'A deleted post', '', 'published', future(0), future(0), future(1), future(2));
   const comment = srv.db.prepare('INSERT INTO comments (id, entity_type, entity_id, parent_id, author_id, body, hidden, deleted_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const v = snap.videos[0].video_id;
-  comment.run('cmt_top', 'video', v, null, ana, 'A top-level comment worth citing.', 0, null, future(3), future(3));
-  comment.run('cmt_reply', 'video', v, 'cmt_top', ana, 'A reply.', 0, null, future(4), future(4));
-  comment.run('cmt_hidden', 'video', v, null, ana, 'Hidden.', 1, null, future(5), future(5));
-  comment.run('cmt_deleted', 'video', v, null, ana, '', 0, future(6), future(6), future(6));
-  comment.run('cmt_on_post', 'post', 'pst_published', null, ana, 'On the published post.', 0, null, future(7), future(7));
-  comment.run('cmt_on_draft', 'post', 'pst_draft', null, ana, 'On a draft post.', 0, null, future(8), future(8));
-  srv.db
+  await comment.run('cmt_top', 'video', v, null, ana, 'A top-level comment worth citing.', 0, null, future(3), future(3));
+  await comment.run('cmt_reply', 'video', v, 'cmt_top', ana, 'A reply.', 0, null, future(4), future(4));
+  await comment.run('cmt_hidden', 'video', v, null, ana, 'Hidden.', 1, null, future(5), future(5));
+  await comment.run('cmt_deleted', 'video', v, null, ana, '', 0, future(6), future(6), future(6));
+  await comment.run('cmt_on_post', 'post', 'pst_published', null, ana, 'On the published post.', 0, null, future(7), future(7));
+  await comment.run('cmt_on_draft', 'post', 'pst_draft', null, ana, 'On a draft post.', 0, null, future(8), future(8));
+  await srv.db
     .prepare('INSERT INTO sources (id, type, url, canonical_url, title, text, added_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
     .run('src_page', 'web_page', 'https://example.org/a', 'https://example.org/a', 'A page', 'Text of the page.', ana, future(2));
 });

@@ -7,7 +7,7 @@
 //      └──supersede───────┴──supersede──► superseded
 //
 // rejected, applied and superseded are final: nothing leaves them.
-import type { DecisionAction, ProposalStatus } from './schemas.ts';
+import type { DecisionAction, ProposalStatus } from './payloads.ts';
 
 export const TRANSITIONS: Record<DecisionAction, { from: readonly ProposalStatus[]; to: ProposalStatus }> = {
   accept: { from: ['pending'], to: 'accepted' },

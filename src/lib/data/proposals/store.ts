@@ -1,15 +1,37 @@
-// Proposals in SQLite: creation (by people through the API and by the pipeline, through the same plain
+// Proposals: creation (by people through the API and by the pipeline, through the same plain
 // function), community flags with the auto-reject threshold, and moderator decisions. Every write is one
-// transaction with its audit events and the author's notification, so none is ever half-done.
+// transaction with its audit events and the author's notification, so none is ever half-done. A flag and a
+// decision read the proposal to decide, so they run under the write lock from the start.
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/index.ts';
 import type { AuditActor, AuditLog } from '../audit/index.ts';
 import type { Notifications } from '../notifications/index.ts';
-import { randomId } from '../auth/secrets.ts';
-import { ApiError } from '../errors/index.ts';
-import { PAYLOAD_SCHEMAS, type DecisionAction, type ProposalKind, type ProposalStatus } from './schemas.ts';
+import { randomId } from '../secrets.ts';
+import { PAYLOAD_SCHEMAS, type DecisionAction, type ProposalKind, type ProposalStatus } from './payloads.ts';
 import { STATUS_BUCKETS, allowedActions, nextStatus } from './transitions.ts';
-import type { ApplyPlan, ApplyResult } from './apply.ts';
+
+export interface ApplyResult {
+  content_changed: boolean;
+  files: string[];
+  note: string;
+}
+
+/** A planned change to content/ (api/proposals/apply.ts): `commit()` writes the files, last inside the decision's transaction. */
+export interface ApplyPlan {
+  result: ApplyResult;
+  commit(): void;
+}
+
+/** A flag or decision refused for a reason the caller can act on; `status` is what the API answers. */
+export class ProposalRefused extends Error {
+  readonly status: 403 | 404 | 409;
+  readonly hint?: string;
+  constructor(status: 403 | 404 | 409, message: string, hint?: string) {
+    super(message);
+    this.status = status;
+    this.hint = hint;
+  }
+}
 
 export interface ProposalRow {
   id: string;
@@ -75,9 +97,9 @@ function targetOf(kind: ProposalKind, payload: Record<string, unknown>): { type:
 /**
  * Files a proposal and appends `proposal.create`, in one transaction (a savepoint when the caller is
  * already in one). This is the pipeline's entry point as well as the API's.
- * @example createProposal(db, audit, { kind: 'concept_stub', title: 'Agent evaluation', payload, confidence: 0.8, source: 'pipeline' })
+ * @example await createProposal(db, audit, { kind: 'concept_stub', title: 'Agent evaluation', payload, confidence: 0.8, source: 'pipeline' })
  */
-export function createProposal(db: Db, audit: AuditLog, input: ProposalInput): ProposalRow {
+export async function createProposal(db: Db, audit: AuditLog, input: ProposalInput): Promise<ProposalRow> {
   const schema = PAYLOAD_SCHEMAS[input.kind];
   if (!schema) throw new ProposalInputError(`unknown proposal kind ${String(input.kind)}`);
   const parsed = schema.safeParse(input.payload);
@@ -90,40 +112,42 @@ export function createProposal(db: Db, audit: AuditLog, input: ProposalInput): P
   const payload = parsed.data as Record<string, unknown>;
   const { community_flags: _reserved, ...evidence } = input.evidence ?? {};
   const target = targetOf(input.kind, payload);
-  return db.transaction(() => {
+  return db.transaction(async () => {
     const id = randomId('prp');
     const payloadJson = JSON.stringify(payload);
-    db.prepare(
-      `INSERT INTO proposals (id, kind, status, title, target_type, target_id, payload, evidence, confidence, source, created_by, created_at)
-       VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(id, input.kind, title, target.type, target.id, payloadJson, JSON.stringify(evidence), confidence, input.source, input.createdBy ?? null, now());
+    const row = (await db
+      .prepare<unknown[], ProposalRow>(
+        `INSERT INTO proposals (id, kind, status, title, target_type, target_id, payload, evidence, confidence, source, created_by, created_at)
+       VALUES (?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      )
+      .get(id, input.kind, title, target.type, target.id, payloadJson, JSON.stringify(evidence), confidence, input.source, input.createdBy ?? null, now()))!;
     const actor: AuditActor = input.createdBy ? { userId: input.createdBy } : 'pipeline';
-    audit.append({
+    await audit.append({
       kind: 'proposal.create',
       subjectType: 'proposal',
       subjectId: id,
       actor,
       data: { kind: input.kind, source: input.source, target_type: target.type, target_id: target.id, confidence, payload_sha256: sha256(payloadJson) },
     });
-    return getProposal(db, id)!;
-  }).immediate();
+    return row;
+  });
 }
 
-export function getProposal(db: Db, id: string): ProposalRow | undefined {
+export function getProposal(db: Db, id: string): Promise<ProposalRow | undefined> {
   return db.prepare<[string], ProposalRow>('SELECT * FROM proposals WHERE id = ?').get(id);
 }
 
-export function flagsOf(db: Db, ids: string[]): Map<string, FlagRow[]> {
+export async function flagsOf(db: Db, ids: string[]): Promise<Map<string, FlagRow[]>> {
   const out = new Map<string, FlagRow[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return out;
-  const rows = db
-    .prepare(`SELECT proposal_id, reason, created_at FROM proposal_flags WHERE proposal_id IN (${ids.map(() => '?').join(',')}) ORDER BY created_at, rowid`)
-    .all(...ids) as FlagRow[];
+  const rows = await db
+    .prepare<string[], FlagRow>(`SELECT proposal_id, reason, created_at FROM proposal_flags WHERE proposal_id IN (${ids.map(() => '?').join(',')}) ORDER BY created_at, rowid`)
+    .all(...ids);
   for (const r of rows) out.get(r.proposal_id)!.push(r);
   return out;
 }
 
-export function listProposals(db: Db, q: { status: 'pending' | 'decided' | 'all'; kind?: ProposalKind; limit: number; offset: number }) {
+export async function listProposals(db: Db, q: { status: 'pending' | 'decided' | 'all'; kind?: ProposalKind; limit: number; offset: number }): Promise<{ total: number; rows: ProposalRow[] }> {
   const where: string[] = [];
   const args: unknown[] = [];
   const statuses = STATUS_BUCKETS[q.status];
@@ -138,9 +162,11 @@ export function listProposals(db: Db, q: { status: 'pending' | 'decided' | 'all'
   const sql = `FROM proposals ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`;
   // Pending: most confident first, then newest. Decided: most recently decided first. All: newest first.
   const order = q.status === 'pending' ? 'confidence DESC, created_at DESC, id DESC' : q.status === 'decided' ? 'decided_at DESC, id DESC' : 'created_at DESC, id DESC';
-  const total = db.prepare(`SELECT COUNT(*) ${sql}`).pluck().get(...args) as number;
-  const rows = db.prepare(`SELECT * ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, q.limit, q.offset) as ProposalRow[];
-  return { total, rows };
+  const [total, rows] = await Promise.all([
+    db.prepare<unknown[], number>(`SELECT COUNT(*) ${sql}`).pluck().get(...args),
+    db.prepare<unknown[], ProposalRow>(`SELECT * ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...args, q.limit, q.offset),
+  ]);
+  return { total: total!, rows };
 }
 
 export interface ProposalDeps {
@@ -155,9 +181,9 @@ export interface ProposalDeps {
   planDiscard?: (p: ProposalRow) => ApplyPlan | null;
 }
 
-const notifyAuthor = (deps: ProposalDeps, p: ProposalRow, verb: string, actorId?: string, body?: string) => {
+const notifyAuthor = async (deps: ProposalDeps, p: ProposalRow, verb: string, actorId?: string, body?: string) => {
   if (p.created_by) {
-    deps.notifications.notify({ userId: p.created_by, kind: 'proposal_decision', title: `Your proposal “${p.title}” was ${verb}`, body, link: `/api/proposals/${p.id}`, actorId, subjectType: 'proposal', subjectId: p.id });
+    await deps.notifications.notify({ userId: p.created_by, kind: 'proposal_decision', title: `Your proposal “${p.title}” was ${verb}`, body, link: `/api/proposals/${p.id}`, actorId, subjectType: 'proposal', subjectId: p.id });
   }
 };
 
@@ -166,44 +192,44 @@ const notifyAuthor = (deps: ProposalDeps, p: ProposalRow, verb: string, actorId?
  * flagged by this user (nothing changes).
  * At the threshold the proposal is rejected with decided_by null, nothing applied, the author told.
  */
-export function flagProposal(deps: ProposalDeps, proposalId: string, userId: string, reason: string | null) {
+export async function flagProposal(deps: ProposalDeps, proposalId: string, userId: string, reason: string | null) {
   const { db, audit } = deps;
-  return db.transaction(() => {
-    const p = getProposal(db, proposalId);
-    if (!p) throw new ApiError(404, 'Proposal not found', {}, 'GET /api/proposals lists the pending proposals with their proposal_id.');
+  return db.transaction(async () => {
+    const p = await getProposal(db, proposalId);
+    if (!p) throw new ProposalRefused(404, 'Proposal not found', 'GET /api/proposals lists the pending proposals with their proposal_id.');
     // Flags are other people's objections; a proposer flagging their own would count towards its rejection.
     if (p.created_by === userId) {
-      throw new ApiError(403, 'You cannot flag your own proposal', {}, 'Flags are for objecting to other people\'s proposals. If yours is wrong, file a corrected one (POST /api/proposals); a moderator decides the old one.');
+      throw new ProposalRefused(403, 'You cannot flag your own proposal', 'Flags are for objecting to other people\'s proposals. If yours is wrong, file a corrected one (POST /api/proposals); a moderator decides the old one.');
     }
-    if (db.prepare('SELECT 1 FROM proposal_flags WHERE proposal_id = ? AND user_id = ?').get(proposalId, userId)) {
-      throw new ApiError(409, 'You have already flagged this proposal', {}, 'One flag per person: yours is counted in evidence.community_flags. Nothing to retry.');
+    if (await db.prepare('SELECT 1 FROM proposal_flags WHERE proposal_id = ? AND user_id = ?').get(proposalId, userId)) {
+      throw new ProposalRefused(409, 'You have already flagged this proposal', 'One flag per person: yours is counted in evidence.community_flags. Nothing to retry.');
     }
     if (p.status !== 'pending') {
-      throw new ApiError(409, `This proposal is already ${p.status}; only pending proposals can be flagged`, {}, 'Nothing to retry: only pending proposals take flags (GET /api/proposals?status=pending).');
+      throw new ProposalRefused(409, `This proposal is already ${p.status}; only pending proposals can be flagged`, 'Nothing to retry: only pending proposals take flags (GET /api/proposals?status=pending).');
     }
     const t = now();
-    db.prepare('INSERT INTO proposal_flags (proposal_id, user_id, reason, created_at) VALUES (?, ?, ?, ?)').run(proposalId, userId, reason, t);
-    const flags = db.prepare('SELECT COUNT(*) FROM proposal_flags WHERE proposal_id = ?').pluck().get(proposalId) as number;
-    audit.append({ kind: 'proposal.flag', subjectType: 'proposal', subjectId: proposalId, actor: { userId }, anonymous: true, data: { flags, reason_sha256: reason ? sha256(reason) : null } });
+    await db.prepare('INSERT INTO proposal_flags (proposal_id, user_id, reason, created_at) VALUES (?, ?, ?, ?)').run(proposalId, userId, reason, t);
+    const flags = (await db.prepare<[string], number>('SELECT COUNT(*) FROM proposal_flags WHERE proposal_id = ?').pluck().get(proposalId))!;
+    await audit.append({ kind: 'proposal.flag', subjectType: 'proposal', subjectId: proposalId, actor: { userId }, anonymous: true, data: { flags, reason_sha256: reason ? sha256(reason) : null } });
     let status: ProposalStatus = 'pending';
     if (flags >= deps.autoRejectFlagThreshold) {
       status = 'rejected';
       const note = `Rejected automatically: ${flags} community flags reached the threshold of ${deps.autoRejectFlagThreshold}`;
       const discard = deps.planDiscard?.(p) ?? null;
-      db.prepare("UPDATE proposals SET status = 'rejected', decided_at = ?, decided_by = NULL, decision_note = ? WHERE id = ?").run(t, note, proposalId);
-      audit.append({
+      await db.prepare("UPDATE proposals SET status = 'rejected', decided_at = ?, decided_by = NULL, decision_note = ? WHERE id = ?").run(t, note, proposalId);
+      await audit.append({
         kind: 'proposal.auto_reject',
         subjectType: 'proposal',
         subjectId: proposalId,
         actor: 'system',
         data: { from: 'pending', to: 'rejected', flags, threshold: deps.autoRejectFlagThreshold, ...(discard ? { files_removed: discard.result.files } : {}) },
       });
-      notifyAuthor(deps, p, 'rejected by community flags', undefined, note);
+      await notifyAuthor(deps, p, 'rejected by community flags', undefined, note);
       // Files last: if the removal throws, the flag and the rejection roll back with it.
       discard?.commit();
     }
     return { proposal_id: proposalId, flags, threshold: deps.autoRejectFlagThreshold, status, decided_by: null };
-  }).immediate();
+  }, { lock: true });
 }
 
 const VERB: Record<DecisionAction, string> = { accept: 'accepted', reject: 'rejected', apply: 'applied', supersede: 'superseded' };
@@ -212,24 +238,24 @@ const VERB: Record<DecisionAction, string> = { accept: 'accepted', reject: 'reje
  * A moderator decision along TRANSITIONS; 409 for any other move. `plan` (apply only) is computed by the
  * caller and its files are written last, inside this transaction: a failed write rolls the decision back.
  */
-export function decideProposal(
+export async function decideProposal(
   deps: ProposalDeps,
   input: { proposalId: string; moderatorId: string; action: DecisionAction; note?: string; supersededBy?: string },
   planApply?: (p: ProposalRow) => ApplyPlan,
-): ProposalRow {
+): Promise<ProposalRow> {
   const { db, audit } = deps;
-  return db.transaction(() => {
-    const p = getProposal(db, input.proposalId);
-    if (!p) throw new ApiError(404, 'Proposal not found');
+  return db.transaction(async () => {
+    const p = await getProposal(db, input.proposalId);
+    if (!p) throw new ProposalRefused(404, 'Proposal not found');
     const to = nextStatus(p.status, input.action);
     if (!to) {
       const allowed = allowedActions(p.status);
-      throw new ApiError(409, `Cannot ${input.action} a proposal that is ${p.status}${allowed.length ? `; allowed: ${allowed.join(', ')}` : '; it is final'}`);
+      throw new ProposalRefused(409, `Cannot ${input.action} a proposal that is ${p.status}${allowed.length ? `; allowed: ${allowed.join(', ')}` : '; it is final'}`);
     }
     if (input.supersededBy !== undefined) {
-      const other = getProposal(db, input.supersededBy);
-      if (!other || other.id === p.id) throw new ApiError(404, `superseded_by: no other proposal ${input.supersededBy}`);
-      if (other.status === 'rejected' || other.status === 'superseded') throw new ApiError(409, `superseded_by: ${other.id} is ${other.status} and cannot replace anything`);
+      const other = await getProposal(db, input.supersededBy);
+      if (!other || other.id === p.id) throw new ProposalRefused(404, `superseded_by: no other proposal ${input.supersededBy}`);
+      if (other.status === 'rejected' || other.status === 'superseded') throw new ProposalRefused(409, `superseded_by: ${other.id} is ${other.status} and cannot replace anything`);
     }
     const t = now();
     const note = input.note ?? null;
@@ -239,15 +265,15 @@ export function decideProposal(
     if (input.action === 'apply') {
       plan = planApply?.(p);
       applied = plan?.result ?? { content_changed: false, files: [], note: 'Recorded as applied.' };
-      db.prepare("UPDATE proposals SET status = 'applied', applied_at = ?, applied_by = ?, apply_result = ?, decided_at = ?, decision_note = COALESCE(?, decision_note) WHERE id = ?").run(
+      await db.prepare("UPDATE proposals SET status = 'applied', applied_at = ?, applied_by = ?, apply_result = ?, decided_at = ?, decision_note = COALESCE(?, decision_note) WHERE id = ?").run(
         t, input.moderatorId, JSON.stringify(applied), t, note, p.id,
       );
     } else {
-      db.prepare('UPDATE proposals SET status = ?, decided_at = ?, decided_by = ?, decision_note = ?, superseded_by = ? WHERE id = ?').run(
+      await db.prepare('UPDATE proposals SET status = ?, decided_at = ?, decided_by = ?, decision_note = ?, superseded_by = ? WHERE id = ?').run(
         to, t, input.moderatorId, note, input.supersededBy ?? null, p.id,
       );
     }
-    audit.append({
+    await audit.append({
       kind: `proposal.${input.action}`,
       subjectType: 'proposal',
       subjectId: p.id,
@@ -260,10 +286,10 @@ export function decideProposal(
         ...(discard ? { files_removed: discard.result.files } : {}),
       },
     });
-    notifyAuthor(deps, p, VERB[input.action], input.moderatorId, note ?? undefined);
+    await notifyAuthor(deps, p, VERB[input.action], input.moderatorId, note ?? undefined);
     // Files last: if the write throws, the transaction (status, audit event, notification) rolls back.
     plan?.commit();
     discard?.commit();
-    return getProposal(db, p.id)!;
-  }).immediate();
+    return (await getProposal(db, p.id))!;
+  }, { lock: true });
 }
