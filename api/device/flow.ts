@@ -212,7 +212,7 @@ function deviceIssuer(audit: AuditLog, identity: Identity, opts: DeviceFlowOptio
       await consume(row, { grantId: grant.id }, t);
       await audit.append({ kind: 'oauth.grant.create', subjectType: 'oauth_grant', subjectId: grant.id, actor: { userId: user.id }, data: { client_id: client.client_id, client_name: client.client_name, scope, via: 'device' } });
       const refreshable = sandbox ? { ...client, metadata: { ...client.metadata, grant_types: [DEVICE_CODE_GRANT_TYPE] } } : client;
-      const tokens = await issueTokens(tokenCtx, refreshable, { ...grant, revoked_at: null, revoked_reason: null }, scope);
+      const tokens = await issueTokens(tokenCtx, refreshable, grant, scope);
       await audit.append({ kind: 'device.token', subjectType: 'device_request', subjectId: requestId(row), actor: 'system', data: { oauth_grant_id: grant.id, client_id: client.client_id, scope, sandbox } });
       return { kind: 'oauth' as const, tokens, clientId: client.client_id, sandbox, user };
     },

@@ -175,24 +175,24 @@ async function issueCode(ctx: OAuthContext, who: Principal, target: RedirectTarg
   const t = ctx.now();
   const grantId = randomId('grant', 12);
   await ctx.db.transaction(async () => {
-      await ctx.store.insertGrant({ id: grantId, user_id: who.user.id, client_id: target.client.client_id, scope, resource: req.resource, created_at: iso(t) });
-      // The client's first appearance in the log (its registration wrote none): who it says it is.
-      await ctx.audit.append({ kind: 'oauth.grant.create', subjectType: 'oauth_grant', subjectId: grantId, actor: { userId: who.user.id }, data: { client_id: target.client.client_id, client_name: target.client.client_name, scope } });
-      await ctx.store.insertCode(
-        hashSecret(code),
-        {
-          grant_id: grantId,
-          client_id: target.client.client_id,
-          redirect_uri: target.redirectUri,
-          redirect_uri_given: target.redirectUriGiven ? 1 : 0,
-          code_challenge: req.codeChallenge,
-          scope,
-          resource: req.resource,
-          expires_at: iso(plusSeconds(t, ctx.lifetimes.code)),
-        },
-        iso(t),
-      );
-      await ctx.audit.append({ kind: 'oauth.code.issue', subjectType: 'oauth_grant', subjectId: grantId, actor: { userId: who.user.id }, data: { client_id: target.client.client_id } });
+    await ctx.store.insertGrant({ id: grantId, user_id: who.user.id, client_id: target.client.client_id, scope, resource: req.resource, created_at: iso(t) });
+    // The client's first appearance in the log (its registration wrote none): who it says it is.
+    await ctx.audit.append({ kind: 'oauth.grant.create', subjectType: 'oauth_grant', subjectId: grantId, actor: { userId: who.user.id }, data: { client_id: target.client.client_id, client_name: target.client.client_name, scope } });
+    await ctx.store.insertCode(
+      hashSecret(code),
+      {
+        grant_id: grantId,
+        client_id: target.client.client_id,
+        redirect_uri: target.redirectUri,
+        redirect_uri_given: target.redirectUriGiven ? 1 : 0,
+        code_challenge: req.codeChallenge,
+        scope,
+        resource: req.resource,
+        expires_at: iso(plusSeconds(t, ctx.lifetimes.code)),
+      },
+      iso(t),
+    );
+    await ctx.audit.append({ kind: 'oauth.code.issue', subjectType: 'oauth_grant', subjectId: grantId, actor: { userId: who.user.id }, data: { client_id: target.client.client_id } });
   });
   return code;
 }

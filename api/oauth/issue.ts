@@ -24,7 +24,7 @@ export interface TokenIssuing {
 }
 
 /** Issues an access token and, when the client may refresh, a refresh token. Call inside a transaction. */
-export async function issueTokens(ctx: TokenIssuing, client: Client, grant: Grant, scope: string): Promise<TokenResponse> {
+export async function issueTokens(ctx: TokenIssuing, client: Client, grant: Pick<Grant, 'id' | 'scope' | 'resource'>, scope: string): Promise<TokenResponse> {
   const t = ctx.now();
   const access = randomSecret(ACCESS_TOKEN_PREFIX, 32);
   await ctx.store.insertToken(

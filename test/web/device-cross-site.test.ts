@@ -46,7 +46,7 @@ describeInBrowser('a page on another site and the device approval page', () => {
     page = browser.page;
     // Registered after launchBrowser's "nothing but the test server", so it goes first.
     await browser.context.route(`${other}/**`, (route) => route.continue());
-    const { cookie } = sessionFor(srv, 'eva@example.org', 'Eva');
+    const { cookie } = await sessionFor(srv, 'eva@example.org', 'Eva');
     await browser.context.addCookies([{ name: 'kb_session', value: cookie.slice('kb_session='.length), url: srv.url, httpOnly: true, sameSite: 'Lax' }]);
   });
   afterEach(async () => {

@@ -18,9 +18,9 @@ let phone: Record<string, string>;
 let laptop: Record<string, string>;
 
 /** Another browser of the same person: a session opened for the account the real browser signed in to. */
-function elsewhere(userAgent: string): Record<string, string> {
-  const u = srv.db.prepare<[string], { idp_issuer: string; idp_subject: string }>('SELECT idp_issuer, idp_subject FROM users WHERE email = ?').get(EMAIL)!;
-  const { sessionSecret } = srv.identity.signIn({ issuer: u.idp_issuer, subject: u.idp_subject, email: EMAIL, emailVerified: true }, { userAgent });
+async function elsewhere(userAgent: string): Promise<Record<string, string>> {
+  const u = (await srv.db.prepare<[string], { idp_issuer: string; idp_subject: string }>('SELECT idp_issuer, idp_subject FROM users WHERE email = ?').get(EMAIL))!;
+  const { sessionSecret } = await srv.identity.signIn({ issuer: u.idp_issuer, subject: u.idp_subject, email: EMAIL, emailVerified: true }, { userAgent });
   return { Cookie: `kb_session=${sessionSecret}` };
 }
 const signedIn = async (headers: Record<string, string>) => (await (await srv.get('/api/auth/me', { headers })).json()).authenticated as boolean;
@@ -47,8 +47,8 @@ describeInBrowser('where a person is signed in', () => {
   it('lists each session with its device and last use on the account page, this browser marked', async () => {
     await page.goto(`${srv.url}/account`);
     await signInAtForm();
-    phone = elsewhere(SAFARI_IPHONE);
-    laptop = elsewhere(FIREFOX_WINDOWS);
+    phone = await elsewhere(SAFARI_IPHONE);
+    laptop = await elsewhere(FIREFOX_WINDOWS);
     await page.goto(`${srv.url}/account`);
     const rows = page.locator('#sessions tbody tr');
     expect(await rows.count()).toBe(3);

@@ -20,39 +20,39 @@ export async function authorizationCodeGrant(ctx: OAuthContext, client: Client, 
   // Checks that fail before anything is written throw; an outcome decided after a write (the replay's
   // revocation) is returned, so the transaction commits it before the error is answered.
   const outcome = await ctx.db.transaction(async (): Promise<TokenResponse | OAuthError> => {
-      const now = iso(ctx.now());
-      const row = await ctx.store.getCode(hash);
-      if (!row || row.client_id !== client.client_id) throw new InvalidGrant('unknown authorization code');
+    const now = iso(ctx.now());
+    const row = await ctx.store.getCode(hash);
+    if (!row || row.client_id !== client.client_id) throw new InvalidGrant('unknown authorization code');
 
-      const replay = async () => {
-        if (await ctx.store.revokeGrant(row.grant_id, 'code_replay', now)) {
-          await ctx.audit.append({ kind: 'oauth.grant.revoke', subjectType: 'oauth_grant', subjectId: row.grant_id, actor: 'system', data: { client_id: client.client_id, reason: 'code_replay' } });
-        }
-        return new InvalidGrant('authorization code already used; every token issued from it is revoked');
-      };
-      if (row.used_at !== null) return replay();
-      if (row.expires_at <= now) throw new InvalidGrant('authorization code expired');
-
-      const redirectUri = params.get('redirect_uri');
-      if (row.redirect_uri_given ? redirectUri !== row.redirect_uri : redirectUri !== undefined && redirectUri !== row.redirect_uri) {
-        throw new InvalidGrant('redirect_uri does not match the authorization request');
+    const replay = async () => {
+      if (await ctx.store.revokeGrant(row.grant_id, 'code_replay', now)) {
+        await ctx.audit.append({ kind: 'oauth.grant.revoke', subjectType: 'oauth_grant', subjectId: row.grant_id, actor: 'system', data: { client_id: client.client_id, reason: 'code_replay' } });
       }
-      checkCodeVerifier(params.get('code_verifier'), row.code_challenge);
-      checkResource(params.get('resource'), row.resource);
+      return new InvalidGrant('authorization code already used; every token issued from it is revoked');
+    };
+    if (row.used_at !== null) return replay();
+    if (row.expires_at <= now) throw new InvalidGrant('authorization code expired');
 
-      const grant = (await ctx.store.getGrant(row.grant_id))!;
-      if (grant.revoked_at !== null) throw new InvalidGrant('the grant was revoked');
-      // Single use across instances: the use is conditional, and the exchange that loses it is a replay.
-      if (!(await ctx.store.useCode(hash, now))) return replay();
-      const tokens = await issueTokens(ctx, client, grant, row.scope);
-      await ctx.audit.append({
-        kind: 'oauth.token.issue',
-        subjectType: 'oauth_grant',
-        subjectId: grant.id,
-        actor: { userId: grant.user_id },
-        data: { client_id: client.client_id, grant_type: 'authorization_code', scope: row.scope, refresh: tokens.refresh_token !== undefined },
-      });
-      return tokens;
+    const redirectUri = params.get('redirect_uri');
+    if (row.redirect_uri_given ? redirectUri !== row.redirect_uri : redirectUri !== undefined && redirectUri !== row.redirect_uri) {
+      throw new InvalidGrant('redirect_uri does not match the authorization request');
+    }
+    checkCodeVerifier(params.get('code_verifier'), row.code_challenge);
+    checkResource(params.get('resource'), row.resource);
+
+    if (row.grant_revoked_at !== null) throw new InvalidGrant('the grant was revoked');
+    // Single use across instances: the use is conditional, and the exchange that loses it is a replay.
+    if (!(await ctx.store.useCode(hash, now))) return replay();
+    // The grant's scope and resource are the code's (authorize.ts issues both from one request).
+    const tokens = await issueTokens(ctx, client, { id: row.grant_id, scope: row.scope, resource: row.resource }, row.scope);
+    await ctx.audit.append({
+      kind: 'oauth.token.issue',
+      subjectType: 'oauth_grant',
+      subjectId: row.grant_id,
+      actor: { userId: row.user_id },
+      data: { client_id: client.client_id, grant_type: 'authorization_code', scope: row.scope, refresh: tokens.refresh_token !== undefined },
+    });
+    return tokens;
   });
   if (outcome instanceof OAuthError) throw outcome;
   return outcome;

@@ -20,35 +20,35 @@ export async function refreshTokenGrant(ctx: OAuthContext, client: Client, param
   const hash = hashSecret(presented);
 
   const outcome = await ctx.db.transaction(async (): Promise<TokenResponse | OAuthError> => {
-      const now = iso(ctx.now());
-      const row = await ctx.store.getToken(hash);
-      if (!row || row.kind !== 'refresh' || row.client_id !== client.client_id) throw new InvalidGrant('unknown refresh token');
-      if (row.grant_revoked_at !== null || row.revoked_at !== null) throw new InvalidGrant('refresh token revoked');
+    const now = iso(ctx.now());
+    const row = await ctx.store.getToken(hash);
+    if (!row || row.kind !== 'refresh' || row.client_id !== client.client_id) throw new InvalidGrant('unknown refresh token');
+    if (row.grant_revoked_at !== null || row.revoked_at !== null) throw new InvalidGrant('refresh token revoked');
 
-      // Reuse of a rotated refresh token: revoke the family, commit, then answer invalid_grant.
-      const reuse = async () => {
-        if (await ctx.store.revokeGrant(row.grant_id, 'refresh_token_reuse', now)) {
-          await ctx.audit.append({ kind: 'oauth.grant.revoke', subjectType: 'oauth_grant', subjectId: row.grant_id, actor: 'system', data: { client_id: client.client_id, reason: 'refresh_token_reuse' } });
-        }
-        return new InvalidGrant('refresh token already used; the grant is revoked');
-      };
-      if (row.used_at !== null) return reuse();
-      if (row.expires_at <= now) throw new InvalidGrant('refresh token expired');
+    // Reuse of a rotated refresh token: revoke the family, commit, then answer invalid_grant.
+    const reuse = async () => {
+      if (await ctx.store.revokeGrant(row.grant_id, 'refresh_token_reuse', now)) {
+        await ctx.audit.append({ kind: 'oauth.grant.revoke', subjectType: 'oauth_grant', subjectId: row.grant_id, actor: 'system', data: { client_id: client.client_id, reason: 'refresh_token_reuse' } });
+      }
+      return new InvalidGrant('refresh token already used; the grant is revoked');
+    };
+    if (row.used_at !== null) return reuse();
+    if (row.expires_at <= now) throw new InvalidGrant('refresh token expired');
 
-      const scope = checkRefreshScope(params.get('scope'), row.scope);
-      checkResource(params.get('resource'), row.resource);
-      // Rotated once across instances: the use is conditional, and the rotation that loses it is a reuse.
-      if (!(await ctx.store.useToken(hash, now))) return reuse();
-      const grant = (await ctx.store.getGrant(row.grant_id))!;
-      const tokens = await issueTokens(ctx, client, grant, scope);
-      await ctx.audit.append({
-        kind: 'oauth.token.rotate',
-        subjectType: 'oauth_grant',
-        subjectId: grant.id,
-        actor: { userId: grant.user_id },
-        data: { client_id: client.client_id, grant_type: 'refresh_token', scope },
-      });
-      return tokens;
+    const scope = checkRefreshScope(params.get('scope'), row.scope);
+    checkResource(params.get('resource'), row.resource);
+    // Rotated once across instances: the use is conditional, and the rotation that loses it is a reuse.
+    if (!(await ctx.store.useToken(hash, now))) return reuse();
+    // A refresh token carries its grant's scope and resource (issue.ts): no read of the grant.
+    const tokens = await issueTokens(ctx, client, { id: row.grant_id, scope: row.scope, resource: row.resource }, scope);
+    await ctx.audit.append({
+      kind: 'oauth.token.rotate',
+      subjectType: 'oauth_grant',
+      subjectId: row.grant_id,
+      actor: { userId: row.user_id },
+      data: { client_id: client.client_id, grant_type: 'refresh_token', scope },
+    });
+    return tokens;
   });
   if (outcome instanceof OAuthError) throw outcome;
   return outcome;

@@ -51,7 +51,7 @@ describe('an agent that knows only the base URL', () => {
     expect(start.status).toBe(200);
     const device = await start.json();
     // The person opens the link the agent shows them, in a browser where they are signed in, and approves.
-    const person = sessionFor(srv, 'journey-person@example.org', 'Jo Person');
+    const person = await sessionFor(srv, 'journey-person@example.org', 'Jo Person');
     const browser = new Browser(srv.url);
     browser.cookies.set('kb_session', person.cookie.slice('kb_session='.length));
     const pageUrl = resolve(device.verification_uri_complete);

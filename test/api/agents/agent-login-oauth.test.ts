@@ -54,7 +54,7 @@ let person: TestSession;
 beforeAll(async () => {
   srv = await startTestServer({ ownOrigin: true, env: { DEVICE_POLL_INTERVAL_SECONDS: '1' } });
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-agent-login-oauth-'));
-  person = sessionFor(srv, 'shell@example.org', 'Shell User');
+  person = await sessionFor(srv, 'shell@example.org', 'Shell User');
 });
 afterAll(async () => {
   await srv.stop();

@@ -50,7 +50,7 @@ describe('agent-login.sh --start, then --poll', () => {
     const kept = JSON.parse(fs.readFileSync(pending, 'utf8'));
     expect(started.stdout).not.toContain(kept.device_code);
 
-    const person = sessionFor(srv, 'two-step@example.org');
+    const person = await sessionFor(srv, 'two-step@example.org');
     expect((await sender(srv)('/api/device/approve', { method: 'POST', as: person, json: { user_code: code, action: 'approve' } })).status).toBe(200);
     const polled = await run(script, ['--poll'], env);
     expect(polled.stderr).toBe('');
@@ -71,7 +71,7 @@ describe('agent-login.sh --start, then --poll', () => {
     expect(nothing.stderr).toMatch(/run with --start first/);
     const started = await run(script, ['--start'], env);
     const code = /enter the code ([A-Z]{4}-[A-Z]{4})/.exec(started.stdout)![1];
-    await sender(srv)('/api/device/approve', { method: 'POST', as: sessionFor(srv, 'no@example.org'), json: { user_code: code, action: 'deny' } });
+    await sender(srv)('/api/device/approve', { method: 'POST', as: await sessionFor(srv, 'no@example.org'), json: { user_code: code, action: 'deny' } });
     const denied = await run(script, ['--poll'], env);
     expect(denied.status).toBe(2);
     expect(fs.existsSync(`${credentials}.pending`)).toBe(false);

@@ -17,8 +17,8 @@ let video: string;
 beforeAll(async () => {
   srv = await startTestServer({ ownOrigin: true, env: { WRITE_RATE_LIMIT_PER_MINUTE: '10000' } });
   send = sender(srv);
-  ana = sessionFor(srv, 'ana@example.org', 'Ana');
-  bor = sessionFor(srv, 'bor@example.org', 'Bor');
+  ana = await sessionFor(srv, 'ana@example.org', 'Ana');
+  bor = await sessionFor(srv, 'bor@example.org', 'Bor');
   video = (await (await srv.get('/api/videos?limit=1')).json()).items[0].video_id;
 });
 afterAll(() => srv.stop());

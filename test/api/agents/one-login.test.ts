@@ -19,7 +19,7 @@ let persona: string;
 beforeAll(async () => {
   srv = await startTestServer({ ownOrigin: true, env: { DEVICE_POLL_INTERVAL_SECONDS: '1', MODERATOR_EMAILS: 'mod@example.org' } });
   send = sender(srv);
-  ana = sessionFor(srv, 'ana@example.org', 'Ana');
+  ana = await sessionFor(srv, 'ana@example.org', 'Ana');
   video = (await (await srv.get('/api/videos?limit=1')).json()).items[0].video_id;
   persona = (await (await srv.get('/api/personas')).json()).items[0].persona_id;
 });
@@ -53,7 +53,7 @@ describe('a device sign-in that names the /mcp resource', () => {
     expect(tokens.refresh_token).toMatch(/^ort_/);
     expect(tokens.client_id).toMatch(/^client_/);
     expect(tokens.key_id).toBeUndefined();
-    expect(srv.db.prepare("SELECT COUNT(*) FROM audit_events WHERE kind = 'oauth.grant.create'").pluck().get()).toBeGreaterThan(0);
+    expect(await srv.db.prepare("SELECT COUNT(*) FROM audit_events WHERE kind = 'oauth.grant.create'").pluck().get()).toBeGreaterThan(0);
   });
 
   it('gives one token that comments over HTTP, acts through MCP and chats', async () => {
@@ -96,7 +96,7 @@ describe('a device sign-in that names the /mcp resource', () => {
   it('grants only what the person holds: moderate is withheld from a user, kept for a moderator', async () => {
     const user = await signIn(ana, { resource: `${srv.url}/mcp`, scope: 'read write moderate' });
     expect(user.tokens.scope).toBe('read write');
-    const mod = await signIn(sessionFor(srv, 'mod@example.org'), { resource: `${srv.url}/mcp`, scope: 'read moderate' });
+    const mod = await signIn(await sessionFor(srv, 'mod@example.org'), { resource: `${srv.url}/mcp`, scope: 'read moderate' });
     expect(mod.tokens.scope).toBe('read moderate');
     // Only the resource named: the authorize endpoint's default, read.
     expect((await signIn(ana, { resource: `${srv.url}/mcp` })).tokens.scope).toBe('read');

@@ -19,11 +19,11 @@ const send = (p: string, init: RequestInit & { json?: unknown } = {}) =>
 describe('/api/auth/me', () => {
   it('is {authenticated:false} without credentials and never shows e-mail', async () => {
     expect(await (await send('/api/auth/me')).json()).toEqual({ authenticated: false });
-    const s = sessionFor(srv, 'ana@example.org', 'Ana Novak');
+    const s = await sessionFor(srv, 'ana@example.org', 'Ana Novak');
     const me = await (await send('/api/auth/me', { headers: s.headers })).json();
     expect(me).toMatchObject({ authenticated: true, via: 'session', user: { id: s.userId, display_name: 'Ana Novak', role: 'user' } });
     expect(JSON.stringify(me)).not.toContain('ana@example.org');
-    const key = bearerFor(srv, s.userId);
+    const key = await bearerFor(srv, s.userId);
     const viaKey = await (await send('/api/auth/me', { headers: key.headers })).json();
     expect(viaKey).toMatchObject({ authenticated: true, via: 'api_key', user: { id: s.userId } });
   });
@@ -39,17 +39,17 @@ describe('/api/auth/me', () => {
 
 describe('/api/account/me', () => {
   it('needs a session cookie and shows the full profile', async () => {
-    const s = sessionFor(srv, 'boss@example.org', 'The Boss');
+    const s = await sessionFor(srv, 'boss@example.org', 'The Boss');
     expect((await send('/api/account/me')).status).toBe(401);
-    const key = bearerFor(srv, s.userId);
+    const key = await bearerFor(srv, s.userId);
     expect((await send('/api/account/me', { headers: key.headers })).status).toBe(401);
     const me = await (await send('/api/account/me', { headers: s.headers })).json();
     expect(me).toMatchObject({ id: s.userId, email: 'boss@example.org', role: 'admin' }); // ADMIN_EMAILS bootstrap
   });
 
   it('updates the profile, validates it, and refuses a taken handle', async () => {
-    const a = sessionFor(srv, 'mia@example.org', 'Mia');
-    const b = sessionFor(srv, 'tom@example.org', 'Tom');
+    const a = await sessionFor(srv, 'mia@example.org', 'Mia');
+    const b = await sessionFor(srv, 'tom@example.org', 'Tom');
     const ok = await send('/api/account/me', { method: 'PATCH', headers: a.headers, json: { display_name: 'Mia K.', bio: 'Ops', handle: 'mia_k' } });
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({ display_name: 'Mia K.', bio: 'Ops', handle: 'mia_k' });
@@ -65,7 +65,7 @@ describe('/api/account/me', () => {
   });
 
   it('refuses a cookie-authenticated write from another origin (CSRF)', async () => {
-    const s = sessionFor(srv, 'csrf@example.org');
+    const s = await sessionFor(srv, 'csrf@example.org');
     const res = await send('/api/account/me', { method: 'PATCH', headers: { Cookie: s.cookie, Origin: 'https://evil.example' }, json: { bio: 'pwned' } });
     expect(res.status).toBe(403);
     const noOrigin = await send('/api/account/me', { method: 'PATCH', headers: { Cookie: s.cookie }, json: { bio: 'pwned' } });
@@ -76,7 +76,7 @@ describe('/api/account/me', () => {
 
 describe('API keys', () => {
   it('shows the secret once, stores only its hash, authenticates with it, and revokes it', async () => {
-    const s = sessionFor(srv, 'keys@example.org');
+    const s = await sessionFor(srv, 'keys@example.org');
     const created = await send('/api/account/api-keys', { method: 'POST', headers: s.headers, json: { name: 'laptop', expires_in_days: 30 } });
     expect(created.status).toBe(201);
     const body = await created.json();
@@ -86,7 +86,7 @@ describe('API keys', () => {
     expect(list.map((k: { id: string }) => k.id)).toEqual([body.id]);
     expect(JSON.stringify(list)).not.toContain(body.key);
     // The database holds no clear secret.
-    const dump = JSON.stringify(srv.db.prepare('SELECT * FROM api_keys').all(), (_k, v) => (Buffer.isBuffer(v) || v?.type === 'Buffer' ? 'bytes' : v));
+    const dump = JSON.stringify(await srv.db.prepare('SELECT * FROM api_keys').all(), (_k, v) => (Buffer.isBuffer(v) || v?.type === 'Buffer' ? 'bytes' : v));
     expect(dump).not.toContain(body.key);
     const me = await (await send('/api/auth/me', { headers: { Authorization: `Bearer ${body.key}` } })).json();
     expect(me.user.id).toBe(s.userId);
@@ -97,8 +97,8 @@ describe('API keys', () => {
   });
 
   it('validates the request and keeps other people out of your keys', async () => {
-    const a = sessionFor(srv, 'owner@example.org');
-    const b = sessionFor(srv, 'other@example.org');
+    const a = await sessionFor(srv, 'owner@example.org');
+    const b = await sessionFor(srv, 'other@example.org');
     expect((await send('/api/account/api-keys', { method: 'POST', headers: a.headers, json: { name: '' } })).status).toBe(422);
     expect((await send('/api/account/api-keys', { method: 'POST', headers: a.headers, json: { name: 'x', expires_in_days: 0 } })).status).toBe(422);
     expect((await send('/api/account/api-keys', { method: 'POST', json: { name: 'x' } })).status).toBe(401);
@@ -108,7 +108,7 @@ describe('API keys', () => {
   });
 
   it('are managed from a browser session only: a one-hour sandbox key cannot mint, list or revoke keys, nor manage apps', async () => {
-    const s = sessionFor(srv, 'sandbox@example.org');
+    const s = await sessionFor(srv, 'sandbox@example.org');
     const other = await (await send('/api/account/api-keys', { method: 'POST', headers: s.headers, json: { name: 'laptop' } })).json();
     // The GET-only sandbox path of the device flow: a key that lives one hour.
     const started = await (await send('/api/oauth/device?client_name=sandbox&client_host=box')).json();
@@ -137,7 +137,7 @@ describe('API keys', () => {
 
 describe('sessions and profiles', () => {
   it('signs out: the cookie stops working', async () => {
-    const s = sessionFor(srv, 'bye@example.org');
+    const s = await sessionFor(srv, 'bye@example.org');
     const out = await send('/api/auth/logout', { method: 'POST', headers: s.headers });
     expect(out.status).toBe(200);
     expect(out.headers.get('set-cookie')).toMatch(/kb_session=;/);
@@ -145,7 +145,7 @@ describe('sessions and profiles', () => {
   });
 
   it('shows public profiles without e-mail, 404 for unknown ids', async () => {
-    const s = sessionFor(srv, 'public@example.org', 'Pub Lic');
+    const s = await sessionFor(srv, 'public@example.org', 'Pub Lic');
     const res = await send(`/api/users/${s.userId}`);
     const u = await res.json();
     expect(u).toMatchObject({ id: s.userId, display_name: 'Pub Lic' });

@@ -29,12 +29,12 @@ async function signIn(sub: string, claims: AccountClaims) {
   return { status: res.status, body: res.status === 400 ? await res.json() : null, me };
 }
 
-const userRow = (email: string) =>
-  srv.db.prepare('SELECT id, role, idp_issuer, idp_subject FROM users WHERE email = ?').get(email) as { id: string; role: string; idp_issuer: string; idp_subject: string } | undefined;
+const userRow = async (email: string) =>
+  await srv.db.prepare('SELECT id, role, idp_issuer, idp_subject FROM users WHERE email = ?').get(email) as { id: string; role: string; idp_issuer: string; idp_subject: string } | undefined;
 
 describe('sign-in claims from an external provider', () => {
   it('does not hand the account with an e-mail to a sign-in whose provider did not verify it (missing or false)', async () => {
-    const bob = sessionFor(srv, 'bob@example.org');
+    const bob = await sessionFor(srv, 'bob@example.org');
     for (const [sub, claims] of [
       ['attacker-1', { email: 'bob@example.org' }],
       ['attacker-2', { email: 'Bob@Example.org', email_verified: false }],
@@ -44,13 +44,13 @@ describe('sign-in claims from an external provider', () => {
       expect(r.body.detail).toMatch(/not verified/);
       expect(r.me).toBeNull();
     }
-    expect(userRow('bob@example.org')).toMatchObject({ id: bob.userId, idp_issuer: 'https://idp.test', idp_subject: 'sub-bob@example.org' });
+    expect(await userRow('bob@example.org')).toMatchObject({ id: bob.userId, idp_issuer: 'https://idp.test', idp_subject: 'sub-bob@example.org' });
   });
 
   it('grants no ADMIN_EMAILS role, and creates no account, for an unverified address', async () => {
     const r = await signIn('attacker-3', { email: 'boss@example.org', name: 'Not The Boss' });
     expect(r.status).toBe(400);
-    expect(userRow('boss@example.org')).toBeUndefined();
+    expect(await userRow('boss@example.org')).toBeUndefined();
     // The provider vouching for the address is what makes the role.
     const boss = await signIn('boss-1', { email: 'boss@example.org', email_verified: true });
     expect(boss.status).toBe(302);
@@ -58,15 +58,15 @@ describe('sign-in claims from an external provider', () => {
   });
 
   it('links a verified e-mail to the existing account, then finds it by issuer and subject', async () => {
-    const carol = sessionFor(srv, 'carol@example.org');
+    const carol = await sessionFor(srv, 'carol@example.org');
     const first = await signIn('carol-ext', { email: 'carol@example.org', email_verified: true });
     expect(first.me).toMatchObject({ authenticated: true, user: { id: carol.userId } });
-    expect(userRow('carol@example.org')).toMatchObject({ idp_issuer: idp.issuer, idp_subject: 'carol-ext' });
+    expect(await userRow('carol@example.org')).toMatchObject({ idp_issuer: idp.issuer, idp_subject: 'carol-ext' });
     // The subject is the identity: the same person signs in even when the provider no longer vouches for
     // the address, but an unverified address grants no role.
     const again = await signIn('carol-ext', { email: 'boss@example.org' });
     expect(again.status).toBe(302);
     expect(again.me).toMatchObject({ authenticated: true, user: { id: carol.userId, role: 'user' } });
-    expect(userRow('carol@example.org')?.role).toBe('user');
+    expect((await userRow('carol@example.org'))?.role).toBe('user');
   });
 });

@@ -44,10 +44,10 @@ describe('roles from the configuration', () => {
   it('are recomputed at start, down as well as up, for people who do not sign in again', async () => {
     const dir = dataDir();
     const a = await start(dir, { ADMIN_EMAILS: 'boss@example.org', MODERATOR_EMAILS: 'mod@example.org,Helper@Example.org' });
-    const boss = sessionFor(a, 'boss@example.org');
-    const mod = sessionFor(a, 'mod@example.org');
-    const helper = sessionFor(a, 'helper@example.org');
-    const plain = sessionFor(a, 'plain@example.org');
+    const boss = await sessionFor(a, 'boss@example.org');
+    const mod = await sessionFor(a, 'mod@example.org');
+    const helper = await sessionFor(a, 'helper@example.org');
+    const plain = await sessionFor(a, 'plain@example.org');
     expect([await roleOf(a, boss), await roleOf(a, mod), await roleOf(a, helper), await roleOf(a, plain)]).toEqual(['admin', 'moderator', 'moderator', 'user']);
     expect(await roleEvents(a)).toEqual([]); // new accounts carry their role in user.create
     expect((await a.get('/api/moderation/comments', { headers: mod.headers })).status).toBe(200);
@@ -72,19 +72,19 @@ describe('roles from the configuration', () => {
 
     // The same lists again: nothing to change, no new events; signing in changes nothing either.
     const c = await start(dir, { ADMIN_EMAILS: 'plain@example.org', MODERATOR_EMAILS: 'boss@example.org,helper@example.org' });
-    sessionFor(c, 'mod@example.org');
+    await sessionFor(c, 'mod@example.org');
     expect((await roleEvents(c)).length).toBe(3);
   });
 
   it('are recomputed at each sign-in, so a role another instance left behind does not stay', async () => {
     const s = await start(dataDir(), { ADMIN_EMAILS: 'boss@example.org' });
-    const boss = sessionFor(s, 'boss@example.org');
-    const eve = sessionFor(s, 'eve@example.org');
+    const boss = await sessionFor(s, 'boss@example.org');
+    const eve = await sessionFor(s, 'eve@example.org');
     // As an instance still running with an older list would have left them.
-    s.db.prepare("UPDATE users SET role = 'admin' WHERE id = ?").run(eve.userId);
-    s.db.prepare("UPDATE users SET role = 'user' WHERE id = ?").run(boss.userId);
-    const eveAgain = sessionFor(s, 'eve@example.org');
-    const bossAgain = sessionFor(s, 'boss@example.org');
+    await s.db.prepare("UPDATE users SET role = 'admin' WHERE id = ?").run(eve.userId);
+    await s.db.prepare("UPDATE users SET role = 'user' WHERE id = ?").run(boss.userId);
+    const eveAgain = await sessionFor(s, 'eve@example.org');
+    const bossAgain = await sessionFor(s, 'boss@example.org');
     expect(await roleOf(s, eveAgain)).toBe('user');
     expect(await roleOf(s, bossAgain)).toBe('admin');
     const events = await roleEvents(s);

@@ -17,8 +17,8 @@ beforeAll(async () => {
 afterAll(() => srv.stop());
 
 /** A session of the person with this e-mail, opened from a browser with this User-Agent. */
-function open(email: string, userAgent?: string): { userId: string; headers: Record<string, string> } {
-  const { user, sessionSecret } = srv.identity.signIn({ issuer: 'https://idp.test', subject: `sub-${email}`, email, emailVerified: true }, { userAgent });
+async function open(email: string, userAgent?: string): Promise<{ userId: string; headers: Record<string, string> }> {
+  const { user, sessionSecret } = await srv.identity.signIn({ issuer: 'https://idp.test', subject: `sub-${email}`, email, emailVerified: true }, { userAgent });
   return { userId: user.id, headers: { Cookie: `kb_session=${sessionSecret}`, Origin: srv.url } };
 }
 
@@ -42,10 +42,10 @@ const list = async (headers: Record<string, string>): Promise<SessionOut[]> => {
 
 describe('the account\'s sessions', () => {
   it('lists where the person is signed in (device, last seen, this one marked) and ends one at a time', async () => {
-    const laptop = open('many@example.org', CHROME_LINUX);
-    const phone = open('many@example.org', SAFARI_IPHONE);
-    const unknown = open('many@example.org');
-    const someoneElse = open('other@example.org', FIREFOX_WINDOWS);
+    const laptop = await open('many@example.org', CHROME_LINUX);
+    const phone = await open('many@example.org', SAFARI_IPHONE);
+    const unknown = await open('many@example.org');
+    const someoneElse = await open('other@example.org', FIREFOX_WINDOWS);
 
     const sessions = await list(laptop.headers);
     expect(sessions).toHaveLength(3);
@@ -78,8 +78,8 @@ describe('the account\'s sessions', () => {
   });
 
   it('is for a browser session: 401 anonymous, 403 for an API key', async () => {
-    const s = open('keyed-sessions@example.org', CHROME_LINUX);
-    const key = bearerFor(srv, s.userId);
+    const s = await open('keyed-sessions@example.org', CHROME_LINUX);
+    const key = await bearerFor(srv, s.userId);
     const id = (await list(s.headers))[0].id;
     expect((await srv.get('/api/account/sessions')).status).toBe(401);
     expect((await srv.get(`/api/account/sessions/${id}`, { method: 'DELETE' })).status).toBe(401);
@@ -89,10 +89,10 @@ describe('the account\'s sessions', () => {
   });
 
   it('signs out everywhere: every session of the person ends, each with an audit event, and no one else\'s', async () => {
-    const a = open('everywhere@example.org', CHROME_LINUX);
-    const b = open('everywhere@example.org', SAFARI_IPHONE);
-    const c = open('everywhere@example.org', FIREFOX_WINDOWS);
-    const bystander = open('bystander@example.org', CHROME_LINUX);
+    const a = await open('everywhere@example.org', CHROME_LINUX);
+    const b = await open('everywhere@example.org', SAFARI_IPHONE);
+    const c = await open('everywhere@example.org', FIREFOX_WINDOWS);
+    const bystander = await open('bystander@example.org', CHROME_LINUX);
     const signOuts = async () => (await (await srv.get('/api/audit?kind=auth.sign_out&limit=200')).json()).items.length as number;
     const before = await signOuts();
     const out = await srv.get('/api/auth/logout?everywhere=true', { method: 'POST', headers: a.headers });
@@ -105,20 +105,20 @@ describe('the account\'s sessions', () => {
   });
 
   it('ends a session unused for SESSION_IDLE_HOURS, however long its lifetime; using one keeps it open', async () => {
-    const idle = open('idle@example.org', CHROME_LINUX);
-    const busy = open('busy@example.org', CHROME_LINUX);
-    const backdate = (userId: string, minutes: number) => {
+    const idle = await open('idle@example.org', CHROME_LINUX);
+    const busy = await open('busy@example.org', CHROME_LINUX);
+    const backdate = async (userId: string, minutes: number) => {
       const t = new Date(Date.now() - minutes * 60_000).toISOString();
-      srv.db.prepare('UPDATE sessions SET last_seen_at = ? WHERE user_id = ?').run(t, userId);
+      await srv.db.prepare('UPDATE sessions SET last_seen_at = ? WHERE user_id = ?').run(t, userId);
       return t;
     };
-    backdate(idle.userId, 61); // SESSION_IDLE_HOURS=1
-    const seenBefore = backdate(busy.userId, 50);
+    await backdate(idle.userId, 61); // SESSION_IDLE_HOURS=1
+    const seenBefore = await backdate(busy.userId, 50);
     expect(await signedIn(idle.headers)).toBe(false);
     expect((await srv.get('/api/account/sessions', { headers: idle.headers })).status).toBe(401);
     expect(await signedIn(busy.headers)).toBe(true);
     // The use moved last_seen_at on: 50 more minutes of quiet do not end it.
-    const seen = srv.db.prepare('SELECT last_seen_at FROM sessions WHERE user_id = ?').pluck().get(busy.userId) as string;
+    const seen = await srv.db.prepare('SELECT last_seen_at FROM sessions WHERE user_id = ?').pluck().get(busy.userId) as string;
     expect(seen > seenBefore).toBe(true);
     expect((await list(busy.headers))[0].last_seen_at).toBe(seen);
   });
@@ -133,13 +133,13 @@ describe('signing out', () => {
     expect(silent.status).toBe(302);
     expect(silent.headers.get('location')).toBe('/api/auth/me');
 
-    const heldTokens = () =>
-      srv.db.prepare("SELECT COUNT(*) FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = 'again@example.org' AND s.id_token IS NOT NULL").pluck().get() as number;
-    expect(heldTokens()).toBe(2);
+    const heldTokens = async () =>
+      await srv.db.prepare("SELECT COUNT(*) FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = 'again@example.org' AND s.id_token IS NOT NULL").pluck().get() as number;
+    expect(await heldTokens()).toBe(2);
     const out = await browser.request('/signout', { method: 'POST' });
     expect(out.status).toBe(303);
     // The ID token (e-mail and name) is kept only while the session is open.
-    expect(heldTokens()).toBe(1);
+    expect(await heldTokens()).toBe(1);
     expect(out.headers.getSetCookie().join()).toMatch(/kb_session=;/);
     const end = new URL(out.headers.get('location')!, srv.url);
     expect(`${end.origin}${end.pathname}`).toBe(`${srv.url}/idp/session/end`);
@@ -159,7 +159,7 @@ describe('signing out', () => {
 
   it('tells API callers where the provider\'s sign-out is (end_session_url), or null without a session', async () => {
     expect(await (await srv.get('/api/auth/logout', { method: 'POST' })).json()).toEqual({ ok: true, end_session_url: null });
-    const s = open('api-logout@example.org', CHROME_LINUX);
+    const s = await open('api-logout@example.org', CHROME_LINUX);
     const body = await (await srv.get('/api/auth/logout', { method: 'POST', headers: s.headers })).json();
     const url = new URL(body.end_session_url);
     expect(`${url.origin}${url.pathname}`).toBe(`${srv.url}/idp/session/end`);

@@ -86,19 +86,19 @@ describe('browser sign-in through the embedded OpenID provider', () => {
   });
 
   it('takes a `next` of at most 1024 characters as stored (a same-origin path), and purges expired sign-ins', async () => {
-    const flows = () => srv.db.prepare('SELECT COUNT(*) FROM login_flows').pluck().get() as number;
-    const before = flows();
+    const flows = async () => await srv.db.prepare('SELECT COUNT(*) FROM login_flows').pluck().get() as number;
+    const before = await flows();
     expect((await srv.get(`/api/auth/idp/login?next=/${'a'.repeat(1024)}`, { redirect: 'manual' })).status).toBe(422);
     // Percent-encoding happens before the length counts: 300 characters are 1,800 once normalised.
     expect((await srv.get(`/api/auth/idp/login?next=/${encodeURIComponent('é'.repeat(300))}`, { redirect: 'manual' })).status).toBe(422);
-    expect(flows()).toBe(before);
-    srv.db
+    expect(await flows()).toBe(before);
+    await srv.db
       .prepare('INSERT INTO login_flows (state_hash, code_verifier, nonce, next, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run(Buffer.alloc(32, 7), 'v', 'n', '/stale', '2020-01-01T00:00:00.000Z', '2020-01-01T00:10:00.000Z');
     const ok = await srv.get(`/api/auth/idp/login?next=/${'a'.repeat(1000)}`, { redirect: 'manual' });
     expect(ok.status).toBe(302);
-    expect(srv.db.prepare('SELECT COUNT(*) FROM login_flows WHERE next = ?').pluck().get(`/${'a'.repeat(1000)}`)).toBe(1);
-    expect(srv.db.prepare("SELECT COUNT(*) FROM login_flows WHERE next = '/stale'").pluck().get()).toBe(0);
+    expect(await srv.db.prepare('SELECT COUNT(*) FROM login_flows WHERE next = ?').pluck().get(`/${'a'.repeat(1000)}`)).toBe(1);
+    expect(await srv.db.prepare("SELECT COUNT(*) FROM login_flows WHERE next = '/stale'").pluck().get()).toBe(0);
   });
 
   it('limits sign-in starts per client address: 429 with Retry-After, and nothing stored', async () => {
@@ -108,7 +108,7 @@ describe('browser sign-in through the embedded OpenID provider', () => {
       const over = await limited.get(`/api/auth/idp/login?next=/${'a'.repeat(500)}`, { redirect: 'manual' });
       expect(over.status).toBe(429);
       expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(limited.db.prepare('SELECT COUNT(*) FROM login_flows').pluck().get()).toBe(3);
+      expect(await limited.db.prepare('SELECT COUNT(*) FROM login_flows').pluck().get()).toBe(3);
     } finally {
       await limited.stop();
     }

@@ -66,7 +66,7 @@ describe('agent-login.sh', () => {
 
     // The person opens the link, sees what asks, and approves while signed in.
     const dev = deviceClient(srv);
-    const person = sessionFor(srv, 'owner@example.org', 'Olga Owner');
+    const person = await sessionFor(srv, 'owner@example.org', 'Olga Owner');
     const seen = await (await dev.lookup(userCode, person.headers)).json();
     expect(seen).toMatchObject({ client_name: 'my agent', client_host: os.hostname(), viewer: { can_approve: true } });
     expect((await dev.decide(userCode, 'approve', person.headers)).status).toBe(200);
@@ -100,7 +100,7 @@ describe('agent-login.sh', () => {
     const file = await download(srv, tmp);
     const run = runScript(file, { HOME: tmp, KB_CREDENTIALS: target });
     const userCode = await run.code;
-    await deviceClient(srv).decide(userCode, 'approve', sessionFor(srv, 'again@example.org').headers);
+    await deviceClient(srv).decide(userCode, 'approve', (await sessionFor(srv, 'again@example.org')).headers);
     const { status } = await run.done;
     expect(status).toBe(0);
     expect(fs.statSync(target).mode & 0o777).toBe(0o600);
@@ -112,7 +112,7 @@ describe('agent-login.sh', () => {
     const file = await download(srv, tmp);
     const run = runScript(file, { HOME: tmp, KB_CREDENTIALS: target });
     const userCode = await run.code;
-    await deviceClient(srv).decide(userCode, 'deny', sessionFor(srv, 'nope@example.org').headers);
+    await deviceClient(srv).decide(userCode, 'deny', (await sessionFor(srv, 'nope@example.org')).headers);
     const { status, stderr } = await run.done;
     expect(status).toBe(2);
     expect(stderr).toMatch(/denied/);
@@ -141,19 +141,19 @@ describe('agent-login.sh', () => {
     const run = runScript(file, { HOME: tmp, KB_CREDENTIALS: target });
     const userCode = await run.code;
     // Make the server see a too-fast poll: one extra poll of our own right after the script's first.
-    const row = () => srv.db.prepare('SELECT interval, last_poll_at FROM device_requests WHERE user_code = ?').get(userCode.replace('-', '')) as { interval: number; last_poll_at: string | null };
-    while (!row().last_poll_at) await new Promise((r) => setTimeout(r, 50));
-    srv.db.prepare('UPDATE device_requests SET interval = 2 WHERE user_code = ?').run(userCode.replace('-', ''));
+    const row = async () => await srv.db.prepare('SELECT interval, last_poll_at FROM device_requests WHERE user_code = ?').get(userCode.replace('-', '')) as { interval: number; last_poll_at: string | null };
+    while (!(await row()).last_poll_at) await new Promise((r) => setTimeout(r, 50));
+    await srv.db.prepare('UPDATE device_requests SET interval = 2 WHERE user_code = ?').run(userCode.replace('-', ''));
     // The script's next poll, a second later, is now too fast: slow_down raises the interval to 7 s.
     const before = Date.now();
-    while (row().interval === 2 && Date.now() - before < 5000) await new Promise((r) => setTimeout(r, 50));
-    expect(row().interval).toBe(7);
-    const slowedAt = Date.parse(row().last_poll_at!);
-    await deviceClient(srv).decide(userCode, 'approve', sessionFor(srv, 'patient@example.org').headers);
+    while ((await row()).interval === 2 && Date.now() - before < 5000) await new Promise((r) => setTimeout(r, 50));
+    expect((await row()).interval).toBe(7);
+    const slowedAt = Date.parse((await row()).last_poll_at!);
+    await deviceClient(srv).decide(userCode, 'approve', (await sessionFor(srv, 'patient@example.org')).headers);
     const { status } = await run.done;
     expect(status).toBe(0);
     // The next poll came no sooner than the raised interval.
-    const consumedAt = Date.parse(row().last_poll_at!);
+    const consumedAt = Date.parse((await row()).last_poll_at!);
     expect(consumedAt - slowedAt).toBeGreaterThanOrEqual(7000);
   }, 30_000);
 });

@@ -21,7 +21,7 @@ beforeAll(async () => {
 afterAll(() => srv.stop());
 
 const mcp = () => `${srv.url}/mcp`;
-const requests = () => srv.db.prepare('SELECT COUNT(*) FROM device_requests').pluck().get() as number;
+const requests = async () => await srv.db.prepare('SELECT COUNT(*) FROM device_requests').pluck().get() as number;
 
 /** An RFC 6749 §5.2 error with its status; invalid_client also carries the Basic challenge. */
 async function rfcError(res: Response, status: number, error: string): Promise<void> {
@@ -34,14 +34,14 @@ async function rfcError(res: Response, status: number, error: string): Promise<v
 }
 
 const approve = async (userCode: string, email: string) => {
-  const res = await dev.decide(userCode, 'approve', sessionFor(srv, email).headers);
+  const res = await dev.decide(userCode, 'approve', (await sessionFor(srv, email)).headers);
   expect(res.status).toBe(200);
 };
 
 describe('a confidential client at the device authorization endpoint', () => {
   it('is refused without its secret (invalid_client), in every form the endpoint takes, and nothing starts', async () => {
     const app = await register(as, { token_endpoint_auth_method: 'client_secret_basic', client_name: 'Confidential App' });
-    const before = requests();
+    const before = await requests();
     const ask = { scope: 'read write', resource: mcp() };
     // What anyone who knows the client_id can send: the RFC form without credentials…
     await rfcError(await oauth.deviceAuthorizationRequest(as, app.client, oauth.None(), ask, insecure), 401, 'invalid_client');
@@ -53,7 +53,7 @@ describe('a confidential client at the device authorization endpoint', () => {
     await rfcError(await dev.send(`/api/oauth/device?${new URLSearchParams({ client_id: app.client.client_id, ...ask })}`), 401, 'invalid_client');
     // Also when asking for an API key: the client_id still claims to be that client.
     await rfcError(await dev.send('/api/oauth/device', { method: 'POST', json: { client_name: 'x', client_host: 'y', client_id: app.client.client_id } }), 401, 'invalid_client');
-    expect(requests()).toBe(before);
+    expect(await requests()).toBe(before);
   });
 
   it('starts with its secret; then only it redeems, with its secret, at either token endpoint', async () => {

@@ -18,8 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => srv.stop());
 
-const auditKinds = (subjectType: string) =>
-  srv.db.prepare('SELECT kind FROM audit_events WHERE subject_type = ? ORDER BY seq').pluck().all(subjectType) as string[];
+const auditKinds = async (subjectType: string) =>
+  await srv.db.prepare('SELECT kind FROM audit_events WHERE subject_type = ? ORDER BY seq').pluck().all(subjectType) as string[];
 
 describe('starting a device sign-in', () => {
   it.each(FORMS)('%s: answers the RFC 8628 fields with a readable code and the approval page', async (form) => {
@@ -77,7 +77,7 @@ describe('starting a device sign-in', () => {
 
 describe('approved: the device receives one API key owned by the approver', () => {
   it('POST: a 90-day key with the prefix and the approver\'s e-mail; it works; a second poll mints nothing', async () => {
-    const owner = sessionFor(srv, 'approver@example.org', 'Approver');
+    const owner = await sessionFor(srv, 'approver@example.org', 'Approver');
     const started = await dev.start('post', { client_name: 'laptop-agent', client_host: 'ana-laptop' });
     expect((await (await dev.poll('post', started.device_code)).json()).error).toBe('authorization_pending');
     const decided = await dev.decide(started.user_code, 'approve', owner.headers);
@@ -112,7 +112,7 @@ describe('approved: the device receives one API key owned by the approver', () =
   });
 
   it('GET: the sandbox path gives a one-hour key and no e-mail; the short grant_type works too', async () => {
-    const owner = sessionFor(srv, 'sandbox-owner@example.org');
+    const owner = await sessionFor(srv, 'sandbox-owner@example.org');
     const started = await dev.start('get');
     const pending = await dev.poll('get', started.device_code, 'device_code');
     expect(pending.status).toBe(400);
@@ -126,7 +126,7 @@ describe('approved: the device receives one API key owned by the approver', () =
     expect(token).not.toHaveProperty('user_email');
     const me = await (await dev.send('/api/auth/me', { headers: { Authorization: `Bearer ${token.access_token}` } })).json();
     expect(me.user.id).toBe(owner.userId);
-    const row = srv.db.prepare('SELECT expires_at, source FROM api_keys WHERE id = ?').get(token.key_id) as { expires_at: string; source: string };
+    const row = await srv.db.prepare('SELECT expires_at, source FROM api_keys WHERE id = ?').get(token.key_id) as { expires_at: string; source: string };
     expect(row.source).toBe('device');
     expect(Math.abs(Date.parse(row.expires_at) - (Date.now() + 3_600_000))).toBeLessThan(60_000);
     const again = await dev.poll('get', started.device_code, 'device_code');
@@ -134,7 +134,7 @@ describe('approved: the device receives one API key owned by the approver', () =
   });
 
   it('a request started by POST but redeemed through the GET alias also gets the one-hour key', async () => {
-    const owner = sessionFor(srv, 'mixed@example.org');
+    const owner = await sessionFor(srv, 'mixed@example.org');
     const started = await dev.start('post');
     await dev.decide(started.user_code, 'approve', owner.headers);
     const token = await (await dev.poll('get', started.device_code, 'urn:ietf:params:oauth:grant-type:device_code')).json();
@@ -143,10 +143,10 @@ describe('approved: the device receives one API key owned by the approver', () =
   });
 
   it('records request, approval, key and token in the audit log, without client names or codes', async () => {
-    const kinds = auditKinds('device_request');
+    const kinds = await auditKinds('device_request');
     expect(kinds).toEqual(expect.arrayContaining(['device.request', 'device.approve', 'device.token']));
-    expect(auditKinds('api_key')).toContain('api_key.create');
-    const events = JSON.stringify(srv.db.prepare("SELECT * FROM audit_events WHERE subject_type = 'device_request'").all());
+    expect(await auditKinds('api_key')).toContain('api_key.create');
+    const events = JSON.stringify(await srv.db.prepare("SELECT * FROM audit_events WHERE subject_type = 'device_request'").all());
     expect(events).not.toContain('laptop-agent');
     expect(events).not.toContain('ana-laptop');
   });
@@ -154,7 +154,7 @@ describe('approved: the device receives one API key owned by the approver', () =
 
 describe.each(FORMS)('%s form: the other terminal and waiting states', (form) => {
   it('denied → access_denied, and no key', async () => {
-    const person = sessionFor(srv, `denier-${form}@example.org`);
+    const person = await sessionFor(srv, `denier-${form}@example.org`);
     const started = await dev.start(form);
     const denied = await dev.decide(started.user_code, 'deny', person.headers);
     expect(denied.status).toBe(200);
@@ -164,8 +164,8 @@ describe.each(FORMS)('%s form: the other terminal and waiting states', (form) =>
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ error: 'access_denied', error_description: expect.any(String) });
     }
-    expect(srv.db.prepare('SELECT COUNT(*) FROM api_keys WHERE user_id = ?').pluck().get(person.userId)).toBe(0);
-    expect(auditKinds('device_request')).toContain('device.deny');
+    expect(await srv.db.prepare('SELECT COUNT(*) FROM api_keys WHERE user_id = ?').pluck().get(person.userId)).toBe(0);
+    expect(await auditKinds('device_request')).toContain('device.deny');
   });
 
   it('pending → authorization_pending; polling faster than interval → slow_down, raising it by 5 s each time', async () => {
@@ -178,7 +178,7 @@ describe.each(FORMS)('%s form: the other terminal and waiting states', (form) =>
     const third = await (await dev.poll(form, started.device_code)).json();
     expect(third).toMatchObject({ error: 'slow_down', interval: 11 });
     // Once approved, the key is handed over at once: slow_down only paces waiting.
-    const owner = sessionFor(srv, `slow-${form}@example.org`);
+    const owner = await sessionFor(srv, `slow-${form}@example.org`);
     await dev.decide(started.user_code, 'approve', owner.headers);
     expect((await dev.poll(form, started.device_code)).status).toBe(200);
   });
@@ -217,7 +217,7 @@ describe('expired requests', () => {
     const get = await sdev.start('get');
     expect(post.expires_in).toBe(1);
     const approvedInTime = await sdev.start('post');
-    const owner = sessionFor(short, 'late@example.org');
+    const owner = await sessionFor(short, 'late@example.org');
     await sdev.decide(approvedInTime.user_code, 'approve', owner.headers);
     await new Promise((r) => setTimeout(r, 1100));
     for (const [form, started] of [['post', post], ['get', get]] as const) {
@@ -229,7 +229,7 @@ describe('expired requests', () => {
     expect(await (await sdev.poll('post', approvedInTime.device_code)).json()).toMatchObject({ error: 'expired_token' });
     expect((await sdev.lookup(post.user_code)).status).toBe(410);
     expect((await sdev.decide(get.user_code, 'approve', owner.headers)).status).toBe(410);
-    expect(short.db.prepare('SELECT COUNT(*) FROM api_keys').pluck().get()).toBe(0);
+    expect(await short.db.prepare('SELECT COUNT(*) FROM api_keys').pluck().get()).toBe(0);
   });
 });
 
@@ -248,11 +248,11 @@ describe('GET /api/device/lookup', () => {
       key_expires_in: 90 * 86_400,
       viewer: { signed_in: false, role: null, can_approve: false },
     });
-    const mod = sessionFor(srv, 'mod@example.org');
-    srv.db.prepare("UPDATE users SET role = 'moderator' WHERE id = ?").run(mod.userId);
+    const mod = await sessionFor(srv, 'mod@example.org');
+    await srv.db.prepare("UPDATE users SET role = 'moderator' WHERE id = ?").run(mod.userId);
     const seen = await (await dev.lookup(started.user_code, mod.headers)).json();
     expect(seen.viewer).toEqual({ signed_in: true, role: 'moderator', can_approve: true });
-    const key = bearerFor(srv, mod.userId);
+    const key = await bearerFor(srv, mod.userId);
     expect((await (await dev.lookup(started.user_code, key.headers)).json()).viewer).toEqual({ signed_in: true, role: 'moderator', can_approve: false });
   });
 
@@ -265,7 +265,7 @@ describe('GET /api/device/lookup', () => {
     expect(unknown.status).toBe(404);
     expect((await unknown.json()).detail).toMatch(/no sign-in request/i);
     const started = await dev.start('post');
-    await dev.decide(started.user_code, 'deny', sessionFor(srv, 'decider@example.org').headers);
+    await dev.decide(started.user_code, 'deny', (await sessionFor(srv, 'decider@example.org')).headers);
     const gone = await dev.lookup(started.user_code);
     expect(gone.status).toBe(410);
     expect((await gone.json()).detail).toMatch(/expired or was already/);
@@ -277,16 +277,16 @@ describe('POST /api/device/approve', () => {
     const started = await dev.start('post');
     const anon = await dev.decide(started.user_code, 'approve');
     expect(anon.status).toBe(401);
-    const person = sessionFor(srv, 'careful@example.org');
+    const person = await sessionFor(srv, 'careful@example.org');
     // An API key (or an OAuth token) cannot mint more keys by approving devices: a person must.
-    expect((await dev.decide(started.user_code, 'approve', bearerFor(srv, person.userId).headers)).status).toBe(401);
+    expect((await dev.decide(started.user_code, 'approve', (await bearerFor(srv, person.userId)).headers)).status).toBe(401);
     expect((await dev.decide(started.user_code, 'approve', { Cookie: person.cookie, Origin: 'https://evil.example' })).status).toBe(403);
     expect((await dev.decide(started.user_code, 'approve', { Cookie: person.cookie })).status).toBe(403);
     expect((await dev.lookup(started.user_code)).status).toBe(200); // still pending
   });
 
   it('validates DeviceApproveRequest, answers 404 for an unknown code and 410 for a decided one', async () => {
-    const person = sessionFor(srv, 'validator@example.org');
+    const person = await sessionFor(srv, 'validator@example.org');
     const send = (json: unknown) => dev.send('/api/device/approve', { method: 'POST', headers: person.headers, json });
     expect((await send({ user_code: 'BCDF-GHJK', action: 'maybe' })).status).toBe(422);
     expect((await send({ user_code: 'BCDF-GHJK', approve: true })).status).toBe(422);
@@ -303,18 +303,18 @@ describe('POST /api/device/approve', () => {
 
 describe('secrets at rest', () => {
   it('keeps only the SHA-256 of device codes and API keys in the database', async () => {
-    const owner = sessionFor(srv, 'secrets@example.org');
+    const owner = await sessionFor(srv, 'secrets@example.org');
     const started = await dev.start('post');
     await dev.decide(started.user_code, 'approve', owner.headers);
     const token = await (await dev.poll('post', started.device_code)).json();
     const hash = createHash('sha256').update(started.device_code).digest('hex');
-    const requests = dumpTable(srv, 'device_requests');
+    const requests = await dumpTable(srv, 'device_requests');
     expect(requests).toContain(`hex:${hash}`);
-    const everything = ['device_requests', 'api_keys', 'audit_events', 'sessions'].map((t) => dumpTable(srv, t)).join('\n');
+    const everything = (await Promise.all(['device_requests', 'api_keys', 'audit_events', 'sessions'].map((t) => dumpTable(srv, t)))).join('\n');
     expect(everything).not.toContain(started.device_code);
     expect(everything).not.toContain(token.access_token);
     expect(everything).not.toContain(token.access_token.slice(3, 30));
-    expect(dumpTable(srv, 'api_keys')).toContain(`hex:${createHash('sha256').update(token.access_token).digest('hex')}`);
+    expect(await dumpTable(srv, 'api_keys')).toContain(`hex:${createHash('sha256').update(token.access_token).digest('hex')}`);
   });
 });
 

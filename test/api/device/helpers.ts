@@ -47,8 +47,8 @@ export function deviceClient(srv: TestServer) {
 }
 
 /** A table as JSON with BLOBs shown as hex, to search it for clear secrets. */
-export function dumpTable(srv: TestServer, table: string): string {
-  return JSON.stringify(srv.db.prepare(`SELECT * FROM ${table}`).all(), (_k, v) =>
+export async function dumpTable(srv: TestServer, table: string): Promise<string> {
+  return JSON.stringify(await srv.db.prepare(`SELECT * FROM ${table}`).all(), (_k, v) =>
     Buffer.isBuffer(v) ? `hex:${v.toString('hex')}` : v?.type === 'Buffer' ? `hex:${Buffer.from(v.data).toString('hex')}` : v,
   );
 }

@@ -40,7 +40,7 @@ describe('/device', () => {
     expect(unknown.status).toBe(404);
     expect(await pageOf(unknown)).toMatch(/role="alert">No sign-in request has this code/);
     const started = await dev.start('post');
-    await dev.decide(started.user_code, 'deny', sessionFor(srv, 'early@example.org').headers);
+    await dev.decide(started.user_code, 'deny', (await sessionFor(srv, 'early@example.org')).headers);
     const gone = await srv.get(`/device?user_code=${started.user_code}`);
     expect(gone.status).toBe(410);
     expect(await pageOf(gone)).toMatch(/expired or was already approved or denied/);
@@ -99,7 +99,7 @@ describe('/device', () => {
   it('deny on the page → the device hears access_denied; a sandbox request says its key lives one hour', async () => {
     const started = await dev.start('get', { client_name: 'sandbox-agent', client_host: 'cloud' });
     const browser = new Browser(srv.url);
-    const person = sessionFor(srv, 'denier@example.org', 'Dee');
+    const person = await sessionFor(srv, 'denier@example.org', 'Dee');
     browser.cookies.set('kb_session', person.cookie.split('=')[1]);
     const pageUrl = `${srv.url}/device?user_code=${started.user_code}`;
     const form = await pageOf(await browser.request(pageUrl));
@@ -118,7 +118,7 @@ describe('/device', () => {
     const anon = await srv.get('/device', { method: 'POST', headers: { ...form, Origin: srv.url }, body });
     expect(anon.status).toBe(401);
     expect(await pageOf(anon)).toContain('Sign in to continue');
-    const person = sessionFor(srv, 'victim@example.org');
+    const person = await sessionFor(srv, 'victim@example.org');
     const forged = await srv.get('/device', { method: 'POST', headers: { ...form, Cookie: person.cookie, Origin: 'https://evil.example' }, body });
     expect(forged.status).toBe(403);
     const bad = await srv.get('/device', { method: 'POST', headers: { ...form, ...person.headers }, body: 'user_code=x&action=yes' });

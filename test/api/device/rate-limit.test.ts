@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { sessionFor } from '../../helpers/auth.ts';
 import { deviceClient } from './helpers.ts';
 import { GUESS_LIMIT, START_LIMIT } from '../../../api/device/index.ts';
-import { GuessGuard } from '../../../api/device/guess-guard.ts';
+import { GuessGuard } from '../../../src/lib/data/device/guess-guard.ts';
 
 /** Distinct well-formed codes no request has. */
 const unknownCode = (prefix: string, i: number) => `${prefix}${'BCDFGHJKMNPQRSTVWXZ'[i]}`;
@@ -54,7 +54,7 @@ describe('user_code guessing over HTTP', () => {
     try {
       const ownDev = deviceClient(own);
       const started = await ownDev.start('post');
-      const guesser = sessionFor(own, 'guesser@example.org');
+      const guesser = await sessionFor(own, 'guesser@example.org');
       const half = Math.floor(GUESS_LIMIT.limit / 2);
       for (let i = 0; i < half; i++) expect((await ownDev.lookup(unknownCode('BBBB-BBB', i), guesser.headers)).status).toBe(404);
       for (let i = half; i < GUESS_LIMIT.limit; i++) expect((await ownDev.decide(unknownCode('CCCC-CCC', i), 'approve', guesser.headers)).status).toBe(404);
@@ -67,7 +67,7 @@ describe('user_code guessing over HTTP', () => {
       expect(page.status).toBe(429);
       expect(await page.text()).toMatch(/Too many/);
       // Another account from the same address gets no fresh budget…
-      expect((await ownDev.lookup(started.user_code, sessionFor(own, 'accomplice@example.org').headers)).status).toBe(429);
+      expect((await ownDev.lookup(started.user_code, (await sessionFor(own, 'accomplice@example.org')).headers)).status).toBe(429);
       // …and anonymous lookups, a budget of their own, are not refused for it.
       expect((await ownDev.lookup(started.user_code)).status).toBe(200);
     } finally {
@@ -103,7 +103,7 @@ describe('a page on another site cannot lock a person out of approving (issue 39
     expect((await dev.lookup(started.user_code)).status).toBe(429);
 
     // The person opens the device's link (from the terminal: Sec-Fetch-Site none), signed in.
-    const eva = sessionFor(srv, 'eva@example.org');
+    const eva = await sessionFor(srv, 'eva@example.org');
     const page = await srv.get(`/device?user_code=${started.user_code}`, { headers: { Cookie: eva.cookie, 'Sec-Fetch-Site': 'none' } });
     expect(page.status).toBe(200);
     const html = await page.text();
@@ -120,7 +120,7 @@ describe('a page on another site cannot lock a person out of approving (issue 39
 
   it('navigations another site makes with the session count as that site\'s; a link from elsewhere then takes one click more', async () => {
     const started = await dev.start('post', { client_name: 'agent-login.sh', client_host: 'ivo-desktop' });
-    const ivo = sessionFor(srv, 'ivo@example.org');
+    const ivo = await sessionFor(srv, 'ivo@example.org');
     // A script elsewhere navigating a window it opened: a top-level GET, so the Lax session goes along.
     const navigation = { Cookie: ivo.cookie, 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document' };
     // Unknown (404) until this address is over its limit for such reads, then the page below (200).
@@ -155,19 +155,19 @@ describe('a page on another site cannot lock a person out of approving (issue 39
 });
 
 describe('GuessGuard', () => {
-  it('is a sliding window: old failures leave it one by one', () => {
+  it('is a sliding window: old failures leave it one by one', async () => {
     let t = 0;
     const guard = new GuessGuard({ limit: 3, windowMs: 10_000, now: () => t });
-    guard.fail('a');
+    await guard.fail('a');
     t = 4000;
-    guard.fail('a');
-    guard.fail('a');
-    expect(guard.retryAfter('a')).toBe(6); // the first failure leaves at t = 10 s
-    expect(guard.retryAfter('b')).toBe(0);
-    expect(() => guard.check(['b', 'a'])).toThrow(/Too many/);
+    await guard.fail('a');
+    await guard.fail('a');
+    expect(await guard.retryAfter('a')).toBe(6); // the first failure leaves at t = 10 s
+    expect(await guard.retryAfter('b')).toBe(0);
+    expect(await guard.wait(['b', 'a'])).toBe(6);
     t = 10_001;
-    expect(guard.retryAfter('a')).toBe(0);
-    guard.fail('a');
-    expect(guard.retryAfter('a')).toBe(4); // now the failures at 4 s decide
+    expect(await guard.retryAfter('a')).toBe(0);
+    await guard.fail('a');
+    expect(await guard.retryAfter('a')).toBe(4); // now the failures at 4 s decide
   });
 });

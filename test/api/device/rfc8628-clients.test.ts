@@ -42,7 +42,7 @@ async function rfcError(res: Response, status: number, error: string): Promise<R
 }
 
 const approve = async (userCode: string, email: string) => {
-  const owner = sessionFor(srv, email);
+  const owner = await sessionFor(srv, email);
   const res = await dev.decide(userCode, 'approve', owner.headers);
   expect(res.status).toBe(200);
   return owner;

@@ -67,8 +67,8 @@ describe('401 before 422 for every route that needs a user', () => {
   });
 
   it('an API key on a browser-session-only route is refused before its body is validated', async () => {
-    const who = sessionFor(srv, 'keyholder@example.com');
-    const key = bearerFor(srv, who.userId);
+    const who = await sessionFor(srv, 'keyholder@example.com');
+    const key = await bearerFor(srv, who.userId);
     const keys = await srv.get('/api/account/api-keys', { method: 'POST', headers: { ...key.headers, 'Content-Type': 'application/json' }, body: '{"name": 5}' });
     expect(keys.status).toBe(403);
     const approve = await srv.get('/api/device/approve', { method: 'POST', headers: { ...key.headers, 'Content-Type': 'application/json' }, body: '{}' });
@@ -76,7 +76,7 @@ describe('401 before 422 for every route that needs a user', () => {
   });
 
   it('a signed-in caller with the same bad body gets the 422 it needs next', async () => {
-    const who = sessionFor(srv, 'writer@example.com');
+    const who = await sessionFor(srv, 'writer@example.com');
     for (const path of ['/api/comments', '/api/posts', '/api/sources', '/api/sources/knowledge', '/api/chat/auth', '/api/device/approve', '/api/account/api-keys']) {
       const res = await srv.get(path, { method: 'POST', headers: { ...who.headers, 'Content-Type': 'application/json' }, body: '{"unexpected":true}' });
       expect(res.status, path).toBe(422);

@@ -46,7 +46,7 @@ beforeAll(async () => {
     env: { WRITE_RATE_LIMIT_PER_MINUTE: '100000', LOGIN_RATE_LIMIT_PER_MINUTE: '100000', CHAT_RATE_LIMIT_PER_MINUTE: '100000', MODERATOR_EMAILS: MODERATOR },
   });
   doc = await json(await srv.get('/openapi.json')) as unknown as typeof doc;
-  author = sessionFor(srv, 'author@example.com');
+  author = await sessionFor(srv, 'author@example.com');
   const send = (p: string, method: string, body: unknown) =>
     srv.get(p, { method, headers: { ...author.headers, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   const videos = await json(await srv.get('/api/videos?limit=1'));
@@ -205,15 +205,15 @@ describe('every status an operation answers is documented', () => {
         const op = item[method];
         if (!op) continue;
         for (const call of calls(path, method, op)) {
-          const callers: [string, () => Record<string, string>][] = [
-            ['anonymous', () => ({})],
-            ['session', () => sessionFor(srv, `walker-${count}@example.com`).headers],
-            ['API key', () => bearerFor(srv, sessionFor(srv, `keyed-${count}@example.com`).userId).headers],
-            ['moderator', () => sessionFor(srv, MODERATOR).headers],
+          const callers: [string, () => Promise<Record<string, string>>][] = [
+            ['anonymous', async () => ({})],
+            ['session', async () => (await sessionFor(srv, `walker-${count}@example.com`)).headers],
+            ['API key', async () => (await bearerFor(srv, (await sessionFor(srv, `keyed-${count}@example.com`)).userId)).headers],
+            ['moderator', async () => (await sessionFor(srv, MODERATOR)).headers],
           ];
           for (const [who, headers] of callers) {
             // Sign-out ends the shared moderator session: it gets one of its own.
-            const h = path === '/api/auth/logout' && who === 'moderator' ? sessionFor(srv, `mod-out-${count}@example.com`).headers : headers();
+            const h = path === '/api/auth/logout' && who === 'moderator' ? (await sessionFor(srv, `mod-out-${count}@example.com`)).headers : await headers();
             const res = await srv.get(call.path, {
               method: method.toUpperCase(),
               headers: { ...h, ...call.headers },

@@ -144,7 +144,7 @@ describe('oversized request bodies', () => {
 
   it('the same for chunked bodies of unknown length, and for a signed-in caller', async () => {
     const body = oversized();
-    const who = sessionFor(srv, 'big@example.com');
+    const who = await sessionFor(srv, 'big@example.com');
     for (let i = 0; i < 10; i++) await expect413(() => once('/api/comments', body, { chunked: true, pauseMs: 1 }), i);
     for (let i = 0; i < 10; i++) await expect413(() => once('/api/posts', body, { pauseMs: 1, headers: { Cookie: who.cookie, Origin: srv.url } }), i);
   });
@@ -174,7 +174,7 @@ describe('oversized request bodies', () => {
   it('bodies within the limit, declared or chunked, reach the route as before', async () => {
     const body = Buffer.from(JSON.stringify({ pad: 'a'.repeat(1024 * 1024 - 100) }));
     expect(body.length).toBeLessThanOrEqual(1024 * 1024);
-    const who = sessionFor(srv, 'small@example.com');
+    const who = await sessionFor(srv, 'small@example.com');
     const headers = { Cookie: who.cookie, Origin: srv.url };
     for (const chunked of [false, true]) {
       const answer = await once('/api/comments', body, { chunked, headers });

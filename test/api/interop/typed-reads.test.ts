@@ -186,7 +186,7 @@ describe('typed reads in /openapi.json', () => {
   it('every answer of every content read conforms to its schema, which declares each of its fields', async () => {
     const checked: string[] = [];
     const problems: string[] = [];
-    const admin = sessionFor(srv, ADMIN);
+    const admin = await sessionFor(srv, ADMIN);
     for (const { key, path: p, op } of reads()) {
       const variants: [string, Record<string, string>, Record<string, string>][] = [['', {}, {}]];
       if (op.parameters?.some((x) => x.name === 'agent')) variants.push([' agent=true', { agent: 'true' }, {}]);

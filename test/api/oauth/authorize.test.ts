@@ -39,7 +39,7 @@ describe('without a session', () => {
 
 describe('the consent page', () => {
   it('names the client (escaped) and the scopes, is not frameable or cacheable, and carries a CSRF token', async () => {
-    const { browser } = signedInBrowser(srv, 'reader@example.org', 'Rea Der');
+    const { browser } = await signedInBrowser(srv, 'reader@example.org', 'Rea Der');
     const res = await browser.request(authorizeUrl(as, reg.client, await pkce(), { scope: 'read write' }));
     const html = await res.text();
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
@@ -60,19 +60,19 @@ describe('the consent page', () => {
   });
 
   it('warns about moderator and admin powers, and that a person without the role will not give them', async () => {
-    const { browser } = signedInBrowser(srv, 'plain@example.org');
+    const { browser } = await signedInBrowser(srv, 'plain@example.org');
     const html = await (await browser.request(authorizeUrl(as, reg.client, await pkce(), { scope: 'read moderate admin' }))).text();
     expect(html).toMatch(/asks for moderate and admin powers/);
     expect(html).toMatch(/You are not a moderator or an administrator, so the app will <strong>not<\/strong> get moderate or admin powers/);
     expect(html).not.toMatch(/<strong>admin<\/strong>:/); // not in the list of what it may do
 
-    const { browser: mod } = signedInBrowser(srv, 'mod@example.org');
+    const { browser: mod } = await signedInBrowser(srv, 'mod@example.org');
     const modHtml = await (await mod.request(authorizeUrl(as, reg.client, await pkce(), { scope: 'read moderate admin' }))).text();
     expect(modHtml).toMatch(/asks for moderate and admin powers/);
     expect(modHtml).toMatch(/You are not an administrator, so the app will <strong>not<\/strong> get admin powers/);
     expect(modHtml).toMatch(/<strong>moderate<\/strong>:/);
 
-    const { browser: root } = signedInBrowser(srv, 'root@example.org');
+    const { browser: root } = await signedInBrowser(srv, 'root@example.org');
     const rootHtml = await (await root.request(authorizeUrl(as, reg.client, await pkce(), { scope: 'admin' }))).text();
     expect(rootHtml).toMatch(/asks for admin powers/);
     expect(rootHtml).not.toMatch(/You are not/);
@@ -84,7 +84,7 @@ describe('the consent page', () => {
       ['mod@example.org', 'moderate admin', 'read moderate'],
       ['root@example.org', 'admin', 'read admin'],
     ]) {
-      const { browser } = signedInBrowser(srv, email);
+      const { browser } = await signedInBrowser(srv, email);
       const p = await pkce();
       const back = await consent(browser, authorizeUrl(as, reg.client, p, { scope: asked }));
       const params = oauth.validateAuthResponse(as, reg.client, back, p.state);
@@ -94,7 +94,7 @@ describe('the consent page', () => {
   });
 
   it('sends a denial back as access_denied with state and iss', async () => {
-    const { browser } = signedInBrowser(srv, 'denier@example.org');
+    const { browser } = await signedInBrowser(srv, 'denier@example.org');
     const p = await pkce();
     const back = await consent(browser, authorizeUrl(as, reg.client, p), 'deny');
     expect(back.searchParams.get('error')).toBe('access_denied');
@@ -105,7 +105,7 @@ describe('the consent page', () => {
   });
 
   it('approves: a code with state and iss (RFC 9207), to the registered redirect_uri', async () => {
-    const { browser } = signedInBrowser(srv, 'approver@example.org');
+    const { browser } = await signedInBrowser(srv, 'approver@example.org');
     const p = await pkce();
     const back = await consent(browser, authorizeUrl(as, reg.client, p));
     expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URI);
@@ -117,7 +117,7 @@ describe('the consent page', () => {
 
 describe('the consent form is bound to its session and request (CSRF)', () => {
   async function form(email: string) {
-    const { browser } = signedInBrowser(srv, email);
+    const { browser } = await signedInBrowser(srv, email);
     const p = await pkce();
     const url = authorizeUrl(as, reg.client, p);
     const html = await (await browser.request(url)).text();
@@ -159,7 +159,7 @@ describe('the consent form is bound to its session and request (CSRF)', () => {
 });
 
 describe('authorization request errors', () => {
-  const signedIn = () => signedInBrowser(srv, 'errors@example.org').browser;
+  const signedIn = async () => (await signedInBrowser(srv, 'errors@example.org')).browser;
 
   it('shows a 400 page, never a redirect, for an unknown client or an unregistered redirect_uri', async () => {
     const p = await pkce();
@@ -173,7 +173,7 @@ describe('authorization request errors', () => {
       `${authorizeUrl(as, reg.client, p)}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`,
     ];
     for (const url of cases) {
-      for (const browser of [new Browser(srv.url), signedIn()]) {
+      for (const browser of [new Browser(srv.url), await signedIn()]) {
         const res = await browser.request(url);
         expect(res.status, url).toBe(400);
         expect(res.headers.get('location')).toBeNull();
@@ -197,7 +197,7 @@ describe('authorization request errors', () => {
       [{ resource: `${srv.url}/api` }, 'invalid_target'],
     ];
     for (const [extra, error] of cases) {
-      for (const browser of [new Browser(srv.url), signedIn()]) {
+      for (const browser of [new Browser(srv.url), await signedIn()]) {
         const res = await browser.request(authorizeUrl(as, reg.client, p, extra));
         expect(res.status, JSON.stringify(extra)).toBe(400);
         expect(res.headers.get('location')).toBeNull();
@@ -206,7 +206,7 @@ describe('authorization request errors', () => {
         expect(html).toContain('<a href="http://127.0.0.1:9/" rel="noreferrer nofollow">');
       }
     }
-    const repeated = await signedIn().request(`${authorizeUrl(as, reg.client, p)}&scope=read&scope=write`);
+    const repeated = await (await signedIn()).request(`${authorizeUrl(as, reg.client, p)}&scope=read&scope=write`);
     expect(repeated.status).toBe(400);
     expect(await repeated.text()).toContain('<code>invalid_request</code>');
   });
@@ -216,22 +216,22 @@ describe('authorization request errors', () => {
     const u = new URL(authorizeUrl(as, reg.client, p));
     u.searchParams.delete('code_challenge_method');
     u.searchParams.delete('redirect_uri');
-    const res = await signedIn().request(u.href);
+    const res = await (await signedIn()).request(u.href);
     expect(res.status).toBe(200);
     const twoUris = await register(as, { redirect_uris: [REDIRECT_URI, 'http://127.0.0.1:9/other'] });
     const v = new URL(authorizeUrl(as, twoUris.client, p));
     v.searchParams.delete('redirect_uri');
-    expect((await signedIn().request(v.href)).status).toBe(400);
+    expect((await (await signedIn()).request(v.href)).status).toBe(400);
   });
 
   it('respects a scope the client registered, and uses it when none is asked', async () => {
     const readOnly = await register(as, { scope: 'read' });
     const p = await pkce();
-    const res = await signedIn().request(authorizeUrl(as, readOnly.client, p, { scope: 'read write' }));
+    const res = await (await signedIn()).request(authorizeUrl(as, readOnly.client, p, { scope: 'read write' }));
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('<code>invalid_scope</code>');
     const writer = await register(as, { scope: 'read write' });
-    const html = await (await signedIn().request(authorizeUrl(as, writer.client, p))).text();
+    const html = await (await (await signedIn()).request(authorizeUrl(as, writer.client, p))).text();
     expect(html).toMatch(/<strong>write<\/strong>/);
   });
 });

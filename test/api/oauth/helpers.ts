@@ -37,8 +37,8 @@ export async function register(as: oauth.AuthorizationServer, metadata: Record<s
 }
 
 /** A browser holding a session of the person with this e-mail (the sign-in itself is tested elsewhere). */
-export function signedInBrowser(srv: TestServer, email: string, name?: string): { browser: Browser; userId: string } {
-  const s = sessionFor(srv, email, name);
+export async function signedInBrowser(srv: TestServer, email: string, name?: string): Promise<{ browser: Browser; userId: string }> {
+  const s = await sessionFor(srv, email, name);
   const browser = new Browser(srv.url);
   browser.cookies.set('kb_session', s.cookie.slice('kb_session='.length));
   return { browser, userId: s.userId };
@@ -86,7 +86,7 @@ export async function fullFlow(
   opts: { email?: string; metadata?: Record<string, unknown>; scope?: string; registered?: RegisteredClient } = {},
 ) {
   const reg = opts.registered ?? (await register(as, opts.metadata));
-  const { browser, userId } = signedInBrowser(srv, opts.email ?? 'agent-owner@example.org');
+  const { browser, userId } = await signedInBrowser(srv, opts.email ?? 'agent-owner@example.org');
   const p = await pkce();
   const back = await consent(browser, authorizeUrl(as, reg.client, p, opts.scope ? { scope: opts.scope } : {}));
   const params = oauth.validateAuthResponse(as, reg.client, back, p.state);

@@ -30,7 +30,7 @@ function authorizeUrl(client: oauth.Client, redirectUri: string, challenge: stri
 
 /** Consent, approval, code exchange through oauth4webapi with `redirectUri`; returns the redirect and the token response. */
 async function signInAt(client: oauth.Client, redirectUri: string) {
-  const { browser } = signedInBrowser(srv, 'native-user@example.org');
+  const { browser } = await signedInBrowser(srv, 'native-user@example.org');
   const p = await pkce();
   const url = authorizeUrl(client, redirectUri, p.challenge, p.state);
   const page = await browser.request(url);
@@ -77,7 +77,7 @@ describe('loopback redirect URIs match on any port', () => {
 describe('only the port may differ', () => {
   it('refuses another path, host, query or scheme, user information, and any port of a non-loopback URI (a page, no redirect)', async () => {
     const native = await registerNative(['http://127.0.0.1:34023/callback', 'https://app.example/callback']);
-    const { browser } = signedInBrowser(srv, 'native-user@example.org');
+    const { browser } = await signedInBrowser(srv, 'native-user@example.org');
     const p = await pkce();
     for (const uri of [
       'http://127.0.0.1:34024/callback/other',

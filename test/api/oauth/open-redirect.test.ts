@@ -29,14 +29,14 @@ async function url(extra: Record<string, string>): Promise<string> {
   return u.href;
 }
 
-const visitors = () => [
+const visitors = async () => [
   ['anonymous', new Browser(srv.url)],
-  ['signed in', signedInBrowser(srv, 'visitor@example.org').browser],
+  ['signed in', (await signedInBrowser(srv, 'visitor@example.org')).browser],
 ] as const;
 
 describe('a failing authorization request of a client registered by anyone', () => {
   it('shows an error page instead of redirecting to the registered site (the issue\'s scope=bogus link)', async () => {
-    for (const [who, browser] of visitors()) {
+    for (const [who, browser] of await visitors()) {
       const res = await browser.request(await url({ scope: 'bogus' }));
       expect(res.status, who).toBe(400);
       expect(res.headers.get('location'), who).toBeNull();
@@ -54,7 +54,7 @@ describe('a failing authorization request of a client registered by anyone', () 
   it('does the same for every other error of the request', async () => {
     const cases: Record<string, string>[] = [{ response_type: 'token' }, { code_challenge: '' }, { code_challenge_method: 'plain' }, { resource: 'https://evil.example/mcp' }];
     for (const extra of cases) {
-      for (const [who, browser] of visitors()) {
+      for (const [who, browser] of await visitors()) {
         const res = await browser.request(await url(extra));
         expect(res.status, `${who} ${JSON.stringify(extra)}`).toBe(400);
         expect(res.headers.get('location')).toBeNull();
@@ -70,7 +70,7 @@ describe('a failing authorization request of a client registered by anyone', () 
         headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ ...fields, decision: 'approve' }).toString(),
       });
-    const signedIn = await post(signedInBrowser(srv, 'visitor2@example.org').browser);
+    const signedIn = await post((await signedInBrowser(srv, 'visitor2@example.org')).browser);
     expect(signedIn.status).toBe(403);
     expect(signedIn.headers.get('location')).toBeNull();
     const anonymous = await post(new Browser(srv.url));
@@ -79,7 +79,7 @@ describe('a failing authorization request of a client registered by anyone', () 
   });
 
   it('still redirects once the person has seen the client: a valid request shows the consent page, and Deny goes back', async () => {
-    const { browser } = signedInBrowser(srv, 'decider@example.org');
+    const { browser } = await signedInBrowser(srv, 'decider@example.org');
     const consentUrl = await url({ scope: 'read' });
     const page = await browser.request(consentUrl);
     expect(page.status).toBe(200);

@@ -15,13 +15,13 @@ beforeAll(async () => {
 });
 afterAll(() => srv.stop());
 
-const clients = () => srv.db.prepare('SELECT count(*) FROM oauth_clients').pluck().get() as number;
-const registrationEvents = () => srv.db.prepare("SELECT count(*) FROM audit_events WHERE kind LIKE 'oauth.client%'").pluck().get() as number;
+const clients = async () => await srv.db.prepare('SELECT count(*) FROM oauth_clients').pluck().get() as number;
+const registrationEvents = async () => await srv.db.prepare("SELECT count(*) FROM audit_events WHERE kind LIKE 'oauth.client%'").pluck().get() as number;
 
 describe('dynamic client registration', () => {
   it('writes no audit event; the first grant names the client in the log', async () => {
     const { reg } = await fullFlow(srv, as, { email: 'owner@example.org', metadata: { client_name: 'Desk Agent' } });
-    expect(registrationEvents()).toBe(0);
+    expect(await registrationEvents()).toBe(0);
     const grants = (await (await srv.get('/api/audit?kind=oauth.grant.create')).json()).items;
     expect(grants.at(-1).data).toMatchObject({ client_id: reg.client.client_id, client_name: 'Desk Agent' });
   });
@@ -29,9 +29,9 @@ describe('dynamic client registration', () => {
   it('removes clients no one granted anything once they are older than the lifetime, and keeps the rest', async () => {
     const used = (await fullFlow(srv, as, { email: 'owner@example.org' })).reg.client.client_id;
     const unused = (await register(as)).client.client_id;
-    srv.db.prepare("UPDATE oauth_clients SET created_at = '2000-01-01T00:00:00.000Z' WHERE client_id IN (?, ?)").run(used, unused);
+    await srv.db.prepare("UPDATE oauth_clients SET created_at = '2000-01-01T00:00:00.000Z' WHERE client_id IN (?, ?)").run(used, unused);
     const fresh = (await register(as)).client.client_id; // each registration sweeps
-    const ids = srv.db.prepare('SELECT client_id FROM oauth_clients').pluck().all() as string[];
+    const ids = await srv.db.prepare('SELECT client_id FROM oauth_clients').pluck().all() as string[];
     expect(ids).toContain(used);
     expect(ids).toContain(fresh);
     expect(ids).not.toContain(unused);
@@ -39,10 +39,10 @@ describe('dynamic client registration', () => {
 
   it('answers 429 temporarily_unavailable with Retry-After beyond the per-address limit, storing nothing', async () => {
     // The two tests above registered four clients from this address: the limit is used up.
-    const before = clients();
+    const before = await clients();
     const res = await srv.get('/api/oauth/v2/register', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:9/cb'], token_endpoint_auth_method: 'none' }) });
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await oauthError(res, 429, 'temporarily_unavailable')).toMatch(/Too many registrations/);
-    expect(clients()).toBe(before);
+    expect(await clients()).toBe(before);
   });
 });

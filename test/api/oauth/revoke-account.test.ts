@@ -69,7 +69,7 @@ describe('/api/account/oauth-clients', () => {
     const a2 = await fullFlow(srv, as, { email, registered: a1.reg, scope: 'read write' });
     const b = await fullFlow(srv, as, { email, metadata: { client_name: 'Agent B' } });
     const someoneElse = await fullFlow(srv, as, { email: 'neighbour@example.org', registered: a1.reg });
-    const me = sessionFor(srv, email);
+    const me = await sessionFor(srv, email);
 
     const list = await (await srv.get('/api/account/oauth-clients', { headers: me.headers })).json();
     expect(list.map((c: { client_name: string }) => c.client_name).sort()).toEqual(['Agent A', 'Agent B']);
@@ -80,7 +80,7 @@ describe('/api/account/oauth-clients', () => {
     expect(JSON.stringify(list)).not.toMatch(/oat_|ort_|secret/);
 
     // Only the person's browser session manages it: neither an API key nor an OAuth token may.
-    const key = bearerFor(srv, me.userId);
+    const key = await bearerFor(srv, me.userId);
     expect((await srv.get('/api/account/oauth-clients', { headers: key.headers })).status).toBe(403);
     expect((await srv.get('/api/account/oauth-clients', { headers: { Authorization: `Bearer ${b.tokens.access_token}` } })).status).toBe(403);
     expect((await srv.get('/api/account/oauth-clients')).status).toBe(401);
@@ -103,7 +103,7 @@ describe('/api/account/oauth-clients', () => {
   it('drops an app once its grants are revoked by the client or by reuse detection', async () => {
     const email = 'lister@example.org';
     const { reg, tokens } = await fullFlow(srv, as, { email });
-    const me = sessionFor(srv, email);
+    const me = await sessionFor(srv, email);
     expect((await (await srv.get('/api/account/oauth-clients', { headers: me.headers })).json()).length).toBe(1);
     await oauth.revocationRequest(as, reg.client, reg.auth, tokens.refresh_token!, insecure);
     expect(await (await srv.get('/api/account/oauth-clients', { headers: me.headers })).json()).toEqual([]);

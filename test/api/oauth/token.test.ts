@@ -32,7 +32,7 @@ afterAll(() => srv.stop());
 
 /** A fresh code for `reg`, not yet exchanged. */
 async function codeFor(reg: RegisteredClient, email = 'coder@example.org') {
-  const { browser } = signedInBrowser(srv, email);
+  const { browser } = await signedInBrowser(srv, email);
   const p = await pkce();
   const back = await consent(browser, authorizeUrl(as, reg.client, p));
   return { p, params: oauth.validateAuthResponse(as, reg.client, back, p.state), code: back.searchParams.get('code')! };
@@ -96,7 +96,7 @@ describe('authorization_code', () => {
     await oauthError(await tokenPost(srv, { grant_type: 'authorization_code', client_id: reg.client.client_id, code: 'nope', redirect_uri: REDIRECT_URI, code_verifier: a.p.verifier }), 400, 'invalid_grant');
     // The other client's attempt did not burn the code…
     const b = await codeFor(reg);
-    srv.db.prepare("UPDATE oauth_codes SET expires_at = '2000-01-01T00:00:00.000Z'").run();
+    await srv.db.prepare("UPDATE oauth_codes SET expires_at = '2000-01-01T00:00:00.000Z'").run();
     // …but time does.
     await oauthError(await oauth.authorizationCodeGrantRequest(as, reg.client, reg.auth, b.params, REDIRECT_URI, b.p.verifier, insecure), 400, 'invalid_grant');
   });
@@ -134,7 +134,7 @@ describe('refresh_token', () => {
     expect(await oauthError(await refresh(as, reg, tokens.refresh_token!), 400, 'invalid_grant')).toMatch(/already used/);
     for (const t of [tokens.access_token, second.access_token, third.access_token]) expect((await whoAmI(srv, t)).status).toBe(401);
     await oauthError(await refresh(as, reg, third.refresh_token!), 400, 'invalid_grant');
-    const grant = srv.db.prepare('SELECT revoked_at, revoked_reason FROM oauth_grants WHERE client_id = ?').get(reg.client.client_id) as { revoked_at: string; revoked_reason: string };
+    const grant = await srv.db.prepare('SELECT revoked_at, revoked_reason FROM oauth_grants WHERE client_id = ?').get(reg.client.client_id) as { revoked_at: string; revoked_reason: string };
     expect(grant.revoked_reason).toBe('refresh_token_reuse');
   });
 
@@ -156,7 +156,7 @@ describe('refresh_token', () => {
     const thief = await register(as);
     await oauthError(await refresh(as, thief, tokens.refresh_token!), 400, 'invalid_grant');
     const ok = await oauth.processRefreshTokenResponse(as, reg.client, await refresh(as, reg, tokens.refresh_token!));
-    srv.db.prepare("UPDATE oauth_tokens SET expires_at = '2000-01-01T00:00:00.000Z' WHERE kind = 'refresh'").run();
+    await srv.db.prepare("UPDATE oauth_tokens SET expires_at = '2000-01-01T00:00:00.000Z' WHERE kind = 'refresh'").run();
     expect(await oauthError(await refresh(as, reg, ok.refresh_token!), 400, 'invalid_grant')).toMatch(/expired/);
   });
 
@@ -221,7 +221,7 @@ describe('REST API with an OAuth token', () => {
 
   it('expires access tokens after their lifetime', async () => {
     const { tokens } = await fullFlow(srv, as);
-    srv.db.prepare("UPDATE oauth_tokens SET expires_at = '2000-01-01T00:00:00.000Z' WHERE kind = 'access'").run();
+    await srv.db.prepare("UPDATE oauth_tokens SET expires_at = '2000-01-01T00:00:00.000Z' WHERE kind = 'access'").run();
     expect((await whoAmI(srv, tokens.access_token)).status).toBe(401);
   });
 });

@@ -41,6 +41,12 @@ export interface CodeRow {
   used_at: string | null;
 }
 
+/** A code as its exchange reads it: with its grant's user and whether the grant was revoked. */
+export interface CodeWithGrant extends CodeRow {
+  user_id: string;
+  grant_revoked_at: string | null;
+}
+
 export interface TokenRow {
   grant_id: string;
   kind: 'access' | 'refresh';
@@ -83,8 +89,11 @@ export function oauthStore(db: Db) {
   const clientRow = db.prepare<[string], Omit<Client, 'redirect_uris' | 'metadata'> & { redirect_uris: string; metadata: string }>(
     'SELECT * FROM oauth_clients WHERE client_id = ?',
   );
-  const grantRow = db.prepare<[string], Grant>('SELECT * FROM oauth_grants WHERE id = ?');
-  const codeRow = db.prepare<[Buffer], CodeRow>('SELECT * FROM oauth_codes WHERE code_hash = ?');
+  const codeRow = db.prepare<[Buffer], CodeWithGrant>(
+    `SELECT c.grant_id, c.client_id, c.redirect_uri, c.redirect_uri_given, c.code_challenge, c.scope, c.resource, c.expires_at, c.used_at,
+            g.user_id, g.revoked_at AS grant_revoked_at
+       FROM oauth_codes c JOIN oauth_grants g ON g.id = c.grant_id WHERE c.code_hash = ?`,
+  );
   const tokenRow = db.prepare<[Buffer], TokenRow>(
     `SELECT t.grant_id, t.kind, t.scope, t.resource, t.expires_at, t.used_at, t.revoked_at,
             g.user_id, g.client_id, g.revoked_at AS grant_revoked_at
@@ -124,8 +133,6 @@ export function oauthStore(db: Db) {
       );
     },
 
-    getGrant: (id: string): Promise<Grant | undefined> => grantRow.get(id),
-
     async insertCode(hash: Buffer, c: Omit<CodeRow, 'used_at'>, createdAt: string): Promise<void> {
       await db.prepare(
         `INSERT INTO oauth_codes (code_hash, grant_id, client_id, redirect_uri, redirect_uri_given, code_challenge, scope, resource, created_at, expires_at)
@@ -133,7 +140,8 @@ export function oauthStore(db: Db) {
       ).run(hash, c.grant_id, c.client_id, c.redirect_uri, c.redirect_uri_given, c.code_challenge, c.scope, c.resource, createdAt, c.expires_at);
     },
 
-    getCode: (hash: Buffer): Promise<CodeRow | undefined> => codeRow.get(hash),
+    /** A code and its grant's user and revocation, in one round trip. */
+    getCode: (hash: Buffer): Promise<CodeWithGrant | undefined> => codeRow.get(hash),
 
     /** Consumes a code; false when it was already used (a concurrent exchange won). */
     useCode: async (hash: Buffer, at: string): Promise<boolean> =>
