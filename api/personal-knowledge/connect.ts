@@ -7,7 +7,7 @@ import { addRoute } from '../validation/route.ts';
 import { ApiError } from '../errors/index.ts';
 import { ErrorDetail } from '../openapi/schemas.ts';
 import { principal, requireSession } from '../auth/middleware.ts';
-import { hashSecret, randomSecret } from '../auth/secrets.ts';
+import { hashSecret, randomSecret } from '../../src/lib/data/secrets.ts';
 import { enforceRate } from '../rate-limit/index.ts';
 import { ConnectError } from './oauth-client.ts';
 import { HostError } from './git.ts';

@@ -17,9 +17,9 @@ let ana: TestSession, bor: TestSession, mod: TestSession;
 beforeAll(async () => {
   srv = await startTestServer({ env: { MODERATOR_EMAILS: 'mod@example.org', WRITE_RATE_LIMIT_PER_MINUTE: '1000' } });
   send = sender(srv);
-  ana = sessionFor(srv, 'ana@example.org', 'Ana');
-  bor = sessionFor(srv, 'bor@example.org', 'Bor');
-  mod = sessionFor(srv, 'mod@example.org', 'Moderator');
+  ana = await sessionFor(srv, 'ana@example.org', 'Ana');
+  bor = await sessionFor(srv, 'bor@example.org', 'Bor');
+  mod = await sessionFor(srv, 'mod@example.org', 'Moderator');
   await send('/api/account/me', { method: 'PATCH', as: ana, json: { handle: 'ana' } });
 });
 afterAll(() => srv.stop());
@@ -152,7 +152,7 @@ describe('GET /api/comments/create', () => {
   });
 
   it('creates once per key: a replay returns the first comment, another body is a 409', async () => {
-    const key = bearerFor(srv, bor.userId);
+    const key = await bearerFor(srv, bor.userId);
     const k = randomUUID();
     const first = await send(url(k, 'From a sandbox'), { headers: key.headers });
     expect(first.status).toBe(201);
@@ -168,7 +168,7 @@ describe('GET /api/comments/create', () => {
   });
 
   it('validates body length, the key and the entity', async () => {
-    const key = bearerFor(srv, bor.userId);
+    const key = await bearerFor(srv, bor.userId);
     const tooLong = await send(url(randomUUID(), 'x'.repeat(1501)), { headers: key.headers });
     expect(tooLong.status).toBe(422);
     expect((await tooLong.json()).detail[0]).toMatchObject({ loc: ['query', 'body'], type: 'string_too_long' });
@@ -183,13 +183,13 @@ describe('limits and atomicity', () => {
   it('rate-limits writes per person with 429 and Retry-After', async () => {
     const small = await startTestServer({ env: { WRITE_RATE_LIMIT_PER_MINUTE: '3' } });
     try {
-      const s = sessionFor(small, 'fast@example.org');
+      const s = await sessionFor(small, 'fast@example.org');
       const post = () => sender(small)('/api/comments', { method: 'POST', as: s, json: { entity_type: 'video', entity_id: video, body: 'quick' } });
       for (let i = 0; i < 3; i++) expect((await post()).status).toBe(201);
       const limited = await post();
       expect(limited.status).toBe(429);
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-      const other = sessionFor(small, 'slow@example.org');
+      const other = await sessionFor(small, 'slow@example.org');
       expect((await sender(small)('/api/comments', { method: 'POST', as: other, json: { entity_type: 'video', entity_id: video, body: 'me too' } })).status).toBe(201);
     } finally {
       await small.stop();

@@ -18,9 +18,9 @@ let ana: TestSession, bor: TestSession, mod: TestSession;
 beforeAll(async () => {
   srv = await startTestServer({ ownOrigin: true, env: { MODERATOR_EMAILS: 'mod@example.org', WRITE_RATE_LIMIT_PER_MINUTE: '1000' } });
   send = sender(srv);
-  ana = sessionFor(srv, 'ana@example.org', 'Ana');
-  bor = sessionFor(srv, 'bor@example.org', 'Bor');
-  mod = sessionFor(srv, 'mod@example.org', 'Moderator');
+  ana = await sessionFor(srv, 'ana@example.org', 'Ana');
+  bor = await sessionFor(srv, 'bor@example.org', 'Bor');
+  mod = await sessionFor(srv, 'mod@example.org', 'Moderator');
 });
 afterAll(() => srv.stop());
 
@@ -63,7 +63,7 @@ describe('creating a comment', () => {
   });
 
   it('does the same through GET /api/comments/create; its replay names the same comment and version', async () => {
-    const key = bearerFor(srv, bor.userId);
+    const key = await bearerFor(srv, bor.userId);
     const url = `/api/comments/create?entity_type=video&entity_id=${video}&body=${encodeURIComponent('From a sandbox, versioned')}&idempotency_key=${randomUUID()}`;
     const { comment, etag, location } = await created(await send(url, { headers: key.headers }));
     expect(location).toBe(`${srv.url}/api/comments/${comment.comment_id}`);

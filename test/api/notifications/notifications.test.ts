@@ -15,8 +15,8 @@ let owner: TestSession, other: TestSession;
 beforeAll(async () => {
   srv = await startTestServer();
   send = sender(srv);
-  owner = sessionFor(srv, 'owner@example.org', 'Owner');
-  other = sessionFor(srv, 'other@example.org', 'Other');
+  owner = await sessionFor(srv, 'owner@example.org', 'Owner');
+  other = await sessionFor(srv, 'other@example.org', 'Other');
   await send('/api/account/me', { method: 'PATCH', as: owner, json: { handle: 'owner' } });
   const parent = await (await send('/api/comments', { method: 'POST', as: owner, json: { entity_type: 'video', entity_id: video, body: 'Question?' } })).json();
   await send('/api/comments', { method: 'POST', as: other, json: { entity_type: 'video', entity_id: video, body: 'An answer', parent_id: parent.comment_id } });

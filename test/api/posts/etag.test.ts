@@ -14,8 +14,8 @@ let author: TestSession, voter: TestSession;
 beforeAll(async () => {
   srv = await startTestServer({ ownOrigin: true, env: { WRITE_RATE_LIMIT_PER_MINUTE: '1000' } });
   send = sender(srv);
-  author = sessionFor(srv, 'author@example.org', 'Author');
-  voter = sessionFor(srv, 'voter@example.org', 'Voter');
+  author = await sessionFor(srv, 'author@example.org', 'Author');
+  voter = await sessionFor(srv, 'voter@example.org', 'Voter');
 });
 afterAll(() => srv.stop());
 

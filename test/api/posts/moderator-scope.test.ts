@@ -19,7 +19,7 @@ let moderateToken: string;
 beforeAll(async () => {
   srv = await startTestServer({ ownOrigin: true, env: { MODERATOR_EMAILS: MOD } });
   send = sender(srv);
-  author = sessionFor(srv, 'draft-author@example.org');
+  author = await sessionFor(srv, 'draft-author@example.org');
   const draft = await send('/api/posts', { method: 'POST', as: author, json: { title: 'A private draft', summary: 'Not for others yet.' } });
   expect(draft.status).toBe(201);
   draftId = (await draft.json()).post_id;
@@ -37,6 +37,6 @@ describe("a moderator's OAuth token", () => {
 
   it('with moderate does, like the moderator’s own session', async () => {
     expect((await srv.get(`/api/posts/${draftId}`, { headers: bearer(moderateToken) })).status).toBe(200);
-    expect((await send(`/api/posts/${draftId}`, { as: sessionFor(srv, MOD) })).status).toBe(200);
+    expect((await send(`/api/posts/${draftId}`, { as: await sessionFor(srv, MOD) })).status).toBe(200);
   });
 });

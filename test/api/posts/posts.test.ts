@@ -12,9 +12,9 @@ let author: TestSession, helper: TestSession, reader: TestSession;
 beforeAll(async () => {
   srv = await startTestServer({ env: { WRITE_RATE_LIMIT_PER_MINUTE: '1000' } });
   send = sender(srv);
-  author = sessionFor(srv, 'author@example.org', 'Author');
-  helper = sessionFor(srv, 'helper@example.org', 'Helper');
-  reader = sessionFor(srv, 'reader@example.org', 'Reader');
+  author = await sessionFor(srv, 'author@example.org', 'Author');
+  helper = await sessionFor(srv, 'helper@example.org', 'Helper');
+  reader = await sessionFor(srv, 'reader@example.org', 'Reader');
 });
 afterAll(() => srv.stop());
 
@@ -115,8 +115,8 @@ describe('submission, review and the public list', () => {
     const strict = await startTestServer({ env: { POSTS_AUTO_PUBLISH: 'false', MODERATOR_EMAILS: 'mod@example.org' } });
     try {
       const s = sender(strict);
-      const writer = sessionFor(strict, 'writer@example.org');
-      const mod = sessionFor(strict, 'mod@example.org');
+      const writer = await sessionFor(strict, 'writer@example.org');
+      const mod = await sessionFor(strict, 'mod@example.org');
       const post = await (await s('/api/posts', { method: 'POST', as: writer, json: { title: 'Needs review', summary: 'S', body: ESSAY } })).json();
       const submitted = await s(`/api/posts/${post.post_id}/submit`, { method: 'POST', as: writer });
       expect(submitted.status).toBe(202);

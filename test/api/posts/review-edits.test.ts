@@ -25,8 +25,8 @@ describe('with POSTS_AUTO_PUBLISH=false', () => {
   beforeAll(async () => {
     srv = await startTestServer({ env: { POSTS_AUTO_PUBLISH: 'false', MODERATOR_EMAILS: 'mod@example.org', WRITE_RATE_LIMIT_PER_MINUTE: '1000' } });
     send = sender(srv);
-    author = sessionFor(srv, 'writer@example.org');
-    mod = sessionFor(srv, 'mod@example.org');
+    author = await sessionFor(srv, 'writer@example.org');
+    mod = await sessionFor(srv, 'mod@example.org');
   });
   afterAll(() => srv.stop());
 
@@ -65,7 +65,7 @@ describe('with POSTS_AUTO_PUBLISH=true (the default)', () => {
     const srv = await startTestServer({ env: { WRITE_RATE_LIMIT_PER_MINUTE: '1000' } });
     try {
       const send = sender(srv);
-      const author = sessionFor(srv, 'writer@example.org');
+      const author = await sessionFor(srv, 'writer@example.org');
       const post = await published(send, author, null, 'Live post');
       const patched = await (await send(`/api/posts/${post.post_id}`, { method: 'PATCH', as: author, json: { title: 'Live post, retitled' } })).json();
       expect(patched.status).toBe('published');

@@ -15,9 +15,9 @@ let ana: TestSession, bor: TestSession, mod: TestSession;
 beforeAll(async () => {
   srv = await startTestServer({ ownOrigin: true, env: { MODERATOR_EMAILS: 'mod@example.org', WRITE_RATE_LIMIT_PER_MINUTE: '1000' } });
   send = sender(srv);
-  ana = sessionFor(srv, 'ana@example.org', 'Ana');
-  bor = sessionFor(srv, 'bor@example.org', 'Bor');
-  mod = sessionFor(srv, 'mod@example.org', 'Moderator');
+  ana = await sessionFor(srv, 'ana@example.org', 'Ana');
+  bor = await sessionFor(srv, 'bor@example.org', 'Bor');
+  mod = await sessionFor(srv, 'mod@example.org', 'Moderator');
 });
 afterAll(() => srv.stop());
 

@@ -27,11 +27,11 @@ beforeAll(async () => {
   fs.cpSync(fixtureContent(), contentDir, { recursive: true });
   srv = await startTestServer({ contentDir, env: { MODERATOR_EMAILS: 'mod@example.org', AUTO_REJECT_FLAG_THRESHOLD: String(THRESHOLD), WRITE_RATE_LIMIT_PER_MINUTE: '1000' } });
   send = sender(srv);
-  ana = sessionFor(srv, 'ana@example.org', 'Ana');
-  bor = sessionFor(srv, 'bor@example.org', 'Bor');
-  cid = sessionFor(srv, 'cid@example.org', 'Cid');
-  dan = sessionFor(srv, 'dan@example.org', 'Dan');
-  mod = sessionFor(srv, 'mod@example.org', 'Moderator');
+  ana = await sessionFor(srv, 'ana@example.org', 'Ana');
+  bor = await sessionFor(srv, 'bor@example.org', 'Bor');
+  cid = await sessionFor(srv, 'cid@example.org', 'Cid');
+  dan = await sessionFor(srv, 'dan@example.org', 'Dan');
+  mod = await sessionFor(srv, 'mod@example.org', 'Moderator');
 });
 afterAll(async () => {
   await srv.stop();
@@ -207,12 +207,12 @@ describe('community flags', () => {
     expect(after.evidence.community_flags).toMatchObject({ count: 1, threshold: THRESHOLD, flags: [{ reason: 'Wrong tag' }] });
     expect(JSON.stringify(after)).not.toContain(bor.userId);
 
-    const auditBefore = srv.audit.size();
+    const auditBefore = await srv.audit.size();
     const again = await flag(bor, p.proposal_id, { reason: 'Still wrong' });
     expect(again.status).toBe(409);
     expect(await getOne(p.proposal_id)).toEqual(after);
     expect(await flagCount(p.proposal_id)).toBe(1);
-    expect(srv.audit.size()).toBe(auditBefore);
+    expect(await srv.audit.size()).toBe(auditBefore);
 
     // No body, an empty object and an empty reason are all a flag without a reason.
     expect((await flag(cid, p.proposal_id)).status).toBe(200);
@@ -376,7 +376,7 @@ describe('rate limits', () => {
     const small = await startTestServer({ contentDir, env: { WRITE_RATE_LIMIT_PER_MINUTE: '2' } });
     try {
       const s = sender(small);
-      const eve = sessionFor(small, 'eve@example.org');
+      const eve = await sessionFor(small, 'eve@example.org');
       const statuses: number[] = [];
       let last: Response | undefined;
       for (let i = 0; i < 3; i++) {

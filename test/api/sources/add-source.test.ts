@@ -21,7 +21,7 @@ beforeAll(async () => {
     env: { SOURCES_ALLOW_PRIVATE_CIDRS: '127.0.0.2/32', SOURCE_FETCH_TIMEOUT_MS: '1500', SOURCE_MAX_BYTES: '65536', WRITE_RATE_LIMIT_PER_MINUTE: '1000' },
   });
   send = sender(srv);
-  ana = sessionFor(srv, 'ana@example.org', 'Ana');
+  ana = await sessionFor(srv, 'ana@example.org', 'Ana');
 });
 afterAll(async () => {
   await srv.stop();

@@ -33,8 +33,8 @@ describe('extractive drafts (no LLM configured)', () => {
     contentDir = copyContent();
     srv = await startTestServer({ contentDir, env: { MODERATOR_EMAILS: 'mod@example.org', WRITE_RATE_LIMIT_PER_MINUTE: '1000' } });
     send = sender(srv);
-    ana = sessionFor(srv, 'ana@example.org', 'Ana');
-    mod = sessionFor(srv, 'mod@example.org', 'Mod');
+    ana = await sessionFor(srv, 'ana@example.org', 'Ana');
+    mod = await sessionFor(srv, 'mod@example.org', 'Mod');
   });
   afterAll(async () => {
     await srv.stop();
@@ -162,8 +162,8 @@ describe('drafts by an OpenAI-compatible LLM', () => {
       env: { LLM_BASE_URL: `http://127.0.0.1:${(llm.address() as AddressInfo).port}`, LLM_MODEL: 'test-model', LLM_API_KEY: 'sk-test', WRITE_RATE_LIMIT_PER_MINUTE: '1000', MODERATOR_EMAILS: 'mod@example.org' },
     });
     send = sender(srv);
-    ana = sessionFor(srv, 'ana@example.org', 'Ana');
-    mod = sessionFor(srv, 'mod@example.org', 'Mod');
+    ana = await sessionFor(srv, 'ana@example.org', 'Ana');
+    mod = await sessionFor(srv, 'mod@example.org', 'Mod');
   });
   afterAll(async () => {
     await srv.stop();
@@ -213,10 +213,10 @@ describe('drafts after review', () => {
     contentDir = copyContent();
     srv = await startTestServer({ contentDir, env: { MODERATOR_EMAILS: 'mod@example.org', AUTO_REJECT_FLAG_THRESHOLD: '2', WRITE_RATE_LIMIT_PER_MINUTE: '1000' } });
     send = sender(srv);
-    ana = sessionFor(srv, 'ana@example.org', 'Ana');
-    bor = sessionFor(srv, 'bor@example.org', 'Bor');
-    cid = sessionFor(srv, 'cid@example.org', 'Cid');
-    mod = sessionFor(srv, 'mod@example.org', 'Mod');
+    ana = await sessionFor(srv, 'ana@example.org', 'Ana');
+    bor = await sessionFor(srv, 'bor@example.org', 'Bor');
+    cid = await sessionFor(srv, 'cid@example.org', 'Cid');
+    mod = await sessionFor(srv, 'mod@example.org', 'Mod');
   });
   afterAll(async () => {
     await srv.stop();
@@ -310,7 +310,7 @@ describe('search cost', () => {
     contentDir = copyContent();
     srv = await startTestServer({ contentDir, env: { WRITE_RATE_LIMIT_PER_MINUTE: '1000' } });
     send = sender(srv);
-    ana = sessionFor(srv, 'ana@example.org', 'Ana');
+    ana = await sessionFor(srv, 'ana@example.org', 'Ana');
   });
   afterAll(async () => {
     await srv.stop();

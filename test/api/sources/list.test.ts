@@ -17,7 +17,7 @@ type Item = { type: string; id: string; date: string; title: string; url: string
 beforeAll(async () => {
   srv = await startTestServer({ env: { WRITE_RATE_LIMIT_PER_MINUTE: '1000' } });
   send = sender(srv);
-  const ana = sessionFor(srv, 'ana@example.org', 'Ana').userId;
+  const ana = await (await sessionFor(srv, 'ana@example.org', 'Ana')).userId;
   // The posts and comments tables belong to their own features; the feed reads them as they are stored.
   const future = (days: number) => new Date(Date.UTC(2030, 0, 1) + days * 86_400_000).toISOString();
   const post = srv.db.prepare('INSERT INTO posts (id, slug, author_id, title, summary, status, created_at, updated_at, published_at, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
