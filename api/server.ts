@@ -23,7 +23,7 @@ import { refreshPublishedPosts, syncPublishedPosts } from './search/posts.ts';
 import { listen } from '../src/lib/data/db/listen.ts';
 import { monitorDatabase, type DbMonitor } from '../src/lib/data/db/monitor.ts';
 import { RETRY_AFTER_SECONDS } from '../src/lib/data/db/unavailable.ts';
-import { createPostStore, type PostStore } from './posts/store.ts';
+import { createPostStore, type PostStore } from '../src/lib/data/posts/store.ts';
 import { createNotifications } from '../src/lib/data/notifications/index.ts';
 import { bufferChunkedBody, refuseDeclaredOversize } from './errors/body-size.ts';
 

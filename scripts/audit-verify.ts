@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { openCheckpoint, type ParsedCheckpoint } from '../api/audit/checkpoint.ts';
-import { EMPTY_ROOT, MemoryTree, leafHash, verifyConsistency, verifyInclusion } from '../api/audit/merkle.ts';
+import { openCheckpoint, type ParsedCheckpoint } from '../src/lib/data/audit/checkpoint.ts';
+import { EMPTY_ROOT, MemoryTree, leafHash, verifyConsistency, verifyInclusion } from '../src/lib/data/audit/merkle.ts';
 import { helpRequested } from './cli.ts';
 
 export interface VerifyResult {

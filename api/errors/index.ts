@@ -6,7 +6,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { RequestValidationError } from '../validation/error.ts';
 import { nulDetail, TextWithNul } from '../validation/nul.ts';
 import { InvalidRequest, oauthErrorResponse } from '../oauth/errors.ts';
-import { databaseUnavailable, RETRY_AFTER_SECONDS } from '../db/unavailable.ts';
+import { databaseUnavailable, RETRY_AFTER_SECONDS } from '../../src/lib/data/db/unavailable.ts';
 import { defaultHint, JSON_BODY_HINT, NOT_FOUND_PATH_HINT, validationHint } from './hints.ts';
 import { isOAuthEndpoint } from './body-size.ts';
 

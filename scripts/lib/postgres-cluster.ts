@@ -28,6 +28,8 @@ export interface PostgresCluster {
   pause(): Promise<void>;
   /** Starts a paused server again, on the same port and data. */
   resume(): Promise<void>;
+  /** `pg_ctl restart -m fast`: sessions are ended, the server comes back on the same port at once. */
+  restart(): Promise<void>;
   /** Stops the server (in the mode given to startCluster) and removes its folder. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -290,6 +292,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Postgr
     async resume() {
       const r = await runAsync('pg_ctl', ['-w', '-t', '60', '-D', data, '-l', log, '-o', serverOptions, 'start']);
       if (!r.ok) throw new Error(`pg_ctl start failed:\n${r.output}\n--- server log (tail) ---\n${tail(log)}`);
+    },
+    async restart() {
+      const r = await runAsync('pg_ctl', ['-w', '-t', '60', '-D', data, '-l', log, '-m', 'fast', '-o', serverOptions, 'restart']);
+      if (!r.ok) throw new Error(`pg_ctl restart failed:\n${r.output}\n--- server log (tail) ---\n${tail(log)}`);
     },
     async createDatabase(name?: string): Promise<string> {
       if (stopped) throw new Error('createDatabase: the PostgreSQL cluster is stopped');

@@ -94,7 +94,7 @@ describe('compression', () => {
   // events cost 10-30 ms of CPU each. A body is now compressed once (kept by its bytes' hash), and every
   // compression uses a fast setting.
   it('compresses a dynamic body once however often it is asked for, and never at a slow setting', async () => {
-    for (let i = 0; i < 8; i++) sessionFor(srv, `reader${i}@example.org`); // sign-ins: a page of audit events over 1 KB
+    for (let i = 0; i < 8; i++) await sessionFor(srv, `reader${i}@example.org`); // sign-ins: a page of audit events over 1 KB
     const brotli = vi.spyOn(zlib, 'brotliCompressSync');
     const gzip = vi.spyOn(zlib, 'gzipSync');
     try {

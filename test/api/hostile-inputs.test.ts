@@ -44,7 +44,7 @@ let p: Person;
 
 beforeAll(async () => {
   srv = await startTestServer({ ownOrigin: true, env: { WRITE_RATE_LIMIT_PER_MINUTE: '100000' } });
-  p = person(srv, 'hostile-notes@example.org', 'Hostile Notes');
+  p = await person(srv, 'hostile-notes@example.org', 'Hostile Notes');
   expect(await connect(p)).toBe('/account?pk=connected');
 }, 60_000);
 afterAll(() => srv?.stop());
@@ -190,7 +190,7 @@ describe('posts, sources and drafted concepts, with the worst Markdown', () => {
 
   it.each(Object.entries(WORST_MARKDOWN))('a published post of %s is indexed, found and shown, each within a second', async (name, body) => {
     const send = sender(s2);
-    const author = sessionFor(s2, `author-${name.replace(/\W+/g, '-')}@example.org`, 'Author');
+    const author = await sessionFor(s2, `author-${name.replace(/\W+/g, '-')}@example.org`, 'Author');
     const word = `hostile${Object.keys(WORST_MARKDOWN).indexOf(name)}marker`;
     const created = await within(`create (${name})`, () => send('/api/posts', { method: 'POST', as: author, json: { title: `A post of ${word}`, summary: `About ${word}.`, body } }), s2);
     expect(created.status).toBe(201);
@@ -207,7 +207,7 @@ describe('posts, sources and drafted concepts, with the worst Markdown', () => {
 
   it('a fetched source of the worst Markdown, and a concept drafted from it, each within a second', async () => {
     const send = sender(s2);
-    const ana = sessionFor(s2, 'hostile-sources@example.org', 'Ana');
+    const ana = await sessionFor(s2, 'hostile-sources@example.org', 'Ana');
     const added = await within('adding the source', () => send('/api/sources', { method: 'POST', as: ana, json: { url: `${page.origin}/hostile.txt` } }), s2);
     expect(added.status, JSON.stringify(added.body).slice(0, 300)).toBe(200);
     const drafted = await within('drafting a concept from it', () => send('/api/sources/knowledge', { method: 'POST', as: ana, json: { topic: 'bracket storms in procurement' } }), s2);
@@ -217,7 +217,7 @@ describe('posts, sources and drafted concepts, with the worst Markdown', () => {
 
   it.each(Object.keys(HOSTILE_PAGES))('a fetched page of %s is read off the event loop', async (name) => {
     const send = sender(s2);
-    const ana = sessionFor(s2, 'hostile-pages@example.org', 'Ana');
+    const ana = await sessionFor(s2, 'hostile-pages@example.org', 'Ana');
     // The request fetches and reads a page, which may take its time (in a thread, under a deadline); the
     // server's event loop must stay free meanwhile.
     const added = await within(`adding ${name}`, () => send('/api/sources', { method: 'POST', as: ana, json: { url: `${page.origin}/${encodeURIComponent(name)}` } }), s2, EXTRACT_DEADLINE_MS);

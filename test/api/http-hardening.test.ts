@@ -72,7 +72,7 @@ describe('DATA_DIR', () => {
     fs.chmodSync(dir, 0o755);
     const s = await startTestServer({ env: { DATA_DIR: dir } });
     try {
-      const me = sessionFor(s, 'perm@example.org');
+      const me = await sessionFor(s, 'perm@example.org');
       const res = await s.get('/api/comments', { method: 'POST', headers: { ...me.headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ entity_type: 'essay', entity_id: 'x', body: 'hello' }) });
       expect(res.status).toBeLessThan(500);
       expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
@@ -119,7 +119,7 @@ describe('response headers', () => {
   });
 
   it('keep the signed-in search page out of shared caches', async () => {
-    const me = sessionFor(srv, 'searcher@example.org');
+    const me = await sessionFor(srv, 'searcher@example.org');
     const res = await srv.get('/search?q=agents', { headers: me.headers });
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toMatch(/\bprivate\b/);

@@ -28,7 +28,7 @@ beforeAll(async () => {
   log = captureConsoleErrors();
   srv = await startTestServer({ ownOrigin: true, env: { WRITE_RATE_LIMIT_PER_MINUTE: '10000' } });
   send = sender(srv);
-  ana = sessionFor(srv, 'nul-ana@example.org', 'Ana');
+  ana = await sessionFor(srv, 'nul-ana@example.org', 'Ana');
 }, 60_000);
 afterAll(async () => {
   await srv?.stop();
@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 const unhandled = () => log.lines.filter((l) => l.includes('unhandled error'));
-const count = (table: string) => Number(srv.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() && (srv.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number | string }).n);
+const count = async (table: string) => Number(((await srv.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get()) as { n: number | string }).n);
 
 describe('a NUL character in a request', () => {
   it('in a path id is 404', async () => {
@@ -56,8 +56,8 @@ describe('a NUL character in a request', () => {
   });
 
   it('in a JSON body is 422 naming the field, after 401 for the anonymous, and stores nothing', async () => {
-    const comments = count('comments');
-    const posts = count('posts');
+    const comments = await count('comments');
+    const posts = await count('posts');
     expect((await send('/api/comments', { method: 'POST', json: { entity_type: 'video', entity_id: video, body: `a${NUL}b` } })).status).toBe(401);
     const c = await send('/api/comments', { method: 'POST', as: ana, json: { entity_type: 'video', entity_id: video, body: `a${NUL}b` } });
     expect(c.status).toBe(422);
@@ -69,16 +69,16 @@ describe('a NUL character in a request', () => {
     expect((await nested.json()).detail[0].loc).toEqual(['body', 'tags', 1]);
     const source = await send('/api/sources', { method: 'POST', as: ana, json: { title: 'Pasted', text: `text${NUL}` } });
     expect(source.status).toBe(422);
-    expect([count('comments'), count('posts')]).toEqual([comments, posts]);
+    expect([await count('comments'), await count('posts')]).toEqual([comments, posts]);
   });
 
   it('in a form sent to the website is shown on the page, and nothing is stored', async () => {
-    const posts = count('posts');
+    const posts = await count('posts');
     const res = await srv.get('/posts/me', { method: 'POST', headers: { ...ana.headers, 'Content-Type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ title: `A title${NUL}`, summary: 's' }).toString() });
     expect(res.status).toBe(422);
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
     expect(await res.text()).toMatch(/NUL/);
-    expect(count('posts')).toBe(posts);
+    expect(await count('posts')).toBe(posts);
   });
 
   it('at the OAuth endpoints is an RFC 6749 invalid_request', async () => {
@@ -102,9 +102,9 @@ describe('a NUL character in a request', () => {
     const mcp = new Client({ name: 'kb-test', version: '1.0.0' });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${flow.tokens.access_token}` } } }));
     try {
-      const comments = count('comments');
+      const comments = await count('comments');
       await expect(mcp.callTool({ name: 'comment', arguments: { entity_type: 'video', entity_id: video, body: `through MCP${NUL}` } })).rejects.toThrow(/NUL/);
-      expect(count('comments')).toBe(comments);
+      expect(await count('comments')).toBe(comments);
     } finally {
       await mcp.close();
     }

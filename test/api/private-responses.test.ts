@@ -17,8 +17,8 @@ const queries: Record<string, string> = {};
 
 beforeAll(async () => {
   srv = await startTestServer({ ownOrigin: true, env: { ADMIN_EMAILS: 'admin@example.org', WRITE_RATE_LIMIT_PER_MINUTE: '10000' } });
-  admin = person(srv, 'admin@example.org', 'Ada Admin');
-  key = bearerFor(srv, admin.userId).headers;
+  admin = await person(srv, 'admin@example.org', 'Ada Admin');
+  key = (await bearerFor(srv, admin.userId)).headers;
   // Something of the person's behind every path parameter: a comment, a post, a note, a device request.
   const video = ((await (await srv.get('/api/latest')).json()) as { latest_videos: { video_id: string }[] }).latest_videos[0].video_id;
   const comment = await (await admin.api('/api/comments', { method: 'POST', json: { entity_type: 'video', entity_id: video, body: 'A comment of mine.' } })).json();

@@ -10,14 +10,14 @@ export interface TestSession {
 }
 
 /** Opens a session the way the identity-provider callback does, for the person with this (verified) e-mail. */
-export function sessionFor(srv: TestServer, email: string, name?: string): TestSession {
-  const { user, sessionSecret } = srv.identity.signIn({ issuer: 'https://idp.test', subject: `sub-${email}`, email, emailVerified: true, name });
+export async function sessionFor(srv: TestServer, email: string, name?: string): Promise<TestSession> {
+  const { user, sessionSecret } = await srv.identity.signIn({ issuer: 'https://idp.test', subject: `sub-${email}`, email, emailVerified: true, name });
   const cookie = `kb_session=${sessionSecret}`;
   return { userId: user.id, cookie, headers: { Cookie: cookie, Origin: srv.url } };
 }
 
 /** Creates an API key for that person and returns bearer headers. */
-export function bearerFor(srv: TestServer, userId: string): { secret: string; headers: Record<string, string> } {
-  const { secret } = srv.identity.createApiKey(userId, { name: 'test', expiresAt: null });
+export async function bearerFor(srv: TestServer, userId: string): Promise<{ secret: string; headers: Record<string, string> }> {
+  const { secret } = await srv.identity.createApiKey(userId, { name: 'test', expiresAt: null });
   return { secret, headers: { Authorization: `Bearer ${secret}` } };
 }

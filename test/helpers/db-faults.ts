@@ -1,5 +1,5 @@
 // Faults the tests inject into a running server's database, in the dialect it runs on.
-import type { Db } from '../../api/db/index.ts';
+import type { Db } from '../../src/lib/data/db/index.ts';
 
 /**
  * Makes every insert of an audit event of `kind` fail, as a broken audit store would, until the returned

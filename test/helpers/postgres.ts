@@ -30,6 +30,8 @@ export interface PgCluster {
   pause(): Promise<void>;
   /** Starts a paused server again on the same port. */
   resume(): Promise<void>;
+  /** `pg_ctl restart -m fast`. */
+  restart(): Promise<void>;
   /** Stops the server (immediate mode) and removes its folder. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -78,6 +80,7 @@ export async function startPostgres(): Promise<PgCluster> {
     createDatabase: (name?: string) => cluster.createDatabase(name ?? `test_${process.pid}_${++counter}`),
     pause: cluster.pause,
     resume: cluster.resume,
+    restart: cluster.restart,
     stop: cluster.stop,
   };
 }

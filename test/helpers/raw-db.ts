@@ -4,7 +4,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { isPostgresUrl, type Db } from '../../api/db/index.ts';
+import { isPostgresUrl, type Db } from '../../src/lib/data/db/index.ts';
 
 /** The target openDatabase() was given for a server's database: its postgres:// URL, or DATA_DIR/kb.sqlite. */
 export function databaseOf(srv: { db: Db; dataDir: string }): string {

@@ -12,9 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { openDatabase, type Db } from '../../api/db/index.ts';
-import { auditOrigin, createAuditLog, type AuditLog } from '../../api/audit/index.ts';
-import { createIdentity, type Identity } from '../../api/auth/identity.ts';
+import { openDatabase, type Db } from '../../src/lib/data/db/index.ts';
+import { auditOrigin, createAuditLog, type AuditLog } from '../../src/lib/data/audit/index.ts';
+import { createIdentity, type Identity } from '../../src/lib/data/identity/index.ts';
 import { indexDir } from '../../src/lib/search/manifest.ts';
 import { startPostgres, type PgCluster } from '../helpers/postgres.ts';
 import { freePort } from '../helpers/server.ts';
@@ -40,13 +40,15 @@ export interface SeedContext {
 /**
  * A seed step: signs in one person per name (e-mail `<name>@example.org`) and returns an API key of each,
  * in order.
- * @example seed: ({ identity }) => keys.push(...peopleWithKeys(identity, ['busy', 'calm']))
+ * @example seed: async ({ identity }) => keys.push(...(await peopleWithKeys(identity, ['busy', 'calm'])))
  */
-export function peopleWithKeys(identity: Identity, names: string[]): string[] {
-  return names.map((name) => {
-    const { user } = identity.signIn({ issuer: 'https://idp.test', subject: name, email: `${name}@example.org`, emailVerified: true, name });
-    return identity.createApiKey(user.id, { name: 'test', expiresAt: null }).secret;
-  });
+export async function peopleWithKeys(identity: Identity, names: string[]): Promise<string[]> {
+  const keys: string[] = [];
+  for (const name of names) {
+    const { user } = await identity.signIn({ issuer: 'https://idp.test', subject: name, email: `${name}@example.org`, emailVerified: true, name });
+    keys.push((await identity.createApiKey(user.id, { name: 'test', expiresAt: null })).secret);
+  }
+  return keys;
 }
 
 export interface InstanceGroup {
@@ -58,7 +60,7 @@ export interface InstanceGroup {
   /** One query on the shared database, through its own short-lived connection. */
   query<T extends Record<string, unknown> = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   /** Opens the database as the servers do (with the audit log and identity over the shared keys), runs fn, closes it. */
-  withDb<T>(fn: (ctx: SeedContext) => T): T;
+  withDb<T>(fn: (ctx: SeedContext) => Promise<T>): Promise<T>;
   /** SIGTERM every live instance (SIGKILL after 10 s), and removes the folders. */
   stop(): Promise<void>;
 }
@@ -150,7 +152,7 @@ function startOne(port: number, env: Record<string, string>, dataDir: string): P
  */
 export async function startInstances(
   cluster: PgCluster,
-  opts: { count?: number; env?: Record<string, string>; seed?: (ctx: SeedContext) => void } = {},
+  opts: { count?: number; env?: Record<string, string>; seed?: (ctx: SeedContext) => Promise<unknown> } = {},
 ): Promise<InstanceGroup> {
   const count = opts.count ?? 2;
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-multi-'));
@@ -168,17 +170,17 @@ export async function startInstances(
     ...opts.env,
   };
 
-  const withDb = <T>(fn: (ctx: SeedContext) => T): T => {
+  const withDb = async <T>(fn: (ctx: SeedContext) => Promise<T>): Promise<T> => {
     // The test process has no KEYS_DIR, so it looks for keys in <dataDir>/keys: with dataDir = root, that is
     // the shared folder itself (the audit signing and pseudonym keys the servers then load).
     if (process.env.KEYS_DIR) throw new Error('startInstances: unset KEYS_DIR in the test environment');
-    const db = openDatabase(databaseUrl);
+    const db = await openDatabase(databaseUrl);
     try {
-      const audit = createAuditLog(db, { dataDir: root, origin: auditOrigin(baseUrl), checkpointEvery: 100, checkpointIntervalSeconds: 60 });
+      const audit = await createAuditLog(db, { dataDir: root, origin: auditOrigin(baseUrl), checkpointEvery: 100, checkpointIntervalSeconds: 60 });
       const identity = createIdentity(db, audit, { keyPrefix: 'kb_', adminEmails: [], moderatorEmails: [], sessionTtlHours: 1 });
-      return fn({ db, audit, identity });
+      return await fn({ db, audit, identity });
     } finally {
-      db.close();
+      await db.close();
     }
   };
 
@@ -198,7 +200,7 @@ export async function startInstances(
   };
 
   try {
-    withDb((ctx) => opts.seed?.(ctx));
+    await withDb(async (ctx) => opts.seed?.(ctx));
     const dataDirs = ports.map((_, i) => path.join(root, `data-${i}`));
     instances.push(await startOne(ports[0], env, dataDirs[0]));
     // The same content and embedder: the others load the first one's index instead of building their own.
@@ -269,6 +271,8 @@ export async function auditEventsOf(url: string): Promise<{ seq: number; kind: s
 }
 
 export interface Writers {
+  /** The PostgreSQL server under both instances (for outages: pause, resume, restart). */
+  cluster: PgCluster;
   group: InstanceGroup;
   /** Instances 0 and 1. */
   a: Instance;
@@ -290,7 +294,8 @@ export function writersOnTwoInstances(names: string[], opts: { env?: Record<stri
   let cluster: PgCluster | undefined;
   beforeAll(async () => {
     cluster = await startPostgres();
-    w.group = await startInstances(cluster, { count: 2, env: opts.env, seed: ({ identity }) => w.keys.push(...peopleWithKeys(identity, names)) });
+    w.cluster = cluster;
+    w.group = await startInstances(cluster, { count: 2, env: opts.env, seed: async ({ identity }) => w.keys.push(...(await peopleWithKeys(identity, names))) });
     [w.a, w.b] = w.group.instances;
     const videos = await call(`${w.a.url}/api/videos?limit=1`);
     expect(videos.status).toBe(200);

@@ -13,9 +13,9 @@ import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { checkpointBody, createSigner, loadOrCreateKey, signNote, verifierKey } from '../../api/audit/checkpoint.ts';
-import { MemoryTree, leafHash } from '../../api/audit/merkle.ts';
-import { canonicalJson } from '../../api/audit/canonical.ts';
+import { checkpointBody, createSigner, loadOrCreateKey, signNote, verifierKey } from '../../src/lib/data/audit/checkpoint.ts';
+import { MemoryTree, leafHash } from '../../src/lib/data/audit/merkle.ts';
+import { canonicalJson } from '../../src/lib/data/audit/canonical.ts';
 
 // Async: the server under test lives in this process, so a blocking child call would deadlock it.
 const exec = promisify(execFile);
@@ -41,12 +41,10 @@ const N = 57;
 
 beforeAll(async () => {
   srv = await startTestServer({ env: { AUDIT_CHECKPOINT_EVERY: '20', AUDIT_CHECKPOINT_INTERVAL_SECONDS: '3600' } });
-  srv.db
-    .transaction(() => {
-      for (let i = 1; i <= N; i++) srv.audit.append({ kind: 'comment.create', subjectType: 'comment', subjectId: `c${i}`, actor: { userId: 'u1' }, data: { i } });
-    })
-    .immediate();
-  srv.audit.checkpointNow();
+  await srv.db.transaction(async () => {
+    for (let i = 1; i <= N; i++) await srv.audit.append({ kind: 'comment.create', subjectType: 'comment', subjectId: `c${i}`, actor: { userId: 'u1' }, data: { i } });
+  });
+  await srv.audit.checkpointNow();
   // The operator publishes the verifier key where the server cannot change it; a verifier keeps a copy.
   key = ((await (await srv.get('/api/audit/pubkey')).json()) as { verifier_key: string }).verifier_key;
   fs.writeFileSync(keyFile, `${key}\n`);

@@ -13,9 +13,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { npmStart as startNpm, stopGroup } from '../helpers/pipeline.ts';
 import { fixtureContent } from '../helpers/content.ts';
-import { databaseTarget, openDatabase } from '../../api/db/index.ts';
-import { auditOrigin, createAuditLog } from '../../api/audit/index.ts';
-import { createIdentity } from '../../api/auth/identity.ts';
+import { databaseTarget, openDatabase } from '../../src/lib/data/db/index.ts';
+import { auditOrigin, createAuditLog } from '../../src/lib/data/audit/index.ts';
+import { createIdentity } from '../../src/lib/data/identity/index.ts';
 
 let root: string;
 const children: ChildProcess[] = [];
@@ -247,14 +247,14 @@ describe('an editor’s change in CONTENT_DIR reaches the site while npm start r
 
   it('runs the same chain for an admin’s POST /api/admin/content-changed (401/403 without the right credential, 202 with it)', async () => {
     // Keys for an admin and for someone else, made in the database the server reads.
-    const db = openDatabase(databaseTarget({ dataDir: dirs().DATA_DIR }));
-    const audit = createAuditLog(db, { dataDir: dirs().DATA_DIR, origin: auditOrigin('http://localhost:4321'), checkpointEvery: 100, checkpointIntervalSeconds: 60 });
+    const db = await openDatabase(databaseTarget({ dataDir: dirs().DATA_DIR }));
+    const audit = await createAuditLog(db, { dataDir: dirs().DATA_DIR, origin: auditOrigin('http://localhost:4321'), checkpointEvery: 100, checkpointIntervalSeconds: 60 });
     const identity = createIdentity(db, audit, { keyPrefix: 'kb_', adminEmails: [ADMIN], moderatorEmails: [], sessionTtlHours: 24, sessionIdleHours: 24 });
-    const key = (email: string) => identity.createApiKey(identity.signIn({ issuer: 'https://idp.test', subject: email, email, emailVerified: true }).user.id, { name: 'hook', expiresAt: null }).secret;
-    const adminKey = key(ADMIN);
-    const userKey = key('editor@example.com');
-    audit.stop();
-    db.close();
+    const key = async (email: string) => (await identity.createApiKey((await identity.signIn({ issuer: 'https://idp.test', subject: email, email, emailVerified: true })).user.id, { name: 'hook', expiresAt: null })).secret;
+    const adminKey = await key(ADMIN);
+    const userKey = await key('editor@example.com');
+    await audit.stop();
+    await db.close();
 
     // Watching off: only the request publishes the change.
     const s = await npmStart({ PIPELINE_WATCH: 'off' });

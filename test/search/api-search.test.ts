@@ -228,7 +228,7 @@ describe('results', () => {
 
 describe('posts', () => {
   it('a post published through the API is found by the next search, and gone once deleted', async () => {
-    const author = sessionFor(srv, 'searcher@example.org', 'Searcher');
+    const author = await sessionFor(srv, 'searcher@example.org', 'Searcher');
     const created = await send('/api/posts', { method: 'POST', as: author, json: { title: 'Zeptarine rota for review queues', summary: 'How we share the zeptarine review load.', tags: ['agents'] } });
     expect(created.status).toBe(201);
     const post = await created.json();

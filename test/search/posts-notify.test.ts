@@ -23,7 +23,7 @@ describePostgres('posts across instances on one PostgreSQL', () => {
     const url = await cluster.createDatabase();
     a = await startTestServer({ env: { DATABASE_URL: url, WRITE_RATE_LIMIT_PER_MINUTE: '10000' } });
     b = await startTestServer({ env: { DATABASE_URL: url } });
-    ana = sessionFor(a, 'notify-ana@example.org', 'Ana');
+    ana = await sessionFor(a, 'notify-ana@example.org', 'Ana');
     listener = new pg.Client({ connectionString: url });
     await listener.connect();
     listener.on('notification', (n) => heard.push(n.payload ?? ''));

@@ -25,8 +25,8 @@ describeInBrowser('controls on the pages', () => {
     browser = await launchBrowser(srv.url);
     page = browser.page;
     videoId = (await (await srv.get('/api/videos?limit=1')).json()).items[0].video_id;
-    const s = sessionFor(srv, 'bo@example.org', 'Bo Kranjc');
-    bo = { userId: s.userId, headers: bearerFor(srv, s.userId).headers };
+    const s = await sessionFor(srv, 'bo@example.org', 'Bo Kranjc');
+    bo = { userId: s.userId, headers: (await bearerFor(srv, s.userId)).headers };
   });
   afterAll(async () => {
     await browser?.close();
@@ -141,7 +141,7 @@ describeInBrowser('controls on the pages', () => {
 
   it('lets a moderator hide a comment and show it again', async () => {
     const c = await (await srv.get('/api/comments', { method: 'POST', headers: json(bo.headers), body: JSON.stringify({ entity_type: 'video', entity_id: videoId, body: 'Cheap watches at example.com' }) })).json();
-    const mod = sessionFor(srv, MODERATOR, 'Mo Derator');
+    const mod = await sessionFor(srv, MODERATOR, 'Mo Derator');
     await browser.context.addCookies([{ name: 'kb_session', value: mod.cookie.replace(/^kb_session=/, ''), url: srv.url }]);
     await page.goto(`${srv.url}/videos/${videoId}`);
     await who().locator('a[href="/moderation"]').waitFor();

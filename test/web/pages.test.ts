@@ -152,7 +152,7 @@ describe("the server's pages", () => {
   });
 
   it('show the account with strict headers, and a new API key once', async () => {
-    const s = sessionFor(srv, 'eva@example.org', 'Eva Horvat');
+    const s = await sessionFor(srv, 'eva@example.org', 'Eva Horvat');
     const page = await srv.get('/account', { headers: s.headers });
     expect(page.status).toBe(200);
     expect(page.headers.get('cache-control')).toBe('private, no-store');
@@ -174,7 +174,7 @@ describe("the server's pages", () => {
   });
 
   it('updates the profile through a form, with the API\'s validation shown on the page', async () => {
-    const s = sessionFor(srv, 'luka@example.org', 'Luka');
+    const s = await sessionFor(srv, 'luka@example.org', 'Luka');
     const ok = await srv.get('/account/profile', { method: 'POST', headers: form(s), body: 'display_name=Luka+Kralj&handle=luka_k&bio=Line+one%0D%0ALine+two', redirect: 'manual' });
     expect(ok.status).toBe(303);
     const me = await (await srv.get('/api/account/me', { headers: s.headers })).json();
@@ -185,14 +185,14 @@ describe("the server's pages", () => {
   });
 
   it('keep the moderation queue for moderators', async () => {
-    const user = sessionFor(srv, 'someone@example.org');
+    const user = await sessionFor(srv, 'someone@example.org');
     const refused = await srv.get('/moderation', { headers: user.headers });
     expect(refused.status).toBe(403);
     expect((await srv.get('/api/moderation/comments', { headers: user.headers })).status).toBe(403);
 
-    const mod = sessionFor(srv, 'mod@example.org');
+    const mod = await sessionFor(srv, 'mod@example.org');
     const id = (await (await srv.get('/api/videos?limit=1')).json()).items[0].video_id;
-    const { headers } = bearerFor(srv, user.userId);
+    const { headers } = await bearerFor(srv, user.userId);
     const c = await (await srv.get('/api/comments', { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ entity_type: 'video', entity_id: id, body: 'spam <b>here</b>' }) })).json();
     await srv.get(`/api/comments/${c.comment_id}/hide`, { method: 'POST', headers: mod.headers });
     const list = await (await srv.get('/api/moderation/comments', { headers: mod.headers })).json();
@@ -203,7 +203,7 @@ describe("the server's pages", () => {
   });
 
   it('render a published post with sanitised Markdown and keep drafts to their authors', async () => {
-    const s = sessionFor(srv, 'writer@example.org', 'Writer');
+    const s = await sessionFor(srv, 'writer@example.org', 'Writer');
     const json = { ...s.headers, 'Content-Type': 'application/json' };
     const body = `${'A paragraph long enough to publish. '.repeat(8)}\n\n<script>alert(1)</script>\n\n[click](javascript:alert(1)) and **bold**`;
     const post = await (await srv.get('/api/posts', { method: 'POST', headers: json, body: JSON.stringify({ title: 'Sanitised essays', summary: 'A test.', body }) })).json();
@@ -219,7 +219,7 @@ describe("the server's pages", () => {
   });
 
   it('sign out through the header button', async () => {
-    const s = sessionFor(srv, 'leaving@example.org');
+    const s = await sessionFor(srv, 'leaving@example.org');
     const res = await srv.get('/signout', { method: 'POST', headers: s.headers, redirect: 'manual' });
     expect(res.status).toBe(303);
     expect(res.headers.getSetCookie().join()).toMatch(/kb_session=;/);

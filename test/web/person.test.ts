@@ -202,7 +202,7 @@ function moderationTests(): void {
     expect(proposal.status, await proposal.clone().text()).toBe(201);
     const { proposal_id } = await proposal.json();
     // Someone else flags it: a proposer cannot flag their own proposal.
-    const flagger = bearerFor(srv, sessionFor(srv, 'flagger@example.org').userId).headers;
+    const flagger = (await bearerFor(srv, (await sessionFor(srv, 'flagger@example.org')).userId)).headers;
     const flagged = await srv.get(`/api/proposals/${proposal_id}/flag`, { method: 'POST', headers: { ...flagger, 'Content-Type': 'application/json' }, body: JSON.stringify({ reason: 'The video barely mentions review' }) });
     expect(flagged.status).toBe(200);
 

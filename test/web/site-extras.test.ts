@@ -74,7 +74,7 @@ describe('for crawlers (item 5)', () => {
   it('gives /device and /account a meta description, and the graph page a favicon, description and canonical link', async () => {
     const device = await (await srv.get('/device')).text();
     expect(device).toMatch(/<meta name="description" content="[^"]{20,}">/);
-    const s = sessionFor(srv, 'meta@example.org');
+    const s = await sessionFor(srv, 'meta@example.org');
     const account = await (await srv.get('/account', { headers: s.headers })).text();
     expect(account).toMatch(/<meta name="description" content="[^"]{20,}">/);
     const graph = read('api/graph/index.html');
@@ -175,7 +175,7 @@ describe('video thumbnails served by the site (item 2)', () => {
 
 describe("the server pages' controls (item 4)", () => {
   async function publishedPost(email: string) {
-    const author = sessionFor(srv, email, 'Author');
+    const author = await sessionFor(srv, email, 'Author');
     const body = `${'A paragraph long enough to publish, about review queues. '.repeat(6)}`;
     const post = await (await srv.get('/api/posts', { method: 'POST', headers: json(author.headers), body: JSON.stringify({ title: `Votes ${email}`, summary: 'On votes.', body }) })).json();
     expect((await srv.get(`/api/posts/${post.post_id}/submit`, { method: 'POST', headers: author.headers })).status).toBe(202);
@@ -184,7 +184,7 @@ describe("the server pages' controls (item 4)", () => {
 
   it('lets a reader vote for a post essay and take it back, through a form with the CSRF rule', async () => {
     const { author, post } = await publishedPost('voted-author@example.org');
-    const reader = sessionFor(srv, 'voter@example.org', 'Voter');
+    const reader = await sessionFor(srv, 'voter@example.org', 'Voter');
     const page = await (await srv.get(`/posts/${post.slug}`, { headers: reader.headers })).text();
     expect(page).toContain(`<form method="post" action="/posts/${post.slug}/vote">`);
     expect(page).toContain('0 votes for this essay');
@@ -202,7 +202,7 @@ describe("the server pages' controls (item 4)", () => {
 
     // The author gets no button; a co-admin's vote is refused by the API, and the page says why.
     expect(await (await srv.get(`/posts/${post.slug}`, { headers: author.headers })).text()).not.toContain('Vote for this essay');
-    const coAdmin = sessionFor(srv, 'co-admin@example.org', 'Co');
+    const coAdmin = await sessionFor(srv, 'co-admin@example.org', 'Co');
     expect((await srv.get(`/api/posts/${post.post_id}/admins`, { method: 'POST', headers: json(author.headers), body: JSON.stringify({ user_id: coAdmin.userId }) })).status).toBe(201);
     const refused = await srv.get(`/posts/${post.slug}/vote`, { method: 'POST', headers: form(coAdmin), body: 'action=vote', redirect: 'manual' });
     expect(refused.status).toBe(409);
@@ -212,8 +212,8 @@ describe("the server pages' controls (item 4)", () => {
   });
 
   it('lists pending proposals at /proposals and lets a signed-in person flag one once', async () => {
-    const proposer = sessionFor(srv, 'proposer@example.org');
-    const { headers } = bearerFor(srv, proposer.userId);
+    const proposer = await sessionFor(srv, 'proposer@example.org');
+    const { headers } = await bearerFor(srv, proposer.userId);
     const id = (await (await srv.get('/api/videos?limit=1')).json()).items[0].video_id;
     const created = await srv.get('/api/proposals', { method: 'POST', headers: json(headers), body: JSON.stringify({ kind: 'tag_correction', title: 'Tag this video with pilots', payload: { target: { type: 'video', id }, add: ['pilots'] } }) });
     expect(created.status).toBe(201);
@@ -223,7 +223,7 @@ describe("the server pages' controls (item 4)", () => {
     expect(anonymous).not.toContain(`action="/proposals/${proposal_id}/flag"`);
     expect(anonymous).toMatch(/<meta name="description" content="[^"]+">/);
 
-    const flagger = sessionFor(srv, 'flagger@example.org');
+    const flagger = await sessionFor(srv, 'flagger@example.org');
     expect(await (await srv.get('/proposals', { headers: flagger.headers })).text()).toContain(`action="/proposals/${proposal_id}/flag"`);
     const crossSite = await srv.get(`/proposals/${proposal_id}/flag`, { method: 'POST', headers: { ...form(flagger), Origin: 'https://evil.example' }, body: 'reason=x' });
     expect(crossSite.status).toBe(403);

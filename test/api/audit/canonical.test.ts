@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../../api/audit/canonical.ts';
-import { leafHash } from '../../../api/audit/merkle.ts';
+import { canonicalJson } from '../../../src/lib/data/audit/canonical.ts';
+import { leafHash } from '../../../src/lib/data/audit/merkle.ts';
 
 describe('audit entries are RFC 8785 (JCS) JSON', () => {
   it('sorts keys by UTF-16 code units (RFC 8785 §3.2.3)', () => {

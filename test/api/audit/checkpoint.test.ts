@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkpointBody, createSigner, loadOrCreateKey, noteSignature, openCheckpoint, signNote, verifierKey } from '../../../api/audit/checkpoint.ts';
+import { checkpointBody, createSigner, loadOrCreateKey, noteSignature, openCheckpoint, signNote, verifierKey } from '../../../src/lib/data/audit/checkpoint.ts';
 
 const root = Buffer.alloc(32, 7);
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { databaseOf, withoutTrigger } from '../../helpers/raw-db.ts';
 import { verifyAuditLog } from '../../../scripts/audit-verify.ts';
-import { leafHash, verifyConsistency, verifyInclusion } from '../../../api/audit/merkle.ts';
+import { leafHash, verifyConsistency, verifyInclusion } from '../../../src/lib/data/audit/merkle.ts';
 
 // Async: the server under test lives in this process, so a blocking child call would deadlock it.
 const run = promisify(execFile);
@@ -15,13 +15,11 @@ const N = 57;
 beforeAll(async () => {
   srv = await startTestServer({ env: { AUDIT_CHECKPOINT_EVERY: '20' } });
   for (let i = 1; i <= N; i++) {
-    srv.db
-      .transaction(() =>
-        srv.audit.append({ kind: i % 2 ? 'comment.create' : 'post.create', subjectType: i % 2 ? 'comment' : 'post', subjectId: `s${i}`, actor: { userId: 'u1' }, data: { i } }),
-      )
-      .immediate();
+    await srv.db.transaction(() =>
+      srv.audit.append({ kind: i % 2 ? 'comment.create' : 'post.create', subjectType: i % 2 ? 'comment' : 'post', subjectId: `s${i}`, actor: { userId: 'u1' }, data: { i } }),
+    );
   }
-  srv.audit.checkpointNow(); // as the interval timer or shutdown would
+  await srv.audit.checkpointNow(); // as the interval timer or shutdown would
 });
 afterAll(() => srv.stop());
 

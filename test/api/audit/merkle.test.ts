@@ -8,7 +8,7 @@ import {
   leafHash,
   verifyConsistency,
   verifyInclusion,
-} from '../../../api/audit/merkle.ts';
+} from '../../../src/lib/data/audit/merkle.ts';
 
 // ---- Reference implementation: RFC 9162 §2.1.1, §2.1.3.1, §2.1.4.1, written from the text ----
 const sha = (...parts: Buffer[]) => createHash('sha256').update(Buffer.concat(parts)).digest();

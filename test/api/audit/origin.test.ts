@@ -8,9 +8,9 @@ import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, testDatabaseEnv, type TestServer } from '../../helpers/server.ts';
 import { withoutTrigger } from '../../helpers/raw-db.ts';
-import { openCheckpoint } from '../../../api/audit/checkpoint.ts';
-import { createAuditLog } from '../../../api/audit/index.ts';
-import { openDatabase } from '../../../api/db/index.ts';
+import { openCheckpoint } from '../../../src/lib/data/audit/checkpoint.ts';
+import { createAuditLog } from '../../../src/lib/data/audit/index.ts';
+import { openDatabase } from '../../../src/lib/data/db/index.ts';
 import { loadConfig } from '../../../src/lib/config.ts';
 import { verifyAuditLog } from '../../../scripts/audit-verify.ts';
 
@@ -47,11 +47,11 @@ async function stop(s: TestServer) {
   servers.splice(servers.indexOf(s), 1);
   await s.stop();
 }
-function write(s: TestServer, n: number) {
-  s.db.transaction(() => {
-    for (let i = 0; i < n; i++) s.audit.append({ kind: 'test.write', subjectType: 'thing', subjectId: `t${i}`, actor: 'system' });
-  }).immediate();
-  s.audit.checkpointNow();
+async function write(s: TestServer, n: number) {
+  await s.db.transaction(async () => {
+    for (let i = 0; i < n; i++) await s.audit.append({ kind: 'test.write', subjectType: 'thing', subjectId: `t${i}`, actor: 'system' });
+  });
+  await s.audit.checkpointNow();
 }
 const getJson = async <T>(s: TestServer, p: string): Promise<T> => (await (await s.get(p)).json()) as T;
 type Key = { origin: string; key_name: string; key_id: string; verifier_key: string };
@@ -61,14 +61,14 @@ describe('the audit log origin', () => {
   it('is fixed when the log is created: a later BASE_URL changes neither it nor the key, and old checkpoints still verify', async () => {
     const dir = dataDir();
     const a = await start({ DATA_DIR: dir, BASE_URL: 'http://a.test' });
-    write(a, 5);
+    await write(a, 5);
     const before = await getJson<Key>(a, '/api/audit/pubkey');
     // A new log takes the tiles' URL prefix without its scheme (c2sp.org/tlog-tiles).
     expect(before.origin).toBe('a.test/api/audit');
     await stop(a);
 
     const b = await start({ DATA_DIR: dir, BASE_URL: 'http://b.example:8443/kb' });
-    write(b, 3);
+    await write(b, 3);
     const after = await getJson<Key>(b, '/api/audit/pubkey');
     expect(after).toEqual(before);
     const { items } = await getJson<Checkpoints>(b, '/api/audit/checkpoints');
@@ -80,7 +80,7 @@ describe('the audit log origin', () => {
   it('is AUDIT_ORIGIN when set, and a log refuses to open under another AUDIT_ORIGIN', async () => {
     const dir = dataDir();
     const a = await start({ DATA_DIR: dir, AUDIT_ORIGIN: 'audit.example.org/kb-log' });
-    write(a, 2);
+    await write(a, 2);
     const key = await getJson<Key>(a, '/api/audit/pubkey');
     expect(key).toMatchObject({ origin: 'audit.example.org/kb-log', key_name: 'audit.example.org/kb-log' });
     expect(key.verifier_key.startsWith('audit.example.org/kb-log+')).toBe(true);
@@ -101,11 +101,11 @@ describe('the audit log origin', () => {
   it('of a log made before origins were stored is the one its newest checkpoint was signed under', async () => {
     const dir = dataDir();
     const target = await databaseTarget(dir);
-    const db = openDatabase(target);
-    const old = createAuditLog(db, { dataDir: dir, origin: 'old.test/audit', checkpointEvery: 1000, checkpointIntervalSeconds: 3600 });
-    db.transaction(() => old.append({ kind: 'test.write', subjectType: 'thing', subjectId: 'x', actor: 'system' })).immediate();
-    old.stop();
-    db.close();
+    const db = await openDatabase(target);
+    const old = await createAuditLog(db, { dataDir: dir, origin: 'old.test/audit', checkpointEvery: 1000, checkpointIntervalSeconds: 3600 });
+    await db.transaction(() => old.append({ kind: 'test.write', subjectType: 'thing', subjectId: 'x', actor: 'system' }));
+    await old.stop();
+    await db.close();
     // As the database was before the origin had a table row (the table and its guards there, empty).
     const deleted = await withoutTrigger(target, 'audit_log_meta', 'audit_log_meta_no_delete', (raw) => raw.run('DELETE FROM audit_log_meta'));
     expect(deleted).toBe(1);

@@ -25,9 +25,9 @@ let flagEvent: Event;
 beforeAll(async () => {
   srv = await startTestServer({ env: { WRITE_RATE_LIMIT_PER_MINUTE: '1000' } });
   send = sender(srv);
-  ana = sessionFor(srv, 'ana@example.org', 'Ana');
-  bor = sessionFor(srv, 'bor@example.org', 'Bor');
-  const again = sessionFor(srv, 'ana@example.org', 'Ana'); // a second sign-in
+  ana = await sessionFor(srv, 'ana@example.org', 'Ana');
+  bor = await sessionFor(srv, 'bor@example.org', 'Bor');
+  const again = await sessionFor(srv, 'ana@example.org', 'Ana'); // a second sign-in
   const video = (await (await send('/api/videos?limit=1')).json()).items[0].video_id;
   for (const who of [ana, bor]) {
     expect((await send('/api/comments', { method: 'POST', as: who, json: { entity_type: 'video', entity_id: video, body: 'A thought.' } })).status).toBe(201);

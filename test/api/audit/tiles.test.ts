@@ -175,23 +175,21 @@ let cp1: string;
 let cp2: string;
 
 function append(from: number, to: number) {
-  srv.db
-    .transaction(() => {
-      for (let i = from; i <= to; i++) {
-        srv.audit.append({ kind: 'test.write', subjectType: 'thing', subjectId: `t${i}`, actor: i % 5 ? { userId: `u${i % 7}` } : 'system', data: { i, note: i % 11 ? 'plain' : 'ünïcødé ✓ 😀' } });
-      }
-    })
-    .immediate();
+  return srv.db.transaction(async () => {
+    for (let i = from; i <= to; i++) {
+      await srv.audit.append({ kind: 'test.write', subjectType: 'thing', subjectId: `t${i}`, actor: i % 5 ? { userId: `u${i % 7}` } : 'system', data: { i, note: i % 11 ? 'plain' : 'ünïcødé ✓ 😀' } });
+    }
+  });
 }
 
 beforeAll(async () => {
   srv = await startTestServer({ env: { AUDIT_CHECKPOINT_EVERY: '1000000', AUDIT_CHECKPOINT_INTERVAL_SECONDS: '3600' } });
   verifierKey = ((await (await srv.get('/api/audit/pubkey')).json()) as { verifier_key: string }).verifier_key;
-  append(1, N1);
-  srv.audit.checkpointNow();
+  await append(1, N1);
+  await srv.audit.checkpointNow();
   cp1 = await (await srv.get('/api/audit/checkpoint')).text();
-  append(N1 + 1, N2);
-  srv.audit.checkpointNow();
+  await append(N1 + 1, N2);
+  await srv.audit.checkpointNow();
   cp2 = await (await srv.get('/api/audit/checkpoint')).text();
 }, 120_000);
 afterAll(() => srv?.stop());

@@ -26,7 +26,7 @@ describePostgres('a PostgreSQL outage', () => {
     // The checkpoint timer asks the database every second (and a checkpoint is due after a second).
     srv = await startTestServer({ env: { DATABASE_URL: await cluster.createDatabase(), AUDIT_CHECKPOINT_INTERVAL_SECONDS: '1', WRITE_RATE_LIMIT_PER_MINUTE: '10000' } });
     send = sender(srv);
-    ana = sessionFor(srv, 'outage-ana@example.org', 'Ana');
+    ana = await sessionFor(srv, 'outage-ana@example.org', 'Ana');
   }, 120_000);
   afterAll(async () => {
     await srv?.stop();
@@ -35,7 +35,7 @@ describePostgres('a PostgreSQL outage', () => {
   });
 
   const comment = (body: string) => send('/api/comments', { method: 'POST', as: ana, json: { entity_type: 'video', entity_id: video, body } });
-  const count = () => Number((srv.db.prepare('SELECT COUNT(*) AS n FROM comments').get() as { n: number }).n);
+  const count = async () => Number(((await srv.db.prepare('SELECT COUNT(*) AS n FROM comments').get()) as { n: number }).n);
 
   it('answers 503 with Retry-After while the database is down, serves what needs no database, and recovers by itself', async () => {
     expect((await comment('before the outage')).status).toBe(201);
@@ -76,8 +76,8 @@ describePostgres('a PostgreSQL outage', () => {
     expect(status).toBe(201);
     // The acknowledged writes (one before, one after) are stored, with their audit events, and a
     // checkpoint is made again.
-    expect(count()).toBe(2);
-    expect(srv.audit.checkpointNow()).not.toBeUndefined();
+    expect(await count()).toBe(2);
+    expect(await srv.audit.checkpointNow()).not.toBeUndefined();
     const events = (await (await srv.get('/api/audit?kind=comment.create&limit=10')).json()).items;
     expect(events).toHaveLength(2);
   }, 60_000);

@@ -131,7 +131,7 @@ export class PgDb implements Db {
   readonly dialect = 'postgres' as const;
   readonly pool: pg.Pool;
   private readonly context = new AsyncLocalStorage<Tx>();
-  private readonly url: string;
+  readonly url: string;
   private readonly applicationName: string;
   private probe: pg.Client | null = null;
 

@@ -24,7 +24,7 @@ export function databaseUnavailable(err: unknown): string | null {
   const code = (err as { code?: unknown }).code;
   if (typeof code !== 'string') {
     if (/timeout exceeded when trying to connect/i.test(err.message)) return 'every database connection is busy';
-    return /Connection terminated|connection (?:was )?lost/i.test(err.message) ? 'the connection to the database was lost' : null;
+    return /Connection terminated|connection (?:was )?lost|encountered a connection error/i.test(err.message) ? 'the connection to the database was lost' : null;
   }
   if (NETWORK_CODES.has(code)) return 'the database cannot be reached';
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return 'the database is busy';
