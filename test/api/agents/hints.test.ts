@@ -128,7 +128,7 @@ describe('proposals', () => {
 
 describe('notes', () => {
   it('a note PUT without base_blob over an existing note says to send the blob it read', async () => {
-    const p = person(srv, 'noter@example.org');
+    const p = await person(srv, 'noter@example.org');
     expect(await connectNotes(p)).toBe('/account?pk=connected');
     const first = await putNote(p, 'hints', '# One\n', { base_blob: null });
     expect(first.status).toBe(200);

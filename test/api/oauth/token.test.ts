@@ -30,6 +30,12 @@ beforeAll(async () => {
 });
 afterAll(() => srv.stop());
 
+/** The reasons of the audit log's grant revocations for `reg`'s grants: one event per revocation. */
+async function revocations(reg: RegisteredClient): Promise<string[]> {
+  const items = (await (await srv.get('/api/audit?kind=oauth.grant.revoke&limit=200')).json()).items as { data: { client_id: string; reason: string } }[];
+  return items.filter((e) => e.data.client_id === reg.client.client_id).map((e) => e.data.reason);
+}
+
 /** A fresh code for `reg`, not yet exchanged. */
 async function codeFor(reg: RegisteredClient, email = 'coder@example.org') {
   const { browser } = await signedInBrowser(srv, email);
@@ -88,6 +94,16 @@ describe('authorization_code', () => {
     await oauthError(await refresh(as, reg, rotated.refresh_token!), 400, 'invalid_grant');
   });
 
+  it('exchanges a code presented several times at once exactly once: the others are replays that revoke what it issued', async () => {
+    const reg = await register(as);
+    const { p, params } = await codeFor(reg, 'racer@example.org');
+    const answers = await Promise.all(Array.from({ length: 8 }, () => oauth.authorizationCodeGrantRequest(as, reg.client, reg.auth, params, REDIRECT_URI, p.verifier, insecure)));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400, 400, 400, 400]);
+    const won = await answers.find((r) => r.status === 200)!.json();
+    expect((await whoAmI(srv, won.access_token)).status).toBe(401);
+    expect(await revocations(reg)).toEqual(['code_replay']);
+  });
+
   it('refuses an expired code, an unknown code, and another client\'s code', async () => {
     const reg = await register(as);
     const other = await register(as);
@@ -136,6 +152,15 @@ describe('refresh_token', () => {
     await oauthError(await refresh(as, reg, third.refresh_token!), 400, 'invalid_grant');
     const grant = await srv.db.prepare('SELECT revoked_at, revoked_reason FROM oauth_grants WHERE client_id = ?').get(reg.client.client_id) as { revoked_at: string; revoked_reason: string };
     expect(grant.revoked_reason).toBe('refresh_token_reuse');
+  });
+
+  it('rotates a refresh token presented several times at once exactly once: the others are reuse, revoking the family', async () => {
+    const { reg, tokens } = await fullFlow(srv, as, { email: 'twin@example.org' });
+    const answers = await Promise.all(Array.from({ length: 8 }, () => refresh(as, reg, tokens.refresh_token!)));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400, 400, 400, 400]);
+    const won = await answers.find((r) => r.status === 200)!.json();
+    expect((await whoAmI(srv, won.access_token)).status).toBe(401);
+    expect(await revocations(reg)).toEqual(['refresh_token_reuse']);
   });
 
   it('narrows the scope on request and refuses to widen it', async () => {
