@@ -10,7 +10,7 @@ import { readStatus } from './lib/status.ts';
 import { SERVED_AS } from '../src/lib/content/model.ts';
 import { LockedError } from './lib/lock.ts';
 import { ConfigError } from '../src/lib/config.ts';
-import { databaseTarget, openDatabase } from '../api/db/index.ts';
+import { databaseTarget, openDatabase } from '../src/lib/data/db/index.ts';
 import { contentRequests } from './lib/content-requests.ts';
 
 const HELP = `usage: npm run pipeline [-- run <job> [--date YYYY-MM-DD] | status | --help]
@@ -78,11 +78,11 @@ async function daemon(): Promise<void> {
   const stays = config.pipelineWatch.enabled || Object.keys(JOBS).some((job) => scheduleOf(job, process.env) !== null);
   // Admins' requests (POST /api/admin/content-changed on a server of this database) reach the scheduler
   // through the database: a connection of its own.
-  const db = stays ? openDatabase(databaseTarget(config), { applicationName: 'kb-pipeline' }) : null;
+  const db = stays ? await openDatabase(databaseTarget(config), { applicationName: 'kb-pipeline' }) : null;
   const scheduler = await startScheduler({
     dataDir,
     watch: config.pipelineWatch.enabled ? { contentDir, quietMs: config.pipelineWatch.quietMs, scanSeconds: config.pipelineWatch.scanSeconds } : undefined,
-    requests: db ? contentRequests(db, dataDir, { close: () => db.close() }) : undefined,
+    requests: db ? await contentRequests(db, dataDir, { close: () => db.close() }) : undefined,
   });
   if (!stays) console.log('pipeline: no job has a schedule (every PIPELINE_CRON_<JOB> is off) and PIPELINE_WATCH is off: the process ends when the jobs started now and their follow-ups are done');
   else console.log('pipeline: Ctrl-C to stop');

@@ -119,7 +119,7 @@ export interface SchedulerOptions {
    * Admins' requests to publish content changes (POST /api/admin/content-changed, kept in the database the
    * server and the pipeline share): `poll` answers how many arrived since the last call. Read every 2 s.
    */
-  requests?: { poll(): number; close?(): void };
+  requests?: { poll(): Promise<number>; close?(): Promise<void> };
   /** Told of each job a worker finished (npm start reloads its server when rebuild-site is done, not a second later). */
   onJobDone?: (job: string, ok: boolean) => void;
 }
@@ -140,15 +140,19 @@ function breeJobs(env: Record<string, string | undefined>) {
 }
 
 /**
- * Reads admins' requests (SchedulerOptions.requests) every REQUEST_POLL_MS and calls `onRequests` when some
- * arrived. A read that fails (the database restarting) is said once and tried again at the next tick.
+ * Reads admins' requests (SchedulerOptions.requests) every REQUEST_POLL_MS, one read at a time (a tick
+ * while the last read still waits for the database is skipped), and calls `onRequests` when some arrived.
+ * A read that fails (the database restarting) is said once and tried again at the next tick. `stop` waits
+ * for the read under way.
  */
-function pollRequests(source: { poll(): number }, log: (line: string) => void, onRequests: () => void): NodeJS.Timeout {
+function pollRequests(source: { poll(): Promise<number> }, log: (line: string) => void, onRequests: () => void): { stop(): Promise<void> } {
   let failing: string | null = null;
-  return setInterval(() => {
+  let reading: Promise<void> | null = null;
+  let stopped = false;
+  const read = async () => {
     let n = 0;
     try {
-      n = source.poll();
+      n = await source.poll();
       if (failing) log('pipeline: admins\' requests are read again');
       failing = null;
     } catch (err) {
@@ -157,10 +161,22 @@ function pollRequests(source: { poll(): number }, log: (line: string) => void, o
       if (failing !== message) log(`pipeline: admins' requests could not be read (${message}); retrying`);
       failing = message;
     }
-    if (n === 0) return;
+    if (n === 0 || stopped) return;
     log(`pipeline: ${n} request${n === 1 ? '' : 's'} to publish content changes (POST /api/admin/content-changed)`);
     onRequests();
+  };
+  const timer = setInterval(() => {
+    reading ??= read().finally(() => {
+      reading = null;
+    });
   }, REQUEST_POLL_MS);
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await reading;
+    },
+  };
 }
 
 /**
@@ -297,13 +313,13 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
   return {
     startedNow: started,
     scheduled,
-    stop: () => {
+    stop: async () => {
       stopping = true; // a running chain ends with its current job (Bree tells its worker to cancel too)
       for (const name of held) answer(name, null);
       held.clear();
       watcher?.close();
-      if (polling) clearInterval(polling);
-      opts.requests?.close?.();
+      await polling?.stop();
+      await opts.requests?.close?.();
       return bree.stop();
     },
   };

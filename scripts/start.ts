@@ -58,7 +58,7 @@ const scheduler = config.pipeline
   ? await startScheduler({
       dataDir: config.dataDir,
       watch: config.pipelineWatch.enabled ? { contentDir: config.contentDir, quietMs: config.pipelineWatch.quietMs, scanSeconds: config.pipelineWatch.scanSeconds } : undefined,
-      requests: contentRequests(running.db, config.dataDir),
+      requests: await contentRequests(running.db, config.dataDir),
       // The new build is served as soon as rebuild-site is done (the server would notice within a second).
       onJobDone: (job, ok) => {
         if (job === 'rebuild-site' && ok) running.reload();

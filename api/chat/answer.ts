@@ -1,6 +1,6 @@
 // Answers: the prompt an LLM gets (the persona's SYSTEM, the numbered passages, the conversation), and
 // the extractive answer without one — the passages' sentences that best match the question, each cited.
-import type { ChatMessage } from '../llm/client.ts';
+import type { ChatMessage } from '../../src/lib/llm/client.ts';
 import type { Modelfile } from '../../src/lib/personas/modelfile.ts';
 import { contentWords, sentences } from '../../src/lib/text/words.ts';
 import type { Passage } from './retrieve.ts';

@@ -1,6 +1,6 @@
 // What operators see of the language model in /api/health?detail=true: calls, failures by kind, the last
 // error. Counted in memory since the server started.
-import type { LlmFailure } from '../llm/client.ts';
+import type { LlmFailure } from '../../src/lib/llm/client.ts';
 
 export interface LlmHealth {
   configured: boolean;

@@ -3,7 +3,7 @@
 // renumbered, as one JSON completion or as server-sent events; only the sources the answer cites.
 import type { Context } from 'hono';
 import { ApiError } from '../errors/index.ts';
-import { LlmError, type ChatMessage, type CompletionOptions, type LlmClient } from '../llm/client.ts';
+import { LlmError, type ChatMessage, type CompletionOptions, type LlmClient } from '../../src/lib/llm/client.ts';
 import type { Modelfile } from '../../src/lib/personas/modelfile.ts';
 import type { Passage, Coverage } from './retrieve.ts';
 import { buildPrompt, CitationNumbers, extractiveAnswer, NOT_COVERED } from './answer.ts';

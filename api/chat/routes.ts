@@ -15,7 +15,7 @@ import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
 import { principal, hasInvalidToken, requireScope, SESSION_COOKIE } from '../auth/middleware.ts';
 import { RateLimiter, clientAddress, enforceRate } from '../rate-limit/index.ts';
-import { createLlmClient, type ChatMessage, type LlmClient } from '../llm/client.ts';
+import { createLlmClient, type ChatMessage, type LlmClient } from '../../src/lib/llm/client.ts';
 import type { AppDeps } from '../deps.ts';
 import { parseModelfile, type Modelfile } from '../../src/lib/personas/modelfile.ts';
 import { chatTokenKey, issueChatToken, verifyChatToken, ChatTokenError, CHAT_TOKEN_PREFIX, type ChatClaims } from './token.ts';
@@ -192,7 +192,7 @@ function checkCaller(key: Buffer, c: Context): void {
  * What the answer is bound to. A chat token's claims, checked against the request (same persona, language,
  * mode and user); or, for an API key or OAuth token, the persona, language and mode the body names.
  */
-function claimsOf({ deps, key }: Chat, c: Context, body: { persona_id?: string; lang?: 'en' | 'sl'; mode?: string }): ChatClaims {
+async function claimsOf({ deps, key }: Chat, c: Context, body: { persona_id?: string; lang?: 'en' | 'sl'; mode?: string }): Promise<ChatClaims> {
   const token = chatTokenOf(c);
   if (!token) {
     const p = principal(c)!;
@@ -212,9 +212,10 @@ function claimsOf({ deps, key }: Chat, c: Context, body: { persona_id?: string; 
   if (body.mode !== undefined && body.mode !== claims.mode) throw other('mode', claims.mode);
   // A browser signed in as someone else must not ride on another person's token.
   const cookie = getCookie(c, SESSION_COOKIE);
-  const session = cookie ? deps.identity.resolveSession(cookie) : null;
+  const session = cookie ? await deps.identity.resolveSession(cookie) : null;
   if (session && session.user.id !== claims.sub) throw new ApiError(403, 'This chat token belongs to someone else');
-  if (claims.sub && !deps.identity.getUser(claims.sub)) throw new ApiError(401, 'The chat token’s user no longer exists');
+  // A session of the token's user has just read that user; otherwise look the user up.
+  if (claims.sub && !session && !(await deps.identity.getUser(claims.sub))) throw new ApiError(401, 'The chat token’s user no longer exists');
   return claims;
 }
 
@@ -244,8 +245,8 @@ function registerCompletions(app: OpenAPIHono, chat: Chat) {
       },
     }),
     async (c, { body }) => {
-      const claims = claimsOf(chat, c, body);
-      enforceRate(claims.sub ? userLimiter : anonLimiter, claims.sub ? `user:${claims.sub}` : `anon:${claims.anon ?? clientAddress(c)}`);
+      const claims = await claimsOf(chat, c, body);
+      await enforceRate(claims.sub ? userLimiter : anonLimiter, claims.sub ? `user:${claims.sub}` : `anon:${claims.anon ?? clientAddress(c)}`);
       const chars = body.messages.reduce((n, m) => n + m.content.length, 0);
       if (chars > MAX_INPUT_CHARS) throw new ApiError(413, `The conversation has ${chars} characters; ${MAX_INPUT_CHARS} at most`);
       const modelfile = persona(deps, claims.persona, claims.mode, claims.lang);

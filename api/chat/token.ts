@@ -2,7 +2,7 @@
 // mode, so a browser chat widget never holds a long-lived credential. Stateless: a payload and its
 // HMAC-SHA256 under a key in DATA_DIR/keys; verified in constant time.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { secretKey } from '../keys/index.ts';
+import { secretKey } from '../../src/lib/data/keys.ts';
 
 export const CHAT_TOKEN_PREFIX = 'cht_';
 

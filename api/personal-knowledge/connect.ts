@@ -65,12 +65,12 @@ function registerBeginRoute(app: OpenAPIHono, deps: PkRouteDeps): void {
     }),
     async (c, { query }) => {
       const p = requireSession(c);
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      await enforceRate(deps.writeLimiter, `user:${p.user.id}`);
       const state = randomSecret('', 32);
       const codeVerifier = randomSecret('', 48); // 64 base64url characters: a valid RFC 7636 verifier
       const redirectUri = query.redirect_uri ?? defaultRedirect;
       const mode = host ? 'remote' : 'embedded';
-      store.createFlow(hashSecret(state), { userId: p.user.id, sessionId: p.credentialId, mode, codeVerifier, redirectUri, ttlMs: FLOW_TTL_MS });
+      await store.createFlow(hashSecret(state), { userId: p.user.id, sessionId: p.credentialId, mode, codeVerifier, redirectUri, ttlMs: FLOW_TTL_MS });
       let authorizeUrl: string;
       if (oauth) authorizeUrl = await oauth.authorizationUrl({ redirectUri, state, codeVerifier });
       else {
@@ -113,7 +113,7 @@ function registerEmbeddedAuthorizeRoute(app: OpenAPIHono, deps: PkRouteDeps): vo
       if (host) throw new ApiError(404, 'Not found');
       const p = requireSession(c);
       const stateHash = hashSecret(query.state ?? '');
-      const flow = query.state ? store.peekFlow(stateHash) : undefined;
+      const flow = query.state ? await store.peekFlow(stateHash) : undefined;
       const valid =
         flow &&
         flow.expires_at > new Date().toISOString() &&
@@ -127,7 +127,7 @@ function registerEmbeddedAuthorizeRoute(app: OpenAPIHono, deps: PkRouteDeps): vo
         query.code_challenge === s256(store.verifierOf(stateHash, flow));
       if (!valid) throw new ApiError(400, 'This connect link is not valid for your session or has expired: start again at GET /api/auth/vcs/begin');
       const code = randomSecret('', 32);
-      if (!store.setFlowCode(stateHash, hashSecret(code))) throw new ApiError(400, 'This connect link was already used: start again');
+      if (!(await store.setFlowCode(stateHash, hashSecret(code)))) throw new ApiError(400, 'This connect link was already used: start again');
       const back = new URL(flow.redirect_uri);
       back.searchParams.set('code', code);
       back.searchParams.set('state', query.state!);
@@ -161,7 +161,7 @@ function registerCallbackRoute(app: OpenAPIHono, deps: PkRouteDeps): void {
       };
       if (!query.state) return fail('invalid_request');
       const stateHash = hashSecret(query.state);
-      const flow = store.takeFlow(stateHash);
+      const flow = await store.takeFlow(stateHash);
       if (!flow || flow.expires_at < new Date().toISOString()) return fail('expired');
       // Only the session that began the flow may finish it: a link begun by someone else connects nothing.
       const p = principal(c);

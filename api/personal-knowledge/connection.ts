@@ -6,8 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { ApiError } from '../errors/index.ts';
 import * as g from './git.ts';
 import { HostError } from './git.ts';
-import { ConnectError, type HostTokens } from './oauth-client.ts';
-import type { ConnectionRow } from './store.ts';
+import { ConnectError } from './oauth-client.ts';
+import type { ConnectionRow, HostTokens } from '../../src/lib/data/personal-knowledge/store.ts';
 import type { Session, Sync } from './sync.ts';
 import type { NotesDeps, Repositories } from './repositories.ts';
 
@@ -17,7 +17,7 @@ export function connections(deps: NotesDeps, sync: Sync, repos: Repositories) {
   const { syncLocked, countUnpushed } = sync;
   return {
     async status(userId: string) {
-      const row = deps.store.connection(userId);
+      const row = await deps.store.connection(userId);
       if (!row) {
         return { connected: false, status: 'not_connected', mode: deps.vcs.host ? 'remote' : 'embedded', host: deps.vcs.host?.hostName ?? 'this server', repository: null, branch: null, since: null, last_sync: null, last_error: null, unpushed_commits: 0 };
       }
@@ -54,7 +54,7 @@ export function connections(deps: NotesDeps, sync: Sync, repos: Repositories) {
      */
     disconnect(userId: string, opts: { discardUnpushed: boolean }) {
       return serialize(userId, async () => {
-        const row = deps.store.connection(userId);
+        const row = await deps.store.connection(userId);
         if (!row) return false;
         if (row.mode === 'remote') {
           const s = sessionFor(row);
@@ -69,7 +69,7 @@ export function connections(deps: NotesDeps, sync: Sync, repos: Repositories) {
           }
           if (s.tokens && deps.oauth) await deps.oauth.revoke(s.tokens).catch(() => {});
         }
-        deps.store.deleteConnection(userId);
+        await deps.store.deleteConnection(userId);
         if (row.mode === 'remote') fs.rmSync(gitdirOf(userId, 'remote'), { recursive: true, force: true });
         sync.forget(userId);
         return true;
@@ -89,12 +89,12 @@ export function remoteConnector(deps: NotesDeps, sync: Sync, repos: Repositories
   return (userId: string, input: { host: string; repository: string; tokens: HostTokens }) =>
     serialize(userId, async () => {
       const final = gitdirOf(userId, 'remote');
-      const before = deps.store.connection(userId);
+      const before = await deps.store.connection(userId);
       if (before?.mode === 'remote' && before.repository === input.repository && fs.existsSync(final)) {
-        const row = deps.store.saveConnection({ userId, mode: 'remote', host: input.host, repository: input.repository, branch: before.branch, tokens: input.tokens });
+        const row = await deps.store.saveConnection({ userId, mode: 'remote', host: input.host, repository: input.repository, branch: before.branch, tokens: input.tokens });
         const s = sessionFor(row);
-        await syncLocked(s).catch((err) => {
-          if (err instanceof HostError) hostFailed(s, err);
+        await syncLocked(s).catch(async (err) => {
+          if (err instanceof HostError) await hostFailed(s, err);
           else throw err;
         });
         return row;
@@ -114,7 +114,7 @@ export function remoteConnector(deps: NotesDeps, sync: Sync, repos: Repositories
         const branch = fetched.branch ?? deps.vcs.branch;
         if (fetched.tip) await g.setBranch(tmp, branch, fetched.tip);
         await g.setHead(tmp, branch);
-        const row = deps.store.saveConnection({ userId, mode: 'remote', host: input.host, repository: input.repository, branch, tokens: input.tokens });
+        const row = await deps.store.saveConnection({ userId, mode: 'remote', host: input.host, repository: input.repository, branch, tokens: input.tokens });
         fs.rmSync(final, { recursive: true, force: true });
         fs.renameSync(tmp, final);
         sync.fetched(userId);

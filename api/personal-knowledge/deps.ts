@@ -4,7 +4,7 @@ import type { Config } from '../../src/lib/config.ts';
 import type { RateLimiter } from '../rate-limit/index.ts';
 import type { HostOAuth } from './oauth-client.ts';
 import type { NotesService } from './notes.ts';
-import type { PkStore } from './store.ts';
+import type { PkStore } from '../../src/lib/data/personal-knowledge/store.ts';
 
 export interface PkRouteDeps {
   config: Config;

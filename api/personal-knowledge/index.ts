@@ -3,9 +3,9 @@
 // configured, a bare repository per person on this server plays the host, so it works with nothing else.
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { CommunityDeps } from '../deps.ts';
-import { createTokenCipher, loadOrCreateKey } from './crypto.ts';
+import { createTokenCipher, loadOrCreateKey } from '../../src/lib/data/personal-knowledge/crypto.ts';
 import { createHostOAuth } from './oauth-client.ts';
-import { createPkStore } from './store.ts';
+import { createPkStore } from '../../src/lib/data/personal-knowledge/store.ts';
 import { createNotesService } from './notes.ts';
 import { registerPkRoutes } from './routes.ts';
 

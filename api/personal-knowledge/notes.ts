@@ -4,7 +4,7 @@
 // first, checks the client's base blob against the host's version, commits, and pushes; when the host is
 // unreachable or refuses, the commit stays in the local clone and a later write or sync pushes it.
 // The repositories themselves are in repositories.ts, connecting and disconnecting in connection.ts.
-import type { User } from '../auth/identity.ts';
+import type { User } from '../../src/lib/data/identity/index.ts';
 import { ApiError } from '../errors/index.ts';
 import * as g from './git.ts';
 import { HostError, type Signature } from './git.ts';
@@ -83,7 +83,7 @@ function noteReads(deps: NotesDeps, sync: Sync, repos: Repositories) {
           items.push({ slug, title: await titleFor(s.git, blob, slug), updated: changes.get(slug)?.time ?? null, blob });
         }
         items.sort((a, b) => (b.updated ?? '').localeCompare(a.updated ?? '') || a.slug.localeCompare(b.slug));
-        return { items, total: items.length, last_sync: deps.store.connection(userId)?.last_sync_at ?? null, ...fresh };
+        return { items, total: items.length, last_sync: s.row.last_sync_at, ...fresh };
       });
     },
 
@@ -113,7 +113,7 @@ function noteReads(deps: NotesDeps, sync: Sync, repos: Repositories) {
           await syncLocked(s);
         } catch (err) {
           if (!(err instanceof HostError)) throw err;
-          hostFailed(s, err);
+          await hostFailed(s, err);
           throw new HostUnavailable(err, null);
         }
       });
@@ -169,7 +169,7 @@ function noteWrites(deps: NotesDeps, sync: Sync, repos: Repositories) {
         await g.setBranch(gitdir, branch, commit);
         const result = { slug, blob: newBlob, commit, action, title: content === null ? null : titleOf(content, slug) };
         if (!s.remote) {
-          deps.store.recordNoteChange(userId, { slug, action, commit, pushed: true });
+          await deps.store.recordNoteChange(userId, { slug, action, commit, pushed: true });
           return { ...result, pushed: true };
         }
         let failure = offline;
@@ -177,7 +177,7 @@ function noteWrites(deps: NotesDeps, sync: Sync, repos: Repositories) {
           try {
             await withHost(s, (h) => g.pushOrigin(s.git, http, h, branch));
             sync.fetched(userId);
-            deps.store.recordNoteChange(userId, { slug, action, commit, pushed: true });
+            await deps.store.recordNoteChange(userId, { slug, action, commit, pushed: true });
             return { ...result, pushed: true };
           } catch (err) {
             if (!(err instanceof HostError)) throw err;
@@ -188,7 +188,7 @@ function noteWrites(deps: NotesDeps, sync: Sync, repos: Repositories) {
             failure = err;
           }
         }
-        deps.store.recordNoteChange(userId, { slug, action, commit, pushed: false }, { kind: failure.kind, message: failure.message });
+        await deps.store.recordNoteChange(userId, { slug, action, commit, pushed: false }, { kind: failure.kind, message: failure.message });
         throw new HostUnavailable(failure, { commit, blob: newBlob });
       }
       throw new ApiError(409, 'The repository kept changing on the host; try again');

@@ -3,16 +3,8 @@
 // account's login for the repository URL. Works with GitHub, GitLab, Gitea and Forgejo OAuth apps.
 import * as oidc from 'openid-client';
 import type { VcsHostConfig } from '../../src/lib/config.ts';
+import type { HostTokens } from '../../src/lib/data/personal-knowledge/store.ts';
 import { HostError } from './git.ts';
-
-/** What the host lent us, kept only encrypted (see crypto.ts). */
-export interface HostTokens {
-  access_token: string;
-  refresh_token?: string;
-  /** ISO time the access token stops working, when the host said. */
-  expires_at?: string;
-  scope?: string;
-}
 
 /** Why a connect attempt failed, as the short `reason` the account page receives. */
 export class ConnectError extends Error {

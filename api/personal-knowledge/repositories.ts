@@ -7,7 +7,7 @@ import type { VcsConfig } from '../../src/lib/config.ts';
 import { ApiError } from '../errors/index.ts';
 import * as g from './git.ts';
 import type { HostOAuth } from './oauth-client.ts';
-import type { ConnectionRow, PkStore } from './store.ts';
+import type { ConnectionRow, PkStore } from '../../src/lib/data/personal-knowledge/store.ts';
 import { titleOf } from './slug.ts';
 import type { Session, Sync } from './sync.ts';
 import { lastChanges } from './history.ts';
@@ -68,7 +68,7 @@ export function personRepositories(deps: NotesDeps, sync: Sync) {
 
   function withSession<T>(userId: string, fn: (s: Session) => Promise<T>): Promise<T> {
     return serialize(userId, async () => {
-      const row = deps.store.connection(userId);
+      const row = await deps.store.connection(userId);
       if (!row) throw notConnected();
       const s = sessionFor(row);
       await ensureRepository(s);

@@ -120,7 +120,7 @@ function registerConnectionRoutes(app: OpenAPIHono, deps: PkRouteDeps): void {
     }),
     async (c, { query }) => {
       const p = requireAccountAccess(c);
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      await enforceRate(deps.writeLimiter, `user:${p.user.id}`);
       await notes.disconnect(p.user.id, { discardUnpushed: query.discard_unpushed });
       return c.body(null, 204);
     },
@@ -136,7 +136,7 @@ function registerConnectionRoutes(app: OpenAPIHono, deps: PkRouteDeps): void {
       responses: { 200: json(StatusOut, 'Status after the sync'), ...E, 502: HostErrors[502], 503: HostErrors[503] },
     }),
     async (c) => {
-      const p = requireWriter(c, deps.writeLimiter);
+      const p = await requireWriter(c, deps.writeLimiter);
       return guarded(c, async () => {
         await notes.sync(p.user.id);
         return c.json(await notes.status(p.user.id));
@@ -204,7 +204,7 @@ function registerNoteWriteRoutes(app: OpenAPIHono, deps: PkRouteDeps): void {
       responses: { 200: json(NoteWriteOut, 'Saved (and pushed)'), ...E, ...HostErrors },
     }),
     async (c, { params, body }) => {
-      const p = requireWriter(c, deps.writeLimiter);
+      const p = await requireWriter(c, deps.writeLimiter);
       const pre = preconditionOf(c, body.base_blob);
       return guarded(c, async () => {
         const r = await notes.write(p.user.id, p.user, params.slug, body.content, pre, body.message);
@@ -224,7 +224,7 @@ function registerNoteWriteRoutes(app: OpenAPIHono, deps: PkRouteDeps): void {
       responses: { 200: json(NoteWriteOut, 'Deleted (and pushed)'), ...E, ...HostErrors },
     }),
     async (c, { params }) => {
-      const p = requireWriter(c, deps.writeLimiter);
+      const p = await requireWriter(c, deps.writeLimiter);
       const pre = preconditionOf(c, undefined);
       return guarded(c, async () => c.json(await notes.remove(p.user.id, p.user, params.slug, pre.kind === 'absent' ? { kind: 'none' } : pre)));
     },

@@ -5,8 +5,8 @@ import type { HttpClient } from 'isomorphic-git';
 import type { VcsConfig } from '../../src/lib/config.ts';
 import * as g from './git.ts';
 import { HostError, type GitContext } from './git.ts';
-import type { HostOAuth, HostTokens } from './oauth-client.ts';
-import type { ConnectionRow, PkStore } from './store.ts';
+import type { HostOAuth } from './oauth-client.ts';
+import type { ConnectionRow, HostTokens, PkStore } from '../../src/lib/data/personal-knowledge/store.ts';
 import { conflictSlug } from './slug.ts';
 
 /** One operation on one person's repository (under that person's lock). */
@@ -81,7 +81,7 @@ export function createSync(deps: { vcs: VcsConfig; store: PkStore; oauth: HostOA
   async function renew(s: Session): Promise<void> {
     s.refreshed = true;
     const tokens = await deps.oauth!.refresh(s.tokens!);
-    deps.store.updateTokens(s.row.user_id, tokens);
+    await deps.store.updateTokens(s.row.user_id, tokens);
     s.tokens = tokens;
   }
 
@@ -99,9 +99,9 @@ export function createSync(deps: { vcs: VcsConfig; store: PkStore; oauth: HostOA
     }
   }
 
-  function synced(s: Session): void {
+  async function synced(s: Session): Promise<void> {
     lastFetch.set(s.row.user_id, Date.now());
-    deps.store.markSynced(s.row.user_id);
+    s.row.last_sync_at = await deps.store.markSynced(s.row.user_id);
   }
 
   /** Brings the local clone and the host together: fetch, fast-forward or replay, push what is pending. */
@@ -124,17 +124,17 @@ export function createSync(deps: { vcs: VcsConfig; store: PkStore; oauth: HostOA
       }
       try {
         await withHost(s, (h) => g.pushOrigin(s.git, http, h, branch));
-        return synced(s);
       } catch (err) {
         if (err instanceof HostError && err.kind === 'conflict') continue;
         throw err;
       }
+      return synced(s);
     }
     throw new HostError('conflict', 'the branch kept moving on the host');
   }
 
-  function hostFailed(s: Session, err: HostError): Freshness {
-    deps.store.markError(s.row.user_id, err.kind, err.message);
+  async function hostFailed(s: Session, err: HostError): Promise<Freshness> {
+    await deps.store.markError(s.row.user_id, err.kind, err.message);
     return { stale: true, sync_error: err.message };
   }
 

@@ -34,15 +34,13 @@ export function registerPipelineRoutes(app: OpenAPIHono, deps: Pick<CommunityDep
         429: jsonContent(ErrorDetail, 'Too many requests'),
       },
     }),
-    (c) => {
+    async (c) => {
       const p = requireRole(c, 'admin');
-      enforceRate(deps.writeLimiter, `user:${p.user.id}`);
+      await enforceRate(deps.writeLimiter, `user:${p.user.id}`);
       const requestedAt = new Date().toISOString();
-      const seq = deps.db
-        .transaction(() =>
-          deps.audit.append({ kind: CONTENT_CHANGED_EVENT, subjectType: 'pipeline', subjectId: 'content', actor: { userId: p.user.id }, data: { jobs: [...CONTENT_CHANGED_JOBS] } }),
-        )
-        .immediate();
+      const seq = await deps.db.transaction(() =>
+        deps.audit.append({ kind: CONTENT_CHANGED_EVENT, subjectType: 'pipeline', subjectId: 'content', actor: { userId: p.user.id }, data: { jobs: [...CONTENT_CHANGED_JOBS] } }),
+      );
       return c.json(
         {
           request_id: seq,

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Snapshot } from '../../src/lib/content/model.ts';
 import { ApiError } from '../errors/index.ts';
-import { DRAFT_TRUE, conceptBody, conceptFileProblems, removeDraftFile, renderConceptFile, splitConceptFile, writeFileAtomic } from '../sources/concept-file.ts';
+import { DRAFT_TRUE, conceptBody, conceptFileProblems, removeDraftFile, renderConceptFile, splitConceptFile, writeFileAtomic } from '../../src/lib/content/concept-file.ts';
 import { sha256 } from '../../src/lib/data/sources/store.ts';
 import type { Payload, ProposalKind } from '../../src/lib/data/proposals/payloads.ts';
 import type { ApplyPlan } from '../../src/lib/data/proposals/store.ts';

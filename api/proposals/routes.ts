@@ -12,7 +12,7 @@ import { enforceRate } from '../rate-limit/index.ts';
 import { CREATED_HEADERS, ETAG_HEADER } from '../validation/if-match.ts';
 import type { CommunityDeps } from '../deps.ts';
 import type { Snapshot } from '../../src/lib/content/model.ts';
-import { conceptTaken } from '../sources/concept-file.ts';
+import { conceptTaken } from '../../src/lib/content/concept-file.ts';
 import {
   PROPOSAL_KINDS,
   ProposalCreate,

@@ -4,8 +4,8 @@
 import type { Snapshot } from '../../src/lib/content/model.ts';
 import type { ConceptSource } from '../../src/lib/content/schema.ts';
 import { Tag } from '../../src/lib/content/schema.ts';
-import { LlmError, type LlmClient } from '../llm/client.ts';
-import { dropDeadSiteLinks, type ConceptFrontIn } from './concept-file.ts';
+import { LlmError, type LlmClient } from '../../src/lib/llm/client.ts';
+import { dropDeadSiteLinks, type ConceptFrontIn } from '../../src/lib/content/concept-file.ts';
 import { phrasePattern, queryWords, wordPattern, type SourceHit } from './word-search.ts';
 import { LINK_OR_IMAGE } from '../../src/lib/text/markup.ts';
 

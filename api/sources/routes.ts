@@ -10,7 +10,7 @@ import { ApiError } from '../errors/index.ts';
 import { ErrorDetail, HTTPValidationError, jsonContent as json } from '../openapi/schemas.ts';
 import { requireWriter } from '../auth/middleware.ts';
 import type { CommunityDeps } from '../deps.ts';
-import { createLlmClient } from '../llm/client.ts';
+import { createLlmClient } from '../../src/lib/llm/client.ts';
 import { createProposal, flagsOf } from '../../src/lib/data/proposals/store.ts';
 import { publicProposals } from '../proposals/routes.ts';
 import { PublicProposal } from '../proposals/schemas.ts';
@@ -23,7 +23,7 @@ import { extractInThread, PageUnreadable } from './extract-thread.ts';
 import { canonicalUrl, pageCanonicalUrl } from './canonical-url.ts';
 import { indexedSourceSearch, type SearchSources } from './word-search.ts';
 import { citable, draftConcept, slugify } from './knowledge.ts';
-import { conceptFileProblems, conceptTaken, renderConceptFile, writeFileAtomic } from './concept-file.ts';
+import { conceptFileProblems, conceptTaken, renderConceptFile, writeFileAtomic } from '../../src/lib/content/concept-file.ts';
 import type { Snapshot } from '../../src/lib/content/model.ts';
 
 const E = {

@@ -6,7 +6,7 @@ import type { Config } from '../../src/lib/config.ts';
 import { documentHtml, type NavKey, type PageMeta, type SiteChrome } from '../../src/web/layout.ts';
 import { html, type SafeHtml } from '../../src/web/html.ts';
 import { principal } from '../auth/middleware.ts';
-import type { Principal } from '../auth/identity.ts';
+import type { Principal } from '../../src/lib/data/identity/index.ts';
 
 export const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";

@@ -17,7 +17,7 @@ import type { JobContext, JobResult } from './types.ts';
 import { keywordTags, textRank } from './textrank.ts';
 import { contentWords } from '../../src/lib/text/words.ts';
 import { createFileAtomic } from '../../src/lib/fs-atomic.ts';
-import { conceptFileProblems, renderConceptFile } from '../../api/sources/concept-file.ts';
+import { conceptFileProblems, renderConceptFile } from '../../src/lib/content/concept-file.ts';
 
 export const MIN_SOURCES = 3;
 const MAX_NEW_CONCEPTS = 5;

@@ -1,6 +1,6 @@
 // The abstractive summariser: any OpenAI-compatible chat endpoint (LLM_BASE_URL, LLM_MODEL, LLM_API_KEY),
 // asked for a short summary in the video's language and tags chosen from the existing vocabulary only.
-import { createLlmClient } from '../../api/llm/client.ts';
+import { createLlmClient } from '../../src/lib/llm/client.ts';
 import type { Config } from '../../src/lib/config.ts';
 import type { Summariser } from './summarise.ts';
 

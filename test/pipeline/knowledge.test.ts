@@ -10,7 +10,7 @@ import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { runJob } from '../../pipeline/lib/run-job.ts';
 import { jobContext } from '../../pipeline/lib/context.ts';
 import { buildKnowledge } from '../../pipeline/lib/knowledge.ts';
-import { databaseTarget, openDatabase } from '../../api/db/index.ts';
+import { databaseTarget, openDatabase } from '../../src/lib/data/db/index.ts';
 import { loadConfig } from '../../src/lib/config.ts';
 import { startTestServer, testDatabaseEnv } from '../helpers/server.ts';
 import { fixtureContent } from '../helpers/content.ts';
@@ -72,14 +72,14 @@ describe('build-knowledge', () => {
       expect(r.ok).toBe(true);
       expect(r.counts.draft_concepts).toBe(0);
     }
-    const db = openDatabase(databaseTarget(loadConfig(env())));
+    const db = await openDatabase(databaseTarget(loadConfig(env())));
     try {
       expect(db.dialect).toBe(database.DATABASE_URL ? 'postgres' : 'sqlite');
-      const dupes = db.prepare('SELECT kind, target_id, payload, COUNT(*) AS n FROM proposals GROUP BY kind, target_id, payload HAVING COUNT(*) > 1').all();
+      const dupes = await db.prepare('SELECT kind, target_id, payload, COUNT(*) AS n FROM proposals GROUP BY kind, target_id, payload HAVING COUNT(*) > 1').all();
       expect(dupes).toEqual([]);
-      expect((db.prepare("SELECT COUNT(*) FROM proposals WHERE kind = 'link_add'").pluck().get() as number)).toBeGreaterThan(10);
+      expect((await db.prepare("SELECT COUNT(*) FROM proposals WHERE kind = 'link_add'").pluck().get()) as number).toBeGreaterThan(10);
     } finally {
-      db.close();
+      await db.close();
     }
     const last = await run();
     expect(last.counts).toMatchObject({ draft_concepts: 0, link_proposals: 0, tag_proposals: 0 });

@@ -32,7 +32,7 @@ describe('extractive chat (no language model configured)', () => {
   beforeAll(async () => {
     srv = await startTestServer({ env: { CHAT_TOKEN_TTL_SECONDS: '1', CHAT_RATE_LIMIT_PER_MINUTE: '1000' } });
     send = sender(srv);
-    ana = sessionFor(srv, 'ana@example.org');
+    ana = await sessionFor(srv, 'ana@example.org');
   });
   afterAll(() => srv.stop());
 
@@ -77,7 +77,7 @@ describe('extractive chat (no language model configured)', () => {
     expect(Date.parse(expires_at)).toBeGreaterThanOrEqual(asked + 1000);
     expect((await ask(send, token, 'agents?', { persona_id: other.persona_id })).status).toBe(403);
     expect((await ask(send, token, 'agents?', { lang: 'sl' })).status).toBe(403);
-    const bor = sessionFor(srv, 'bor@example.org');
+    const bor = await sessionFor(srv, 'bor@example.org');
     const stolen = await ask(send, token, 'agents?', {}, { Cookie: bor.cookie });
     expect(stolen.status).toBe(403);
     expect((await stolen.json()).detail).toMatch(/someone else/);
@@ -140,8 +140,8 @@ describe('chat through an OpenAI-compatible server', () => {
     llm = await startLlmServer();
     srv = await startTestServer({ env: { LLM_BASE_URL: llm.url, LLM_MODEL: 'test-model', LLM_TIMEOUT_MS: '400', ADMIN_EMAILS: 'ops@example.org' } });
     send = sender(srv);
-    ana = sessionFor(srv, 'ana@example.org');
-    admin = sessionFor(srv, 'ops@example.org');
+    ana = await sessionFor(srv, 'ana@example.org');
+    admin = await sessionFor(srv, 'ops@example.org');
   });
   afterAll(async () => {
     await srv.stop();

@@ -30,7 +30,7 @@ const key = (s: Source) => `${s.type}:${s.id}`;
 
 async function chatter(srv: TestServer, email: string) {
   const send: Send = sender(srv);
-  const credential = bearerFor(srv, sessionFor(srv, email).userId);
+  const credential = await bearerFor(srv, (await sessionFor(srv, email)).userId);
   const persona = (await (await srv.get('/api/personas')).json()).items[0].persona_id as string;
   return async (q: string, lang: 'en' | 'sl', extra: Record<string, unknown> = {}): Promise<Answer> => {
     const res = await send('/api/chat/completions', { method: 'POST', as: credential, json: { messages: [{ role: 'user', content: q }], persona_id: persona, lang, ...extra } });
@@ -143,7 +143,7 @@ describe('chat through a language model, on what the base does not cover', () =>
     llm.next = { kind: 'stream', deltas: ['Inventory first [', '3], then training [6', '] and oversight [3].'] };
     const res = await sender(srv)('/api/chat/completions', {
       method: 'POST',
-      as: bearerFor(srv, sessionFor(srv, 'llm@example.org').userId),
+      as: await bearerFor(srv, (await sessionFor(srv, 'llm@example.org')).userId),
       json: { messages: [{ role: 'user', content: 'What does the EU AI Act ask of deployers?' }], persona_id: (await (await srv.get('/api/personas')).json()).items[0].persona_id, stream: true },
     });
     const chunks = (await readEvents(res)).filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data));

@@ -18,7 +18,7 @@ describe('extractive chat with an API key', () => {
   beforeAll(async () => {
     srv = await startTestServer({ env: { CHAT_RATE_LIMIT_PER_MINUTE: '1000' } });
     send = sender(srv);
-    key = bearerFor(srv, sessionFor(srv, 'keyholder@example.org').userId);
+    key = await bearerFor(srv, (await sessionFor(srv, 'keyholder@example.org')).userId);
     persona = (await (await srv.get('/api/personas')).json()).items[0].persona_id;
   });
   afterAll(() => srv.stop());
@@ -58,7 +58,7 @@ describe('extractive chat with an API key', () => {
   });
 
   it('keeps chat tokens working, bound as before', async () => {
-    const session = sessionFor(srv, 'browser@example.org');
+    const session = await sessionFor(srv, 'browser@example.org');
     const token = (await (await send('/api/chat/auth', { method: 'POST', as: session, json: { persona_id: persona, lang: 'en' } })).json()).token;
     const ok = await send('/api/chat/completions', { method: 'POST', headers: { Authorization: `Bearer ${token}` }, json: question });
     expect(ok.status).toBe(200);
@@ -76,7 +76,7 @@ describe('through a language model', () => {
     llm = await startLlmServer();
     srv = await startTestServer({ env: { LLM_BASE_URL: llm.url, LLM_MODEL: 'test-model' } });
     send = sender(srv);
-    key = bearerFor(srv, sessionFor(srv, 'llm-user@example.org').userId);
+    key = await bearerFor(srv, (await sessionFor(srv, 'llm-user@example.org')).userId);
   });
   afterAll(async () => {
     await srv.stop();

@@ -150,7 +150,7 @@ describe('without a token', () => {
     const expired = (await fullFlow(srv, as)).tokens.access_token;
     await srv.db.prepare("UPDATE oauth_tokens SET expires_at = '2000-01-01T00:00:00.000Z' WHERE token_hash = ?").run(hashSecret(expired));
     await srv.get('/api/oauth/v2/revoke', { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `token=${flow.tokens.refresh_token}` });
-    const apiKey = bearerFor(srv, flow.userId).secret;
+    const apiKey = (await bearerFor(srv, flow.userId)).secret;
     for (const [what, t] of [['unknown', 'oat_nope'], ['foreign audience', foreign], ['expired', expired], ['revoked', flow.tokens.access_token], ['API key', apiKey]]) {
       const res = await initialize({ Authorization: `Bearer ${t}` });
       expect(res.status, what).toBe(401);
@@ -186,7 +186,7 @@ describe('read tools', () => {
     expect(personas[0]).toMatchObject({ type: 'persona', id: 'governance-counsel' });
     expect(personas[0].page_url).toBe(`${srv.url}/personas/governance-counsel`);
     // A published post is found too.
-    const owner = sessionFor(srv, 'poster@example.org');
+    const owner = await sessionFor(srv, 'poster@example.org');
     const created = await (await srv.get('/api/posts', { method: 'POST', headers: { ...owner.headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'Zanzibar onboarding for agents', summary: 'How we onboard agents.', body: 'Zanzibar '.repeat(40) }) })).json();
     expect((await srv.get(`/api/posts/${created.post_id}/submit`, { method: 'POST', headers: owner.headers })).status).toBe(202);
     const posts = ok(await call(client, 'search', { query: 'Zanzibar onboarding', types: ['post'] })).hits;
@@ -216,7 +216,7 @@ describe('read tools', () => {
     expect(related.item.page_url).toBe(`${srv.url}/videos/${video.video_id}`);
     expect(related.hits.length).toBeLessThanOrEqual(3);
     expectAbsolute(related);
-    const commenter = sessionFor(srv, 'commenter@example.org');
+    const commenter = await sessionFor(srv, 'commenter@example.org');
     const posted = await (await srv.get('/api/comments', { method: 'POST', headers: { ...commenter.headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ entity_type: 'video', entity_id: video.video_id, body: 'Seen over HTTP' }) })).json();
     const comments = ok(await call(client, 'list_comments', { entity_type: 'video', entity_id: video.video_id }));
     const mine = comments.items.find((c: { comment_id: string }) => c.comment_id === posted.comment_id);
@@ -353,7 +353,7 @@ describe('with a read-write token from the SDK\'s OAuth flow', () => {
   });
 
   it('flags someone else\'s proposal, but not its own', async () => {
-    const other = sessionFor(srv, 'proposer@example.org');
+    const other = await sessionFor(srv, 'proposer@example.org');
     const video = (await (await srv.get('/api/videos?limit=1')).json()).items[0];
     const proposal = { kind: 'tag_correction', title: 'Retag', payload: { target: { type: 'video', id: video.video_id }, add: ['agents'], remove: [] } };
     const theirs = await srv.get('/api/proposals', { method: 'POST', headers: { ...other.headers, 'Content-Type': 'application/json' }, body: JSON.stringify(proposal) });
@@ -366,7 +366,7 @@ describe('with a read-write token from the SDK\'s OAuth flow', () => {
   });
 
   it('reads and writes the person\'s notes once a note store is connected', async () => {
-    const p = person(srv, 'writer@example.org');
+    const p = await person(srv, 'writer@example.org');
     expect(p.userId).toBe(userId);
     expect(await connectNotes(p)).toBe('/account?pk=connected');
     const created = ok(await call(client, 'write_note', { slug: 'mcp-note', content: '# From MCP\n', base_blob: null }));

@@ -90,7 +90,7 @@ describe('errors as the MCP spec has them', () => {
 
 describe('Origin (DNS rebinding)', () => {
   it('refuses a page of another origin with 403 before anything else, with or without a token or cookie', async () => {
-    const person = sessionFor(srv, 'origin@example.org');
+    const person = await sessionFor(srv, 'origin@example.org');
     // With a session cookie, the site's own cross-site guard answers the 403 first (REST-shaped).
     const withCookie = await post(INITIALIZE, { Origin: 'http://evil.example', Cookie: person.cookie });
     expect(withCookie.status).toBe(403);

@@ -17,17 +17,17 @@ const FORM = /<form method="post" action="\/account\/personal-knowledge\/connect
 
 describe('/account/personal-knowledge/connect', () => {
   it('connects nothing on a GET (a cross-site navigation): it shows the account page with the button', async () => {
-    const p = person(srv, 'lured@example.org');
+    const p = await person(srv, 'lured@example.org');
     const res = await p.browser.follow('/account/personal-knowledge/connect', { headers: { 'Sec-Fetch-Site': 'cross-site' } });
     expect(res.status).toBe(200);
     expect(p.browser.visited).toEqual([`${srv.url}/account/personal-knowledge/connect`]);
     expect(await res.text()).toMatch(FORM);
     expect((await getJson(p, '/api/me/personal-knowledge')).body.connected).toBe(false);
-    expect(srv.db.prepare('SELECT COUNT(*) FROM pk_connect_flows').pluck().get()).toBe(0);
+    expect(await srv.db.prepare('SELECT COUNT(*) FROM pk_connect_flows').pluck().get()).toBe(0);
   });
 
   it('refuses a post from another site, or without Origin, and connects on the account page\'s own post', async () => {
-    const p = person(srv, 'clicks@example.org');
+    const p = await person(srv, 'clicks@example.org');
     const page = await p.browser.request('/account');
     expect(await page.text()).toMatch(FORM);
     expect((await p.browser.request('/account/personal-knowledge/connect', { method: 'POST', headers: { Origin: 'https://evil.example' } })).status).toBe(403);
@@ -42,7 +42,7 @@ describe('/account/personal-knowledge/connect', () => {
     expect(last.headers.get('location')).toBe('/account?pk=connected');
     expect((await getJson(p, '/api/me/personal-knowledge')).body.connected).toBe(true);
     // Disconnecting is account management too: a browser session only, not an API key.
-    const key = bearerFor(srv, p.userId);
+    const key = await bearerFor(srv, p.userId);
     expect((await srv.get('/api/me/personal-knowledge?discard_unpushed=true', { method: 'DELETE', headers: key.headers })).status).toBe(403);
     expect((await getJson(p, '/api/me/personal-knowledge')).body.connected).toBe(true);
   });
@@ -57,7 +57,7 @@ describe('/account/personal-knowledge/connect', () => {
     const host = await startGitHost();
     const remote = await serverFor(host);
     try {
-      const p = person(remote, 'remote@example.org');
+      const p = await person(remote, 'remote@example.org');
       const csp = (await p.browser.request('/account')).headers.get('content-security-policy')!;
       expect(csp).toMatch(new RegExp(`form-action 'self' ${new URL(host.origin).origin.replace(/[.]/g, '\\.')}(;|$)`));
       const posted = await p.browser.request('/account/personal-knowledge/connect', { method: 'POST' });

@@ -28,7 +28,7 @@ function filesUnder(dir: string): string[] {
 
 describe('connecting a git host', () => {
   it('begins with the host authorize URL: code flow, PKCE S256, state, our callback', async () => {
-    const p = person(srv, 'begin@example.org');
+    const p = await person(srv, 'begin@example.org');
     const res = await p.api('/api/auth/vcs/begin');
     expect(res.status).toBe(200);
     const body = await res.json();
@@ -46,7 +46,7 @@ describe('connecting a git host', () => {
 
   it('needs a browser session, and a redirect_uri on this site', async () => {
     expect((await srv.get('/api/auth/vcs/begin')).status).toBe(401);
-    const p = person(srv, 'redirect@example.org');
+    const p = await person(srv, 'redirect@example.org');
     const bad = await p.api(`/api/auth/vcs/begin?redirect_uri=${encodeURIComponent('https://evil.example/cb')}`);
     expect(bad.status).toBe(422);
     expect((await bad.json()).detail[0].loc).toEqual(['query', 'redirect_uri']);
@@ -55,7 +55,7 @@ describe('connecting a git host', () => {
   it('connects: callback → /account?pk=connected, clone of an empty repository, status reports it', async () => {
     host.createRepo('alice');
     host.nextLogin = 'alice';
-    const p = person(srv, 'alice@example.org', 'Alice');
+    const p = await person(srv, 'alice@example.org', 'Alice');
     const before = await getJson(p, '/api/me/personal-knowledge');
     expect(before.body).toMatchObject({ connected: false, status: 'not_connected', mode: 'remote' });
 
@@ -92,25 +92,25 @@ describe('connecting a git host', () => {
   it('keeps the token only encrypted: not in any table, not in any file under DATA_DIR', async () => {
     host.createRepo('tina');
     host.nextLogin = 'tina';
-    const p = person(srv, 'tina@example.org');
+    const p = await person(srv, 'tina@example.org');
     expect(await connect(p)).toBe('/account?pk=connected');
     expect((await putNote(p, 'secret-test', '# Hi\n', { base_blob: null })).status).toBe(200);
 
     const tokens = host.issuedTokens('tina');
     expect(tokens.length).toBeGreaterThanOrEqual(2); // an access and a refresh token at least
     // Every text and blob cell of every table.
-    const tables = srv.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
+    const tables = (await srv.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all()) as string[];
     let cells = '';
     for (const t of tables) {
-      for (const row of srv.db.prepare(`SELECT * FROM "${t}"`).all() as Record<string, unknown>[]) {
+      for (const row of (await srv.db.prepare(`SELECT * FROM "${t}"`).all()) as Record<string, unknown>[]) {
         for (const v of Object.values(row)) cells += Buffer.isBuffer(v) ? v.toString('latin1') + v.toString('hex') : String(v);
         cells += '\n';
       }
     }
-    const row = srv.db.prepare('SELECT * FROM pk_connections WHERE user_id = ?').get(p.userId) as Record<string, any>;
+    const row = (await srv.db.prepare('SELECT * FROM pk_connections WHERE user_id = ?').get(p.userId)) as Record<string, any>;
     expect(Buffer.isBuffer(row.token_enc)).toBe(true);
     expect(row.token_enc.length).toBeGreaterThan(29);
-    (srv.db as unknown as { pragma(s: string): unknown }).pragma('wal_checkpoint(TRUNCATE)');
+    (srv.db as unknown as { raw: { pragma(s: string): unknown } }).raw.pragma('wal_checkpoint(TRUNCATE)');
     const files = filesUnder(srv.dataDir).map((f) => fs.readFileSync(f).toString('latin1'));
     for (const token of tokens) {
       expect(cells).not.toContain(token);
@@ -128,19 +128,19 @@ describe('connecting a git host', () => {
   });
 
   it('stores nothing when the person declines at the host: /account?pk=error&reason=access_denied', async () => {
-    const p = person(srv, 'decline@example.org');
+    const p = await person(srv, 'decline@example.org');
     host.denyNext = true;
     expect(await connect(p)).toBe('/account?pk=error&reason=access_denied');
     expect((await getJson(p, '/api/me/personal-knowledge')).body.connected).toBe(false);
-    expect(srv.db.prepare('SELECT COUNT(*) FROM pk_connections WHERE user_id = ?').pluck().get(p.userId)).toBe(0);
-    expect(srv.db.prepare('SELECT COUNT(*) FROM pk_connect_flows WHERE user_id = ?').pluck().get(p.userId)).toBe(0);
+    expect(await srv.db.prepare('SELECT COUNT(*) FROM pk_connections WHERE user_id = ?').pluck().get(p.userId)).toBe(0);
+    expect(await srv.db.prepare('SELECT COUNT(*) FROM pk_connect_flows WHERE user_id = ?').pluck().get(p.userId)).toBe(0);
   });
 
   it('refuses a callback in another session (a link begun by someone else connects nothing), and a replay', async () => {
     host.createRepo('mallory');
     host.nextLogin = 'mallory';
-    const attacker = person(srv, 'mallory@example.org');
-    const victim = person(srv, 'victim@example.org');
+    const attacker = await person(srv, 'mallory@example.org');
+    const victim = await person(srv, 'victim@example.org');
     const { authorize_url } = await (await attacker.api('/api/auth/vcs/begin')).json();
     // The attacker authorizes at the host, then hands the callback URL to the victim's browser.
     const atCallback = await attacker.browser.follow(authorize_url, {}, /\/api\/auth\/vcs\/callback/);
@@ -156,7 +156,7 @@ describe('connecting a git host', () => {
 
   it('reports a repository the host does not have, and keeps nothing', async () => {
     host.nextLogin = 'nobody';
-    const p = person(srv, 'norepo@example.org');
+    const p = await person(srv, 'norepo@example.org');
     expect(await connect(p)).toBe('/account?pk=error&reason=repository_not_found');
     expect((await getJson(p, '/api/me/personal-knowledge')).body.connected).toBe(false);
     expect(fs.existsSync(path.join(srv.dataDir, 'personal-knowledge', 'clones', `${p.userId}.git`))).toBe(false);
@@ -167,7 +167,7 @@ describe('connecting a git host', () => {
   it('disconnects: 204, the token and the local clone are erased, the host revokes the token', async () => {
     host.createRepo('dora');
     host.nextLogin = 'dora';
-    const p = person(srv, 'dora@example.org');
+    const p = await person(srv, 'dora@example.org');
     expect(await connect(p)).toBe('/account?pk=connected');
     expect((await putNote(p, 'keep-me', '# Kept at the host\n', { base_blob: null })).status).toBe(200);
     const clone = path.join(srv.dataDir, 'personal-knowledge', 'clones', `${p.userId}.git`);
@@ -178,7 +178,7 @@ describe('connecting a git host', () => {
     const del = await p.api('/api/me/personal-knowledge', { method: 'DELETE' });
     expect(del.status).toBe(204);
     expect(fs.existsSync(clone)).toBe(false);
-    expect(srv.db.prepare('SELECT COUNT(*) FROM pk_connections WHERE user_id = ?').pluck().get(p.userId)).toBe(0);
+    expect(await srv.db.prepare('SELECT COUNT(*) FROM pk_connections WHERE user_id = ?').pluck().get(p.userId)).toBe(0);
     expect((await getJson(p, '/api/me/personal-knowledge')).body).toMatchObject({ connected: false, status: 'not_connected' });
     expect((await getJson(p, '/api/me/personal-knowledge/notes')).status).toBe(404);
     // The notes stay where they belong, at the host; the tokens we held no longer open it.

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTokenCipher, loadOrCreateKey } from '../../../api/personal-knowledge/crypto.ts';
+import { createTokenCipher, loadOrCreateKey } from '../../../src/lib/data/personal-knowledge/crypto.ts';
 import { conflictSlug, isSlug, titleOf } from '../../../api/personal-knowledge/slug.ts';
 import { ConfigError, loadConfig } from '../../../src/lib/config.ts';
 

@@ -17,7 +17,7 @@ afterAll(() => srv?.stop());
 
 describe('the embedded note store', () => {
   it('connects through this server\'s own authorize step, with PKCE and the session-bound state', async () => {
-    const p = person(srv, 'laptop@example.org', 'Lap Top');
+    const p = await person(srv, 'laptop@example.org', 'Lap Top');
     expect((await getJson(p, '/api/me/personal-knowledge')).body).toMatchObject({ connected: false, mode: 'embedded', host: 'this server' });
     const begin = await getJson(p, '/api/auth/vcs/begin');
     expect(begin.body.mode).toBe('embedded');
@@ -26,7 +26,7 @@ describe('the embedded note store', () => {
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
 
     // Someone else's browser cannot use this link.
-    const other = person(srv, 'other@example.org');
+    const other = await person(srv, 'other@example.org');
     expect((await other.browser.request(url.href)).status).toBe(400);
     // A tampered challenge is refused too.
     const tampered = new URL(url);
@@ -38,11 +38,11 @@ describe('the embedded note store', () => {
     const status = (await getJson(p, '/api/me/personal-knowledge')).body;
     expect(status).toMatchObject({ connected: true, status: 'ok', mode: 'embedded', host: 'this server', branch: 'main', repository: `personal-knowledge/hosted/${p.userId}.git` });
     // No third party, so no token: nothing secret is stored.
-    expect(srv.db.prepare('SELECT token_enc FROM pk_connections WHERE user_id = ?').pluck().get(p.userId)).toBeNull();
+    expect(await srv.db.prepare('SELECT token_enc FROM pk_connections WHERE user_id = ?').pluck().get(p.userId)).toBeNull();
   });
 
   it('writes, reads, lists, traces and deletes notes in a real git repository', async () => {
-    const p = person(srv, 'writer@example.org', 'Writer');
+    const p = await person(srv, 'writer@example.org', 'Writer');
     expect(await connect(p)).toBe('/account?pk=connected');
     const a = await putNote(p, 'first', '# First note\n', { base_blob: null });
     expect(a.body).toMatchObject({ action: 'create', pushed: true });
@@ -66,7 +66,7 @@ describe('the embedded note store', () => {
   });
 
   it('disconnect keeps the store (as a host would); connecting again finds the notes', async () => {
-    const p = person(srv, 'again@example.org');
+    const p = await person(srv, 'again@example.org');
     expect(await connect(p)).toBe('/account?pk=connected');
     await putNote(p, 'kept', '# Kept\n', { base_blob: null });
     expect((await p.api('/api/me/personal-knowledge', { method: 'DELETE' })).status).toBe(204);
@@ -76,7 +76,7 @@ describe('the embedded note store', () => {
   });
 
   it('runs writes of one person one at a time: concurrent creates of distinct notes all land', async () => {
-    const p = person(srv, 'busy@example.org');
+    const p = await person(srv, 'busy@example.org');
     expect(await connect(p)).toBe('/account?pk=connected');
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => putNote(p, `n${i}`, `# Note ${i}\n`, { base_blob: null })));
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(200));

@@ -18,8 +18,8 @@ export interface Person extends TestSession {
 }
 
 /** A signed-in person with a browser holding their session, and a JSON client with the same session. */
-export function person(srv: TestServer, email: string, name?: string): Person {
-  const s = sessionFor(srv, email, name);
+export async function person(srv: TestServer, email: string, name?: string): Promise<Person> {
+  const s = await sessionFor(srv, email, name);
   const browser = new Browser(srv.url);
   browser.cookies.set('kb_session', s.cookie.slice('kb_session='.length));
   return {

@@ -20,7 +20,7 @@ afterAll(async () => {
 async function connected(login: string): Promise<Person> {
   host.createRepo(login);
   host.nextLogin = login;
-  const p = person(srv, `${login}@example.org`, login[0].toUpperCase() + login.slice(1));
+  const p = await person(srv, `${login}@example.org`, login[0].toUpperCase() + login.slice(1));
   expect(await connect(p)).toBe('/account?pk=connected');
   return p;
 }
@@ -190,7 +190,7 @@ describe('notes', () => {
 
   it('needs a signed-in caller, and a connection', async () => {
     expect((await srv.get('/api/me/personal-knowledge/notes')).status).toBe(401);
-    const stranger = person(srv, 'stranger@example.org');
+    const stranger = await person(srv, 'stranger@example.org');
     expect((await getJson(stranger, '/api/me/personal-knowledge/notes')).status).toBe(404);
     expect((await putNote(stranger, 'x', 'y', { base_blob: null })).status).toBe(404);
   });
@@ -246,12 +246,12 @@ describe('when the host fails', () => {
 
   it('an expired access token is renewed with the refresh token, silently', async () => {
     const p = await connected('erin');
-    const before = srv.db.prepare('SELECT token_enc FROM pk_connections WHERE user_id = ?').pluck().get(p.userId) as Buffer;
+    const before = (await srv.db.prepare('SELECT token_enc FROM pk_connections WHERE user_id = ?').pluck().get(p.userId)) as Buffer;
     await host.expireAccessTokens('erin');
     const w = await putNote(p, 'after-expiry', '# Fine\n', { base_blob: null });
     expect(w.status).toBe(200);
     expect(host.readOnHost('erin', 'notes/after-expiry.md')).toBe('# Fine\n');
-    const after = srv.db.prepare('SELECT token_enc FROM pk_connections WHERE user_id = ?').pluck().get(p.userId) as Buffer;
+    const after = (await srv.db.prepare('SELECT token_enc FROM pk_connections WHERE user_id = ?').pluck().get(p.userId)) as Buffer;
     expect(after.equals(before)).toBe(false);
     const events = (await (await srv.get(`/api/audit?kind=personal_knowledge.token_refresh&subject_id=${p.userId}`)).json()).items;
     expect(events).toHaveLength(1);

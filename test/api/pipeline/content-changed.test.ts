@@ -19,8 +19,8 @@ let adminToken: string;
 
 beforeAll(async () => {
   srv = await startTestServer({ ownOrigin: true, env: { ADMIN_EMAILS: ADMIN } });
-  adminKey = bearerFor(srv, sessionFor(srv, ADMIN).userId).headers;
-  userKey = bearerFor(srv, sessionFor(srv, 'editor@example.org').userId).headers;
+  adminKey = (await bearerFor(srv, (await sessionFor(srv, ADMIN)).userId)).headers;
+  userKey = (await bearerFor(srv, (await sessionFor(srv, 'editor@example.org')).userId)).headers;
   const as: oauth.AuthorizationServer = await discover(srv);
   plainToken = (await fullFlow(srv, as, { email: ADMIN, scope: 'read write' })).tokens.access_token;
   adminToken = (await fullFlow(srv, as, { email: ADMIN, scope: 'read write admin' })).tokens.access_token;
@@ -31,7 +31,7 @@ const post = (headers: Record<string, string> = {}) => srv.get('/api/admin/conte
 
 describe('POST /api/admin/content-changed', () => {
   it('answers 401 without a valid credential and 403 to anyone not acting as an admin, queuing nothing', async () => {
-    const requests = contentRequests(srv.db, srv.dataDir);
+    const requests = await contentRequests(srv.db, srv.dataDir);
     const anonymous = await post();
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer/);
@@ -39,21 +39,21 @@ describe('POST /api/admin/content-changed', () => {
     expect((await post(userKey)).status).toBe(403);
     // The admin's own token, granted for read write only: not the admin's powers.
     expect((await post(bearer(plainToken))).status).toBe(403);
-    expect(requests.poll()).toBe(0);
+    expect(await requests.poll()).toBe(0);
     expect((await (await srv.get('/api/audit?kind=pipeline.content_changed')).json()).items).toEqual([]);
   });
 
   it('answers 202 with what it queued to an admin’s key, session or admin-scoped token; the scheduler reads each request once', async () => {
-    const requests = contentRequests(srv.db, srv.dataDir);
-    const admin = sessionFor(srv, ADMIN);
+    const requests = await contentRequests(srv.db, srv.dataDir);
+    const admin = await sessionFor(srv, ADMIN);
     for (const headers of [adminKey, bearer(adminToken), admin.headers]) {
       const res = await post(headers);
       expect(res.status).toBe(202);
       expect(res.headers.get('cache-control')).toMatch(/no-store/);
       expect(await res.json()).toMatchObject({ request_id: expect.any(Number), requested_at: expect.any(String), queued: ['update-index', 'rebuild-site'] });
     }
-    expect(requests.poll()).toBe(3);
-    expect(requests.poll()).toBe(0);
+    expect(await requests.poll()).toBe(3);
+    expect(await requests.poll()).toBe(0);
     // Each is an audit event, its actor a pseudonym.
     const events = (await (await srv.get('/api/audit?kind=pipeline.content_changed')).json()).items as { subject_type: string; subject_id: string; actor: string; data: unknown }[];
     expect(events).toHaveLength(3);
@@ -61,6 +61,6 @@ describe('POST /api/admin/content-changed', () => {
 
     // A request made while the scheduler is stopped is read when it starts again (DATA_DIR/pipeline/requests.json).
     expect((await post(adminKey)).status).toBe(202);
-    expect(contentRequests(srv.db, srv.dataDir).poll()).toBe(1);
+    expect(await (await contentRequests(srv.db, srv.dataDir)).poll()).toBe(1);
   });
 });

@@ -3,7 +3,7 @@
 // use). Each ciphertext is bound to its row by additional authenticated data, so a value copied to another
 // row (another person) does not decrypt. A note pseudonym key for the public audit log derives from it too.
 import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { secretKey } from '../keys/index.ts';
+import { secretKey } from '../keys.ts';
 
 const VERSION = 1;
 const IV_BYTES = 12;
@@ -19,7 +19,7 @@ export interface TokenCipher {
   notePseudonym(userId: string, slug: string): string;
 }
 
-/** The token-encryption key, created on first use (see api/keys). */
+/** The token-encryption key, created on first use (see src/lib/data/keys.ts). */
 export function loadOrCreateKey(dataDir: string): Buffer {
   return secretKey(dataDir, 'personal-knowledge.key');
 }

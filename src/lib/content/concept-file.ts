@@ -6,9 +6,9 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import matter from 'gray-matter';
 import yaml from 'js-yaml';
-import { ConceptFront, Slug, Tag } from '../../src/lib/content/schema.ts';
-import type { Snapshot } from '../../src/lib/content/model.ts';
-import { SITE_LINK, markdownLinks } from '../../src/lib/content/markdown.ts';
+import { ConceptFront, Slug, Tag } from './schema.ts';
+import type { Snapshot } from './model.ts';
+import { SITE_LINK, markdownLinks } from './markdown.ts';
 
 export type ConceptFrontIn = {
   title: string;
