@@ -118,14 +118,14 @@ describe('a NUL character in a request', () => {
 describe('an unexpected error repeated on many paths of one route', () => {
   it('is logged with its stack once', async () => {
     const made = await Promise.all([1, 2, 3].map(async (i) => (await send('/api/comments', { method: 'POST', as: ana, json: { entity_type: 'video', entity_id: video, body: `log once ${i}` } })).json()));
-    const restore = failAuditEvents(srv.db, 'comment.edit');
+    const restore = await failAuditEvents(srv.db, 'comment.edit');
     try {
       for (const c of made) {
         const res = await send(`/api/comments/${c.comment_id}`, { method: 'PATCH', as: ana, json: { body: 'changed' } });
         expect(res.status).toBe(500);
       }
     } finally {
-      restore();
+      await restore();
     }
     const lines = unhandled();
     expect(lines).toHaveLength(1);

@@ -130,7 +130,7 @@ describe('the verifier', () => {
     });
     expect(changed).toBe(1);
     // The guard is back.
-    expect(() => srv.db.prepare("UPDATE audit_events SET kind = 'forged' WHERE seq = 1").run()).toThrow(/append-only/);
+    await expect(srv.db.prepare("UPDATE audit_events SET kind = 'forged' WHERE seq = 1").run()).rejects.toThrow(/append-only/);
 
     const r = await verifyAuditLog(srv.url);
     expect(r).toMatchObject({ ok: false, failedSeq: 33 });

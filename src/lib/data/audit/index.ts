@@ -163,7 +163,7 @@ function auditWriter(db: Db, store: AuditStore, { origin, signer, pseudonymKey, 
      * A subject id for something private that the public log must not name (a person's session): a keyed
      * HMAC of the private id under the pseudonym key, `<prefix>_<24 hex>`. The same private id gives the
      * same pseudonym, so the events of one session share it; without the key it links to nothing else.
-     * The same mechanism as a note's pseudonym (api/personal-knowledge/crypto.ts), under the audit key.
+     * The same mechanism as a note's pseudonym (src/lib/data/personal-knowledge/crypto.ts), under the audit key.
      * @example audit.subjectPseudonym('ses', sessionIdHash.toString('hex')) // 'ses_3f9c…'
      */
     subjectPseudonym(prefix: string, privateId: string): string {

@@ -63,6 +63,37 @@ function perfectSubtrees(size: number): [number, number][] {
   return out;
 }
 
+/**
+ * `withHashes(compute, known?)`: runs a Merkle computation over stored hashes, fetched in one round trip
+ * (those in `known` are not fetched).
+ */
+function merkleReads(db: Db) {
+  /** The stored hashes at `pairs`, in one query. */
+  async function fetchHashes(pairs: [number, number][]): Promise<Map<string, Hash>> {
+    const found = new Map<string, Hash>();
+    if (pairs.length === 0) return found;
+    const byLevel = new Map<number, number[]>();
+    for (const [level, index] of pairs) byLevel.set(level, [...(byLevel.get(level) ?? []), index]);
+    const where = [...byLevel.values()].map((idx) => `(level = ? AND idx IN (${idx.map(() => '?').join(', ')}))`).join(' OR ');
+    const params = [...byLevel].flatMap(([level, idx]) => [level, ...idx]);
+    const rows = await db.prepare<unknown[], { level: number; idx: number; hash: Buffer }>(`SELECT level, idx, hash FROM audit_tree WHERE ${where}`).all(...params);
+    for (const r of rows) found.set(key(r.level, r.idx), r.hash);
+    return found;
+  }
+
+  return async function withHashes<T>(compute: (read: HashReader) => T, known?: Map<string, Hash>): Promise<T> {
+    const wanted = hashesRead(compute);
+    const missing = known ? wanted.filter(([l, i]) => !known.has(key(l, i))) : wanted;
+    const fetched = await fetchHashes(missing);
+    // A missing hash is an error: the tree is corrupt.
+    return compute((level, index) => {
+      const h = known?.get(key(level, index)) ?? fetched.get(key(level, index));
+      if (!h) throw new Error(`audit tree is missing the hash at level ${level} index ${index}`);
+      return h;
+    });
+  };
+}
+
 /** Prepared statements over one database. */
 export function auditStore(db: Db) {
   const sizeStmt = db.prepare<[], number>('SELECT COALESCE(MAX(seq), 0) FROM audit_events').pluck();
@@ -85,30 +116,7 @@ export function auditStore(db: Db) {
   const insertOrigin = db.prepare('INSERT INTO audit_log_meta (id, origin, created_at) VALUES (1, ?, ?)');
   const newestNoteStmt = db.prepare<[], string>('SELECT note FROM audit_checkpoints ORDER BY tree_size DESC LIMIT 1').pluck();
 
-  /** The stored hashes at `pairs`, in one query; a missing one is an error (the tree is corrupt). */
-  async function fetchHashes(pairs: [number, number][]): Promise<Map<string, Hash>> {
-    const found = new Map<string, Hash>();
-    if (pairs.length === 0) return found;
-    const byLevel = new Map<number, number[]>();
-    for (const [level, index] of pairs) byLevel.set(level, [...(byLevel.get(level) ?? []), index]);
-    const where = [...byLevel.values()].map((idx) => `(level = ? AND idx IN (${idx.map(() => '?').join(', ')}))`).join(' OR ');
-    const params = [...byLevel].flatMap(([level, idx]) => [level, ...idx]);
-    const rows = await db.prepare<unknown[], { level: number; idx: number; hash: Buffer }>(`SELECT level, idx, hash FROM audit_tree WHERE ${where}`).all(...params);
-    for (const r of rows) found.set(key(r.level, r.idx), r.hash);
-    return found;
-  }
-
-  /** Runs a Merkle computation over stored hashes, fetched in one round trip. */
-  async function withHashes<T>(compute: (read: HashReader) => T, known?: Map<string, Hash>): Promise<T> {
-    const wanted = hashesRead(compute);
-    const missing = known ? wanted.filter(([l, i]) => !known.has(key(l, i))) : wanted;
-    const fetched = await fetchHashes(missing);
-    return compute((level, index) => {
-      const h = known?.get(key(level, index)) ?? fetched.get(key(level, index));
-      if (!h) throw new Error(`audit tree is missing the hash at level ${level} index ${index}`);
-      return h;
-    });
-  }
+  const withHashes = merkleReads(db);
 
   /**
    * The right edge of the tree this process last appended to: the hashes its next append reads. Valid

@@ -58,6 +58,7 @@ function bindValue(v: unknown): unknown {
 
 function asPgError(err: unknown): Error {
   if (!(err instanceof Error)) return new Error(String(err));
+  if (err instanceof PgError) return err;
   const e = err as pg.DatabaseError;
   if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) {
     return new PgError(`${e.message} (SQLSTATE ${e.code})`, e.code, e.detail, e.constraint);
@@ -240,25 +241,20 @@ export class PgDb implements Db {
   }
 
   async exclusive<T>(key: number, fn: () => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
+    // The session lock on a connection of its own, outside the pool: `fn` uses the pool, which may be a
+    // single connection.
+    const holder = new pg.Client({ connectionString: this.url, application_name: `${this.applicationName}-migrate` });
+    holder.on('error', () => {}); // a lost holder fails its next query, handled below
     try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw asPgError(err);
-    }
-    let broken: Error | undefined;
-    try {
-      // Session-level and unbounded by lock_timeout: a starting instance waits for another's migrations.
-      await client.query(`SET lock_timeout = 0; SELECT pg_advisory_lock(${WRITE_LOCK[0]}, ${key})`);
-      try {
-        return await fn();
-      } finally {
-        await client.query(`SELECT pg_advisory_unlock(${WRITE_LOCK[0]}, ${key}); RESET lock_timeout`).catch((e: Error) => (broken = e));
-      }
+      await holder.connect();
+      // Unbounded by lock_timeout: a starting instance waits for another's migrations.
+      await holder.query(`SELECT pg_advisory_lock(${WRITE_LOCK[0]}, ${key})`);
+      return await fn();
     } catch (err) {
       throw asPgError(err);
     } finally {
-      client.release(broken);
+      // Ending the session releases its advisory lock.
+      await holder.end().catch(() => {});
     }
   }
 
