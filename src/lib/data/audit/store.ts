@@ -94,6 +94,29 @@ function merkleReads(db: Db) {
   };
 }
 
+type NewEvent = Omit<StoredEvent, 'seq' | 'entry'> & { actor_user_id: string | null };
+
+/**
+ * PostgreSQL: the append as one round trip (kb_audit_append, migration 015), which takes the write lock
+ * and does what the application's append does on SQLite. The entry is made with a placeholder seq and
+ * split around it: the top-level "seq" is the last `"seq":` in canonical JSON (keys sorted; after it only
+ * subject_id and subject_type, strings, where a quote is always escaped).
+ */
+function databaseAppender(db: Db) {
+  const appendStmt = db.prepare<unknown[], { seq: number; checkpointed: number }>('SELECT seq, checkpointed FROM kb_audit_append(?, ?, ?, ?, ?, ?, ?, ?)');
+  return async (e: NewEvent, makeEntry: (seq: number) => string): Promise<{ seq: number; checkpointed: number }> => {
+    const marker = `"seq":${Number.MAX_SAFE_INTEGER}`;
+    const full = makeEntry(Number.MAX_SAFE_INTEGER);
+    const at = full.lastIndexOf(marker);
+    if (at < 0) throw new Error('audit entry has no seq');
+    // The placeholder has 16 digits, at least as many as any real seq: the real entry is no longer.
+    if (Buffer.byteLength(full, 'utf8') > MAX_ENTRY_BYTES) throw new Error(`audit entry exceeds ${MAX_ENTRY_BYTES} bytes`);
+    const head = full.slice(0, at + '"seq":'.length);
+    const tail = full.slice(at + marker.length);
+    return (await appendStmt.get(e.kind, e.subject_type, e.subject_id, e.actor, e.created_at, e.actor_user_id, head, tail))!;
+  };
+}
+
 /** Prepared statements over one database. */
 export function auditStore(db: Db) {
   const sizeStmt = db.prepare<[], number>('SELECT COALESCE(MAX(seq), 0) FROM audit_events').pluck();
@@ -125,6 +148,8 @@ export function auditStore(db: Db) {
    */
   let edge: { size: number; lastLeaf: Hash; hashes: Map<string, Hash> } | null = null;
 
+  const appendInDatabase = databaseAppender(db);
+
   async function insertHashes(hashes: { level: number; index: number; hash: Hash }[]): Promise<void> {
     const values = hashes.map(() => '(?, ?, ?)').join(', ');
     await db.prepare(`INSERT INTO audit_tree (level, idx, hash) VALUES ${values}`).run(...hashes.flatMap((h) => [h.level, h.index, h.hash]));
@@ -139,8 +164,9 @@ export function auditStore(db: Db) {
      * the write lock there (held to the commit), so seqs are gapless and in commit order across every
      * process on the database. Returns the log's size and its newest checkpoint's size after the append.
      */
-    async append(e: Omit<StoredEvent, 'seq' | 'entry'> & { actor_user_id: string | null }, makeEntry: (seq: number) => string): Promise<{ seq: number; checkpointed: number }> {
+    async append(e: NewEvent, makeEntry: (seq: number) => string): Promise<{ seq: number; checkpointed: number }> {
       if (!db.inTransaction) throw new Error('appendAuditEvent must run inside the write transaction');
+      if (db.dialect === 'postgres') return appendInDatabase(e, makeEntry);
       await db.lockWrites();
       const head = (await headStmt.get())!;
       const seq = head.size + 1;
