@@ -152,8 +152,16 @@ export class PgDb implements Db {
     });
     const log = opts.log ?? ((m: string) => console.error(m));
     // An idle connection the server closed (a restart) is dropped from the pool; without this listener
-    // its error would end the process.
-    this.pool.on('error', (err) => log(`database: an idle connection failed (${err.message}); the pool makes a new one when needed`));
+    // its error would end the process. A restart drops every idle connection at once: said once a minute.
+    let quietUntil = 0;
+    let dropped = 0;
+    this.pool.on('error', (err) => {
+      dropped++;
+      if (Date.now() < quietUntil) return;
+      quietUntil = Date.now() + 60_000;
+      log(`database: ${dropped} idle connection(s) failed (${err.message}); the pool makes new ones when needed`);
+      dropped = 0;
+    });
   }
 
   get inTransaction(): boolean {
