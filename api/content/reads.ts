@@ -72,7 +72,7 @@ export function encode(path: string, r: Read): CachedRead {
 
 /**
  * Sends an encoded read; 304 when the client's If-None-Match has it. A Response built from bytes and a
- * plain header object takes @hono/node-server's fast path (see docs/decisions.md).
+ * plain header object takes @hono/node-server's fast path (see docs/decisions/0008-dynamic-read-fast-path.md).
  */
 export function send(c: Context, r: CachedRead): Response {
   // Compressed as its prerendered file is (the same variant bytes and ETag), kept with the cached read.

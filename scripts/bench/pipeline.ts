@@ -187,7 +187,7 @@ const peakOf = (rows: JobRow[]) => Math.max(...rows.map((r) => Math.max(r.rss_mb
  * the same seed and size) or generated. The previous run's state (~170k files at 10k videos) is moved aside to
  * `aside` now and deleted after the measurements, not before them: on ext4 without a journal (these machines'
  * disk) every new inode is picked past the ones deleted in the last ~35 s, each looked up in turn, so a build
- * right after a mass deletion made its files 10-20x slower (a full run at 10k: 71 s against 54 s; docs/decisions.md).
+ * right after a mass deletion made its files 10-20x slower (a full run at 10k: 71 s against 54 s; docs/decisions/0055-slow-fs-after-deletions.md).
  */
 function prepareCorpus(root: string, aside: string, contentDir: string, videos: number, corpus: string | undefined): void {
   if (fs.existsSync(root)) fs.renameSync(root, aside);

@@ -26,7 +26,7 @@ const QUERIES = [
 const ROUNDS = 10;
 /**
  * The index before issue 18 (no citations, no translation lexicon, no language centres), measured with
- * this bench's corpus on the same machine, alternating with runs of the code after it (docs/decisions.md):
+ * this bench's corpus on the same machine, alternating with runs of the code after it (docs/decisions/0047-search-questions-offline.md):
  * what the build table shows beside today's figures.
  */
 const BEFORE_ISSUE_18: Record<number, { build_s: number; index_mb: number; hybrid_p99_ms: number }> = {

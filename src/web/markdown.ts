@@ -8,7 +8,7 @@
 //
 // Why markdown-it rather than remark → rehype → rehype-sanitize: the same pages cost a tenth of the time
 // (a 10k-video site renders ~12k Markdown documents per build: 15 s of CPU with remark, ~1 s here; see
-// docs/decisions.md). Unlike GitHub, a bare "www.example.com" is not linked (with a scheme it is): the
+// docs/decisions/0049-markdown-it.md). Unlike GitHub, a bare "www.example.com" is not linked (with a scheme it is): the
 // linkifier would otherwise take any "name.tld" for a link ("index.ts" among them).
 import markdownIt, { type MarkdownIt, type Token } from 'markdown-it';
 import footnote from 'markdown-it-footnote';

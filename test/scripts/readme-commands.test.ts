@@ -1,4 +1,4 @@
-// Every npm command README.md shows exists and answers through its documented entry point: `npm run X`
+// Every npm command README.md and docs/ show exists and answers through its documented entry point: `npm run X`
 // (or `npm start`) with --help prints its usage and exits 0, and the pipeline's status runs for real. A
 // script dropped from package.json, or an entry point that no longer starts, fails here (the pipeline's
 // script once vanished while the tests called `node pipeline/index.ts` directly and stayed green).
@@ -9,7 +9,11 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixtureContent } from '../helpers/content.ts';
 
-const readme = fs.readFileSync(path.resolve('README.md'), 'utf8');
+/** README.md and every page under docs/: the commands move between them as the docs are arranged. */
+function documents(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? documents(path.join(dir, e.name)) : e.name.endsWith('.md') ? [path.join(dir, e.name)] : []));
+}
+const readme = ['README.md', ...documents('docs')].map((f) => fs.readFileSync(path.resolve(f), 'utf8')).join('\n');
 const scripts = (JSON.parse(fs.readFileSync(path.resolve('package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
 
 /** Each documented invocation: the script and what follows `--` (placeholders such as <job> kept). */
@@ -33,8 +37,8 @@ function npm(args: string[]): { status: number | null; out: string } {
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
-describe('the commands README.md shows', () => {
-  it('are found in the README (the quick start and the Commands table at least)', () => {
+describe('the commands README.md and docs/ show', () => {
+  it('are found in the docs (the quick start and the Commands table at least)', () => {
     expect(documented).toEqual(expect.arrayContaining(['start', 'test', 'build', 'serve', 'bench', 'pipeline', 'audit:verify', 'lock:platforms']));
   });
 

@@ -126,7 +126,7 @@ function inLanguage(doc: SearchDocument, lang: TextLang): boolean {
 
 /**
  * How hybrid search weighs its evidence. Chosen on the "tune" half of test/search/questions.json and
- * checked on its held-out half and on test/search/queries.json (docs/decisions.md has the measurements).
+ * checked on its held-out half and on test/search/queries.json (docs/decisions/0047-search-questions-offline.md has the measurements).
  */
 export interface HybridTuning {
   /** Weights of the keyword and vector rankings in the fusion: Σ weight / (rrfK + rank). */

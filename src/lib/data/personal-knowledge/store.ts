@@ -97,7 +97,7 @@ export function createPkStore(db: Db, audit: AuditLog, cipher: TokenCipher) {
   const setSynced = db.prepare(`UPDATE pk_connections SET last_sync_at = ?, status = 'ok', last_error = NULL, last_error_kind = NULL, last_error_at = NULL WHERE user_id = ?`);
   const setError = db.prepare('UPDATE pk_connections SET status = ?, last_error = ?, last_error_kind = ?, last_error_at = ? WHERE user_id = ?');
 
-  // Sync bookkeeping: operational state, not an act of the person, so no audit event (docs/decisions.md).
+  // Sync bookkeeping: operational state, not an act of the person, so no audit event (docs/decisions/0016-personal-knowledge-tokens.md).
   /** Returns the time it recorded as the last sync. */
   async function markSynced(userId: string): Promise<string> {
     const t = now();
