@@ -1,9 +1,7 @@
 // @ts-check
 // Related items under a video, essay, digest, concept or persona, from /api/<kind>/<id>/related. When the
 // call fails the section keeps its fallback link (a search for the item's title).
-import { api, el, formatDate } from './api.js';
-
-const KIND = /** @type {Record<string, string>} */ ({ video: 'Video', knowledge: 'Knowledge', essay: 'Essay', digest: 'Digest', persona: 'Persona', post: 'Post' });
+import { api, el, formatDate, msg } from './api.js';
 
 for (const section of document.querySelectorAll('section.related[data-related]')) void load(/** @type {HTMLElement} */ (section));
 
@@ -15,7 +13,7 @@ async function load(section) {
   const list = el('ul', { class: 'hits' });
   for (const h of hits) {
     list.append(
-      el('li', {}, el('span', { class: 'kind' }, KIND[h.type] ?? h.type), el('a', { href: h.url }, h.title), h.date ? el('span', { class: 'meta' }, ' ', formatDate(h.date)) : null),
+      el('li', {}, el('span', { class: 'kind' }, msg(`kind.${h.type}`)), el('a', { href: h.url, lang: h.lang }, h.title), h.date ? el('span', { class: 'meta' }, ' ', formatDate(h.date)) : null),
     );
   }
   section.querySelector('.related-fallback')?.replaceWith(list);

@@ -13,6 +13,7 @@ import { getPersona, listPersonas } from '../read/personas.ts';
 import { listTags, taggedItems } from '../read/tags.ts';
 import { getVideo, listVideos } from '../read/videos.ts';
 import { truncate } from '../../web/format.ts';
+import { t } from '../../web/i18n.ts';
 import { essayPath } from '../../web/paths.ts';
 import { CHANNEL_PAGE_SIZE, pageUrl, TAG_PAGE_VIDEOS } from '../../web/paging.ts';
 import { videoThumbnailPath } from '../read/thumbnails.ts';
@@ -55,7 +56,7 @@ export function videoModel(snap: Snapshot, id: string) {
     v,
     meta: {
       title: v.title,
-      description: truncate(v.summary || `A video from ${v.channel.name}.`, 200),
+      description: truncate(v.summary || t(v.language, 'item.videoFrom', { channel: v.channel.name }), 200),
       path: v.url,
       lang: v.language,
       jsonTwin: v.api_url,
@@ -84,7 +85,7 @@ export function channelModel(snap: Snapshot, channelId: string, page: number) {
     pages,
     base,
     meta: {
-      title: page > 1 ? `${c.name} (page ${page})` : c.name,
+      title: page > 1 ? t(c.language, 'paging.titled', { title: c.name, n: page }) : c.name,
       description: truncate(c.description, 200),
       path: pageUrl(base, page),
       lang: c.language,
