@@ -162,6 +162,15 @@ describeInBrowser('Slovenian pages', () => {
     expect(translated).toBeGreaterThan(0);
   });
 
+  it('marks the English titles on a Slovenian page as English (the digests and concepts citing a video)', async () => {
+    await page.goto(`${srv.url}/videos/1dHxMwar5rP`);
+    const langs = await page
+      .locator('main article a[href^="/digests/"], main article a[href^="/knowledge/"]')
+      .evaluateAll((as) => as.map((a) => a.closest('[lang]')?.getAttribute('lang')));
+    expect(langs.length).toBeGreaterThan(0);
+    expect(new Set(langs)).toEqual(new Set(['en']));
+  });
+
   it('shows a signed-in member, with a comment on the page, Slovenian chrome only', async () => {
     const url = '/videos/1dHxMwar5rP';
     await page.goto(`${srv.url}/api/auth/idp/login?next=${encodeURIComponent(url)}`);
