@@ -1,18 +1,18 @@
 // The user-interface strings of every public page in the page's language: one catalogue per language
 // (src/web/i18n/en.ts, sl.ts), read here on the server and, for the strings the page's scripts show,
-// carried into the page as JSON (clientMessages) and read by msg() in public/assets/api.js.
+// carried into the page as JSON (clientMessagesJson) and read by msg() in public/assets/api.js.
 import type { Lang } from '../lib/content/schema.ts';
 import { html, raw, type SafeHtml } from './html.ts';
 import { en } from './i18n/en.ts';
 import { sl } from './i18n/sl.ts';
 import type { Message, Plural } from './i18n/types.ts';
 
-export const CATALOGUES: Record<Lang, Record<MessageKey, Message>> = { en, sl };
+const CATALOGUES: Record<Lang, Record<MessageKey, Message>> = { en, sl };
 
-export type MessageKey = keyof typeof en;
+type MessageKey = keyof typeof en;
 /** Keys of plain strings (t, tHtml) and of counted phrases (tn). */
-export type TextKey = { [K in MessageKey]: (typeof en)[K] extends string ? K : never }[MessageKey];
-export type PluralKey = Exclude<MessageKey, TextKey>;
+type TextKey = { [K in MessageKey]: (typeof en)[K] extends string ? K : never }[MessageKey];
+type PluralKey = Exclude<MessageKey, TextKey>;
 
 type Vars = Record<string, string | number>;
 
