@@ -4,14 +4,15 @@
 // react, to edit or delete their own comments and, for moderators, to hide a comment, show it again or
 // delete it. The API decides what is allowed (the same rules and CSRF check as for any client); the
 // buttons only appear where it would say yes. Everything people wrote is set as text, never as HTML.
-import { api, el, errorMessage, formatDate, whoAmI } from './api.js';
+import { api, el, errorMessage, formatDate, msg, msgWithLink, whoAmI } from './api.js';
 
+// Their names are the catalogue's reaction.* strings.
 const REACTIONS = /** @type {const} */ ([
-  ['like', '👍', 'Like'],
-  ['insightful', '💡', 'Insightful'],
-  ['agree', '✔', 'Agree'],
-  ['disagree', '✘', 'Disagree'],
-  ['question', '❓', 'Question'],
+  ['like', '👍'],
+  ['insightful', '💡'],
+  ['agree', '✔'],
+  ['disagree', '✘'],
+  ['question', '❓'],
 ]);
 
 /**
@@ -34,7 +35,7 @@ async function start(section) {
   const query = new URLSearchParams({ entity_type: entityType, entity_id: entityId, limit: '200', ...(moderator ? { include_hidden: 'true' } : {}) });
   const page = await api(`/api/comments?${query}`);
   if (!page.ok) {
-    list.replaceChildren(el('p', {}, 'The comments could not be loaded.'));
+    list.replaceChildren(el('p', {}, msg('comments.loadFailed')));
     return;
   }
   /** @type {Comment[]} */
@@ -42,7 +43,7 @@ async function start(section) {
   const thread = el('ol', { class: 'thread list' });
   /** @type {Map<string, HTMLElement>} */
   const replyLists = new Map();
-  const empty = el('p', { class: 'muted' }, 'No comments yet.');
+  const empty = el('p', { class: 'muted' }, msg('comments.empty'));
 
   /** @param {string} text */
   const say = (text) => {
@@ -51,15 +52,15 @@ async function start(section) {
 
   /** @param {Comment} c */
   function headerOf(c) {
-    const who = c.author ? el('span', {}, el('strong', {}, c.author.display_name), ` @${c.author.handle}`) : el('span', {}, 'Deleted');
+    const who = c.author ? el('span', {}, el('strong', {}, c.author.display_name), ` @${c.author.handle}`) : el('span', {}, msg('comments.deletedAuthor'));
     return el(
       'header',
       {},
       who,
       ' · ',
       el('time', { datetime: c.created_at }, formatDate(c.created_at)),
-      c.edited && !c.deleted ? ' · edited' : '',
-      c.hidden && !c.deleted ? el('span', { class: 'flag' }, ' · hidden from readers') : '',
+      c.edited && !c.deleted ? ` · ${msg('comments.edited')}` : '',
+      c.hidden && !c.deleted ? el('span', { class: 'flag' }, ` · ${msg('comments.hiddenFlag')}`) : '',
     );
   }
 
@@ -71,10 +72,10 @@ async function start(section) {
   function tools(c, node) {
     const own = !!user && c.author?.id === user.id;
     if (!user || c.deleted || (!own && !moderator)) return null;
-    const bar = el('div', { class: 'comment-tools', role: 'group', 'aria-label': 'Comment actions' });
+    const bar = el('div', { class: 'comment-tools', role: 'group', 'aria-label': msg('comments.actions') });
     const id = encodeURIComponent(c.comment_id);
     if (own) {
-      const edit = el('button', { type: 'button', class: 'link', 'aria-expanded': 'false' }, 'Edit');
+      const edit = el('button', { type: 'button', class: 'link', 'aria-expanded': 'false' }, msg('comments.edit'));
       edit.addEventListener('click', () => {
         const open = node.querySelector(':scope > form.edit-form');
         if (open) {
@@ -89,9 +90,9 @@ async function start(section) {
         const form = el(
           'form',
           { class: 'comment-form edit-form' },
-          el('label', { for: fieldId }, 'Edit your comment'),
+          el('label', { for: fieldId }, msg('comments.editLabel')),
           text,
-          el('div', { class: 'actions' }, el('button', { type: 'submit', class: 'primary' }, 'Save'), el('button', { type: 'button', 'data-cancel': '' }, 'Cancel')),
+          el('div', { class: 'actions' }, el('button', { type: 'submit', class: 'primary' }, msg('comments.save')), el('button', { type: 'button', 'data-cancel': '' }, msg('comments.cancel'))),
         );
         form.querySelector('[data-cancel]')?.addEventListener('click', () => {
           form.remove();
@@ -105,7 +106,7 @@ async function start(section) {
           const r = await api(`/api/comments/${id}`, { method: 'PATCH', json: { body } });
           if (!r.ok) return say(errorMessage(r));
           refresh(node, { ...c, ...r.body });
-          say('Your comment is updated.');
+          say(msg('comments.updated'));
         });
         bar.after(form);
         text.focus();
@@ -113,26 +114,26 @@ async function start(section) {
       bar.append(edit);
     }
     if (moderator) {
-      const hide = el('button', { type: 'button', class: 'link' }, c.hidden ? 'Show again' : 'Hide');
+      const hide = el('button', { type: 'button', class: 'link' }, msg(c.hidden ? 'comments.show' : 'comments.hide'));
       hide.addEventListener('click', async () => {
         hide.disabled = true;
         const r = await api(`/api/comments/${id}/${c.hidden ? 'unhide' : 'hide'}`, { method: 'POST' });
         hide.disabled = false;
         if (!r.ok) return say(errorMessage(r));
         refresh(node, { ...c, ...r.body });
-        say(r.body.hidden ? 'The comment is hidden from readers.' : 'The comment is shown again.');
+        say(msg(r.body.hidden ? 'comments.hidden' : 'comments.shown'));
       });
       bar.append(hide);
     }
-    const remove = el('button', { type: 'button', class: 'link danger' }, 'Delete');
+    const remove = el('button', { type: 'button', class: 'link danger' }, msg('comments.delete'));
     remove.addEventListener('click', async () => {
-      if (!confirm(own ? 'Delete your comment? This cannot be undone.' : 'Delete this comment? This cannot be undone.')) return;
+      if (!confirm(msg(own ? 'comments.confirmDeleteOwn' : 'comments.confirmDelete'))) return;
       remove.disabled = true;
       const r = await api(`/api/comments/${id}`, { method: 'DELETE' });
       remove.disabled = false;
       if (!r.ok) return say(errorMessage(r));
       refresh(node, { ...c, deleted: true, body: '' });
-      say('The comment is deleted.');
+      say(msg('comments.deleted'));
     });
     bar.append(remove);
     return bar;
@@ -158,13 +159,13 @@ async function start(section) {
       'li',
       { class: c.hidden && !c.deleted ? 'comment is-hidden' : 'comment', id: `comment-${c.comment_id}` },
       headerOf(c),
-      el('p', { class: 'body' }, c.deleted ? 'This comment was deleted.' : c.body),
+      el('p', { class: 'body' }, c.deleted ? msg('comments.deletedBody') : c.body),
     );
     if (!c.deleted) node.append(reactions(c));
     const bar = tools(c, node);
     if (bar) node.append(bar);
     if (user && !c.deleted && !c.parent_id) {
-      const reply = el('button', { type: 'button', class: 'link', 'aria-expanded': 'false' }, 'Reply');
+      const reply = el('button', { type: 'button', class: 'link', 'aria-expanded': 'false' }, msg('comments.reply'));
       reply.addEventListener('click', () => {
         const open = node.querySelector(':scope > form');
         if (open) {
@@ -173,7 +174,7 @@ async function start(section) {
           return;
         }
         reply.setAttribute('aria-expanded', 'true');
-        const form = composer(`Reply to ${c.author?.display_name ?? 'this comment'}`, 'Post reply', c.comment_id);
+        const form = composer(c.author ? msg('comments.replyTo', { name: c.author.display_name }) : msg('comments.replyToThis'), msg('comments.postReply'), c.comment_id);
         reply.after(form);
         form.querySelector('textarea')?.focus();
       });
@@ -187,8 +188,9 @@ async function start(section) {
 
   /** @param {Comment} c */
   function reactions(c) {
-    const group = el('div', { class: 'reactions', role: 'group', 'aria-label': 'Reactions' });
-    for (const [kind, icon, label] of REACTIONS) {
+    const group = el('div', { class: 'reactions', role: 'group', 'aria-label': msg('comments.reactions') });
+    for (const [kind, icon] of REACTIONS) {
+      const label = msg(`reaction.${kind}`);
       const count = el('span', { class: 'count' }, String(c.reactions[kind] ?? 0));
       if (!user) {
         group.append(el('span', { class: 'muted' }, el('span', { 'aria-hidden': 'true' }, icon), ` ${label} `, count));
@@ -244,7 +246,7 @@ async function start(section) {
         thread.append(node);
         text.value = '';
       }
-      say(parentId ? 'Your reply is posted.' : 'Your comment is posted.');
+      say(msg(parentId ? 'comments.replyPosted' : 'comments.posted'));
     });
     return form;
   }
@@ -257,7 +259,7 @@ async function start(section) {
   list.replaceChildren(thread);
   if (!comments.length) list.prepend(empty);
   const after = user
-    ? composer('Add a comment', 'Post comment', null)
-    : el('p', {}, el('a', { href: `/api/auth/idp/login?next=${encodeURIComponent(`${location.pathname}#comments`)}` }, 'Sign in'), ' to comment and react.');
+    ? composer(msg('comments.add'), msg('comments.post'), null)
+    : el('p', {}, ...msgWithLink('comments.signIn', el('a', { href: `/api/auth/idp/login?next=${encodeURIComponent(`${location.pathname}#comments`)}` }, msg('comments.signInLink'))));
   list.after(after);
 }

@@ -3,7 +3,7 @@
 // signed in (a browser session), this swaps that link for what the server's own pages show: notifications
 // with the unread count, moderation for moderators, the person's name, and a sign-out button (a form post
 // to /signout, which the CSRF rule accepts like any form on this site). Nothing changes for anyone else.
-import { api, el, whoAmI } from './api.js';
+import { api, el, msg, whoAmI } from './api.js';
 
 const who = document.querySelector('header.site .who');
 if (who) void fill(/** @type {HTMLElement} */ (who));
@@ -20,14 +20,14 @@ async function fill(who) {
   const notifications = el(
     'a',
     { href: '/notifications', 'aria-current': current('/notifications') },
-    'Notifications',
+    msg('who.notifications'),
     count > 0 ? ' ' : null,
-    count > 0 ? el('span', { class: 'badge' }, String(count), el('span', { class: 'visually-hidden' }, ' unread')) : null,
+    count > 0 ? el('span', { class: 'badge' }, String(count), el('span', { class: 'visually-hidden' }, ` ${msg('who.unread', { n: count })}`)) : null,
   );
-  const signOut = el('form', { method: 'post', action: '/signout' }, el('button', { type: 'submit', class: 'link' }, 'Sign out'));
+  const signOut = el('form', { method: 'post', action: '/signout' }, el('button', { type: 'submit', class: 'link' }, msg('who.signOut')));
   who.replaceChildren(
     notifications,
-    me.role !== 'user' ? el('a', { href: '/moderation' }, 'Moderation') : '',
+    me.role !== 'user' ? el('a', { href: '/moderation' }, msg('who.moderation')) : '',
     el('a', { href: '/account', 'aria-current': current('/account'), title: `@${me.handle}` }, me.display_name || `@${me.handle}`),
     signOut,
   );

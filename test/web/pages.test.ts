@@ -76,8 +76,9 @@ describe('prerendered pages', () => {
     const assets = [...html.matchAll(/<(?:link rel="stylesheet"|script type="module") (?:href|src)="([^"]+)"/g)].map((m) => m[1]);
     const bytes = Buffer.byteLength(html) + assets.reduce((n, a) => n + fs.statSync(path.join(clientDir, a)).size, 0);
     expect(bytes).toBeLessThan(100 * 1024);
-    // The home page's one script is the small one that names a signed-in reader in the header.
-    expect([...html.matchAll(/<script[^>]*>/g)].map((m) => m[0])).toEqual(['<script type="module" src="/assets/who.js">']);
+    // The home page's one script is the small one that names a signed-in reader in the header (with the
+    // few strings it shows, as data).
+    expect([...html.matchAll(/<script[^>]*>/g)].map((m) => m[0])).toEqual(['<script type="module" src="/assets/who.js">', '<script type="application/json" id="ui-messages">']);
     expect(html).toMatch(/<a href="\/videos\/[^"]+">/); // the digest's Sources links
   });
 
@@ -89,7 +90,7 @@ describe('prerendered pages', () => {
       expect(html).toMatch(/^<!DOCTYPE html><html lang="sl">/i);
       expect(html).toContain(`<link rel="alternate" type="application/json" href="/api/essays/${e.slug}?lang=sl">`);
       expect(html).toContain(`<link rel="alternate" hreflang="en" href="http://kb.test/essays/${e.slug}">`);
-      expect(html).toContain('<header class="site" lang="en">');
+      expect(html).toContain('<header class="site">'); // in the page's language, as the rest of the chrome
       expect(read(`essays/${e.slug}/index.html`)).toMatch(/<a href="\/essays\/[^"]+\/sl" lang="sl" hreflang="sl">Slovenščina<\/a>/);
     }
   });
