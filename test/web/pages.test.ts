@@ -184,6 +184,20 @@ describe("the server's pages", () => {
     expect(await bad.text()).toMatch(/role="alert">[^<]*handle/);
   });
 
+  it('answer a failed sign-in with a page for browsers and the documented JSON for API clients', async () => {
+    const page = await srv.get('/api/auth/idp/callback?state=unknown&code=x', { headers: HTML });
+    expect(page.status).toBe(400);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    expect(html).toContain('<h1>Sign-in did not complete</h1>');
+    expect(html).toContain('<p role="alert">This sign-in has expired or was already used; start again.</p>');
+    expect(html).toContain('href="/api/auth/idp/login?next=%2F"');
+    expect(html).not.toContain('"detail"');
+    const api = await srv.get('/api/auth/idp/callback?state=unknown&code=x', { headers: { Accept: 'application/json' } });
+    expect(api.status).toBe(400);
+    expect((await api.json()).detail).toBe('Sign-in failed: this sign-in has expired or was already used; start again');
+  });
+
   it('keep the moderation queue for moderators', async () => {
     const user = sessionFor(srv, 'someone@example.org');
     const refused = await srv.get('/moderation', { headers: user.headers });
