@@ -113,6 +113,7 @@ export function registerAccountPages(app: OpenAPIHono, deps: WebDeps, callApi: C
     }${flash('error', extra.error)}${problemSummary('Your profile was not saved.', extra.profile?.problem, PROFILE_FIELDS)}${problemSummary('The key was not created.', extra.key?.problem, KEY_FIELDS)}`;
     const body = html`<h1>Your account</h1>
 ${notices}
+${postsSection()}
 ${profileSection(me.body as Profile, extra.profile)}
 ${sessionsSection(sessions.ok ? (sessions.body as Session[]) : [], deps.config.sessionIdleHours)}
 ${keysSection(keys.ok ? (keys.body as ApiKey[]) : [], extra.newKey, extra.key)}
@@ -196,6 +197,15 @@ ${personalKnowledgeSection(pk.status, pk.body)}`;
     if (r.ok) return seeOther('/account?done=pk-disconnected#personal-knowledge');
     return render(c, { error: problem(r), status: 400 });
   });
+}
+
+/** Where a person finds their posts: writing one, the drafts, what is submitted and published. */
+function postsSection(): SafeHtml {
+  return html`<section id="posts" aria-labelledby="posts-title">
+<h2 id="posts-title">Your posts</h2>
+<p>Write a post with an essay, edit your drafts and submit them for publication.</p>
+<p><a class="button primary" href="/posts/me">Your posts</a> <a class="button" href="/posts/me#new-post">Write a new post</a></p>
+</section>`;
 }
 
 function profileSection(me: Profile, refused?: { typed: ProfileValues; problem: FormProblem }): SafeHtml {

@@ -115,6 +115,7 @@ export function headerHtml(site: SiteChrome, meta: Pick<PageMeta, 'lang' | 'path
   const user = site.user;
   const who = user
     ? html`<a href="/notifications"${current('notifications')}>Notifications${site.unread ? html` <span class="badge">${site.unread}<span class="visually-hidden"> unread</span></span>` : ''}</a>
+<a href="/posts/me"${meta.path === '/posts/me' ? raw(' aria-current="page"') : ''}>Your posts</a>
 ${user.role !== 'user' ? html`<a href="/moderation">Moderation</a>\n` : ''}<a href="/account"${current('account')} title="@${user.handle}">${user.display_name || `@${user.handle}`}</a>
 <form method="post" action="/signout"><button type="submit" class="link">Sign out</button></form>`
     : html`<a href="/account"${current('account')}>Account</a>`;
@@ -134,7 +135,7 @@ export function footerHtml(site: SiteChrome, meta: Pick<PageMeta, 'jsonTwin' | '
   return html`<footer class="site"${chromeLang}>
 <div class="wrap">
 <p>${site.siteName}: a curated knowledge base on AI transformation, in English and Slovenian.</p>
-<p class="links"><a href="/api">API for agents</a> · <a href="/llms.txt">llms.txt</a> · <a href="/openapi.json">OpenAPI</a> · <a href="/api/graph">Knowledge graph</a> · <a href="/proposals">Proposals</a>${meta.jsonTwin ? html` · <a href="${meta.jsonTwin}">This page as JSON</a>` : ''}</p>
+<p class="links"><a href="/api">API for agents</a> · <a href="/llms.txt">llms.txt</a> · <a href="/openapi.json">OpenAPI</a> · <a href="/api/graph">Knowledge graph</a> · <a href="/proposals">Proposals</a> · <a href="/posts/me">Write a post</a>${meta.jsonTwin ? html` · <a href="${meta.jsonTwin}">This page as JSON</a>` : ''}</p>
 </div>
 </footer>`;
 }
