@@ -71,7 +71,7 @@ export function registerPostPages(app: OpenAPIHono, deps: WebDeps, callApi: Call
 /** A page of the post pages (an account page unless `section` says otherwise). */
 const postPage =
   (deps: WebDeps) =>
-  (c: Context, title: string, path: string, body: SafeHtml, status?: 200 | 400 | 404 | 409 | 422, section: 'account' | undefined = 'account') =>
+  (c: Context, title: string, path: string, body: SafeHtml, status?: 200 | 400 | 401 | 404 | 409 | 422, section: 'account' | undefined = 'account') =>
     pageResponse(c, deps.config, { title, description: 'Write, edit and submit your posts and their essays.', path, utility: true, scripts: section ? ['/assets/editor.js'] : [] }, body, { status, section });
 
 /** A post and its essay, or the API's answer when either is refused. */
@@ -161,10 +161,26 @@ function registerEditorPages(app: OpenAPIHono, deps: WebDeps, callApi: CallApi):
 
   app.get('/posts/me/:id', (c) => (sessionUser(c) ? editor(c, c.req.param('id')) : signInRedirect(c)));
 
+  /**
+   * An essay sent after the session ended: a redirect to the sign-in would drop the text, so the page
+   * keeps it in the same form, to send again once the person has signed in in another tab.
+   */
+  function signedOutEssay(c: Context, id: string, f: Record<string, unknown>, action: 'essay' | 'submit') {
+    const body = html`<h1>Sign in to save your essay</h1>
+<p class="error-summary" role="alert">You are signed out, so the essay was not saved. Your text is below: <a href="/api/auth/idp/login?next=${encodeURIComponent(`/posts/me/${id}`)}" target="_blank" rel="noopener">sign in in a new tab</a>, then come back to this page and send it again.</p>
+<form method="post" action="/posts/me/${id}/${action}" data-guard="unsaved">
+<input type="hidden" name="etag" value="${formText(f.etag)}">
+<label for="essay">Your essay</label>
+<textarea id="essay" name="body" class="editor" maxlength="100000">${formText(f.body)}</textarea>
+<div class="actions"><button type="submit" class="primary">${action === 'submit' ? 'Save and submit' : 'Save essay'}</button></div>
+</form>`;
+    return page(c, 'Sign in to save your essay', `/posts/me/${id}`, body, 401);
+  }
+
   app.post('/posts/me/:id/essay', async (c) => {
-    if (!sessionUser(c)) return signInRedirect(c);
     const id = c.req.param('id');
     const f = await c.req.parseBody();
+    if (!sessionUser(c)) return typeof f.body === 'string' ? signedOutEssay(c, id, f, 'essay') : signInRedirect(c);
     return (await saveEssay(c, id, formText(f.body), formText(f.etag))) ?? seeOther(`/posts/me/${encodeURIComponent(id)}?done=saved`);
   });
 
@@ -179,9 +195,9 @@ function registerEditorPages(app: OpenAPIHono, deps: WebDeps, callApi: CallApi):
   // The Submit button belongs to the essay form: what is in the editor is saved first (with its ETag),
   // so submitting never throws typed text away; a conflict or a refusal stops before the submission.
   app.post('/posts/me/:id/submit', async (c) => {
-    if (!sessionUser(c)) return signInRedirect(c);
     const id = c.req.param('id');
     const f = await c.req.parseBody();
+    if (!sessionUser(c)) return typeof f.body === 'string' ? signedOutEssay(c, id, f, 'submit') : signInRedirect(c);
     if (typeof f.body === 'string') {
       const refused = await saveEssay(c, id, formText(f.body), formText(f.etag));
       if (refused) return refused;

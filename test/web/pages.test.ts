@@ -246,6 +246,18 @@ describe("the server's pages", () => {
     expect(html).toContain('Someone saved a newer version while you were editing');
     expect(html).toContain(`>${text}</textarea>`);
     expect((await (await srv.get(`/api/posts/${other.post_id}`, { headers: s.headers })).json()).status).toBe('draft');
+
+    // Sent after the session ended: the text comes back in the same form, not lost in a sign-in redirect.
+    const ended = { Cookie: 'kb_session=ended', Origin: srv.url, 'Content-Type': 'application/x-www-form-urlencoded' };
+    for (const action of ['essay', 'submit']) {
+      const signedOut = await srv.get(`/posts/me/${other.post_id}/${action}`, { method: 'POST', headers: ended, body: new URLSearchParams({ body: text, etag: stale }).toString(), redirect: 'manual' });
+      expect(signedOut.status, action).toBe(401);
+      const page = await signedOut.text();
+      expect(page).toContain(`<form method="post" action="/posts/me/${other.post_id}/${action}" data-guard="unsaved">`);
+      expect(page).toContain(`>${text}</textarea>`);
+      expect(page).toContain(`<input type="hidden" name="etag" value="${stale.replaceAll('"', '&quot;')}">`);
+      expect(page).toContain('target="_blank" rel="noopener">sign in in a new tab</a>');
+    }
   });
 
   it('answer a failed sign-in with a page for browsers and the documented JSON for API clients', async () => {
