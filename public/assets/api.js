@@ -2,6 +2,7 @@
 // Small helpers for the site's scripts: JSON calls to the API with the session cookie, error text from
 // the API's {"detail"} bodies, and a DOM builder that only ever sets text (never HTML), so what people
 // wrote cannot become markup.
+import { sentenceOf } from './sentences.js';
 
 /**
  * @typedef {{ ok: boolean, status: number, body: any }} ApiResult
@@ -43,16 +44,12 @@ export async function api(path, init = {}) {
 }
 
 /**
- * What went wrong, in words, from an API answer.
+ * What went wrong, in words, from an API answer (public/assets/sentences.js): never JSON or a pattern.
  * @param {ApiResult} r
+ * @param {Record<string, import('./sentences.js').FieldWords>} [words] how the form names its fields
  */
-export function errorMessage(r) {
-  const d = r.body && r.body.detail;
-  if (typeof d === 'string') return d;
-  if (Array.isArray(d) && d.length > 0) return d.map((e) => e.msg).join('; ');
-  if (r.status === 401) return 'Please sign in first.';
-  if (r.status === 429) return 'Too many requests; wait a moment and try again.';
-  return `Something went wrong (HTTP ${r.status}).`;
+export function errorMessage(r, words) {
+  return sentenceOf(r.status, r.body, words);
 }
 
 /**

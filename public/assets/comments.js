@@ -6,6 +6,12 @@
 // buttons only appear where it would say yes. Everything people wrote is set as text, never as HTML.
 import { api, el, errorMessage, formatDate, msg, msgWithLink, whoAmI } from './api.js';
 
+/**
+ * How sentences name a comment's text (public/assets/sentences.js). English, as the sentences around it
+ * are: sentences.js words the API's refusals in English on every page.
+ */
+const WORDS = { body: { name: 'your comment' } };
+
 // Their names are the catalogue's reaction.* strings.
 const REACTIONS = /** @type {const} */ ([
   ['like', '👍'],
@@ -49,6 +55,24 @@ async function start(section) {
   const say = (text) => {
     status.textContent = text;
   };
+
+  /**
+   * A refused comment: the sentence under its text box (which keeps the text) and in the status line;
+   * null clears it.
+   * @param {HTMLTextAreaElement} text
+   * @param {string | null} problem
+   */
+  function fieldProblem(text, problem) {
+    const id = `${text.id}-error`;
+    document.getElementById(id)?.remove();
+    text.removeAttribute('aria-invalid');
+    text.removeAttribute('aria-describedby');
+    if (!problem) return;
+    text.after(el('p', { class: 'field-error', id }, problem));
+    text.setAttribute('aria-invalid', 'true');
+    text.setAttribute('aria-describedby', id);
+    say(problem);
+  }
 
   /** @param {Comment} c */
   function headerOf(c) {
@@ -104,7 +128,7 @@ async function start(section) {
           const body = text.value.trim();
           if (!body) return;
           const r = await api(`/api/comments/${id}`, { method: 'PATCH', json: { body } });
-          if (!r.ok) return say(errorMessage(r));
+          if (!r.ok) return fieldProblem(text, errorMessage(r, WORDS));
           refresh(node, { ...c, ...r.body });
           say(msg('comments.updated'));
         });
@@ -236,7 +260,8 @@ async function start(section) {
       button.disabled = true;
       const r = await api('/api/comments', { method: 'POST', json: { entity_type: entityType, entity_id: entityId, body, ...(parentId ? { parent_id: parentId } : {}) } });
       button.disabled = false;
-      if (!r.ok) return say(errorMessage(r));
+      if (!r.ok) return fieldProblem(text, errorMessage(r, WORDS));
+      fieldProblem(text, null);
       const node = commentNode(r.body);
       empty.remove();
       if (parentId) {

@@ -117,6 +117,7 @@ export function headerHtml(site: SiteChrome, meta: Pick<PageMeta, 'lang' | 'path
   const user = site.user;
   const who = user
     ? html`<a href="/notifications"${current('notifications')}>${t(lang, 'who.notifications')}${site.unread ? html` <span class="badge">${site.unread}<span class="visually-hidden"> ${tn(lang, 'who.unread', site.unread)}</span></span>` : ''}</a>
+<a href="/posts/me"${meta.path === '/posts/me' ? raw(' aria-current="page"') : ''}>${t(lang, 'who.posts')}</a>
 ${user.role !== 'user' ? html`<a href="/moderation">${t(lang, 'who.moderation')}</a>\n` : ''}<a href="/account"${current('account')} title="@${user.handle}">${user.display_name || `@${user.handle}`}</a>
 <form method="post" action="/signout"><button type="submit" class="link">${t(lang, 'who.signOut')}</button></form>`
     : html`<a href="/account"${current('account')}>${t(lang, 'who.account')}</a>`;
@@ -136,7 +137,7 @@ export function footerHtml(site: SiteChrome, meta: Pick<PageMeta, 'jsonTwin' | '
   return html`<footer class="site">
 <div class="wrap">
 <p>${t(lang, 'chrome.about', { site: site.siteName })}</p>
-<p class="links"><a href="/api">${t(lang, 'chrome.apiForAgents')}</a> · <a href="/llms.txt">llms.txt</a> · <a href="/openapi.json">OpenAPI</a> · <a href="/api/graph">${t(lang, 'chrome.graph')}</a> · <a href="/proposals">${t(lang, 'chrome.proposals')}</a>${meta.jsonTwin ? html` · <a href="${meta.jsonTwin}">${t(lang, 'chrome.pageAsJson')}</a>` : ''}</p>
+<p class="links"><a href="/api">${t(lang, 'chrome.apiForAgents')}</a> · <a href="/llms.txt">llms.txt</a> · <a href="/openapi.json">OpenAPI</a> · <a href="/api/graph">${t(lang, 'chrome.graph')}</a> · <a href="/proposals">${t(lang, 'chrome.proposals')}</a> · <a href="/posts/me">${t(lang, 'chrome.writePost')}</a>${meta.jsonTwin ? html` · <a href="${meta.jsonTwin}">${t(lang, 'chrome.pageAsJson')}</a>` : ''}</p>
 </div>
 </footer>`;
 }

@@ -22,10 +22,12 @@ export const en = {
   'chrome.graph': 'Knowledge graph',
   'chrome.proposals': 'Proposals',
   'chrome.pageAsJson': 'This page as JSON',
+  'chrome.writePost': 'Write a post',
   // The reader's corner of the header: rendered by the server's pages, and by who.js on prerendered ones.
   'who.account': 'Account',
   'who.notifications': 'Notifications',
   'who.unread': { one: 'unread', other: 'unread' },
+  'who.posts': 'Your posts',
   'who.moderation': 'Moderation',
   'who.signOut': 'Sign out',
   // An item's page.
