@@ -182,6 +182,17 @@ function reactionStore(db: Db, audit: AuditLog, now: () => Date) {
     myReactions(commentId: string, userId: string): string[] {
       return db.prepare('SELECT kind FROM reactions WHERE comment_id = ? AND user_id = ? ORDER BY kind').pluck().all(commentId, userId) as string[];
     },
+
+    /** One person's reactions on each of these comments (a list's `mine`), in one query. */
+    myReactionsOn(commentIds: string[], userId: string): Map<string, string[]> {
+      const out = new Map<string, string[]>(commentIds.map((id) => [id, []]));
+      if (commentIds.length === 0) return out;
+      const rows = db
+        .prepare(`SELECT comment_id, kind FROM reactions WHERE user_id = ? AND comment_id IN (${commentIds.map(() => '?').join(',')}) ORDER BY comment_id, kind`)
+        .all(userId, ...commentIds) as { comment_id: string; kind: string }[];
+      for (const r of rows) out.get(r.comment_id)!.push(r.kind);
+      return out;
+    },
   };
 }
 

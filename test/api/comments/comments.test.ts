@@ -137,6 +137,12 @@ describe('reactions', () => {
     await send(`/api/comments/${c.comment_id}/react`, { method: 'POST', as: ana, json: { kind: 'insightful' } });
     await send(`/api/comments/${c.comment_id}/react`, { method: 'POST', as: ana, json: { kind: 'like' } });
     expect((await (await send(`/api/comments/${c.comment_id}`)).json()).reactions).toMatchObject({ insightful: 2, like: 1 });
+    // Each reader learns their own reactions from the list and the comment; anonymous readers, none.
+    const listed = async (as?: TestSession) => (await (await send(`/api/comments?entity_type=video&entity_id=${video}&limit=200`, { as })).json()).items.find((x: { comment_id: string }) => x.comment_id === c.comment_id);
+    expect((await listed(ana)).mine).toEqual(['insightful', 'like']);
+    expect((await listed(bor)).mine).toEqual(['insightful']);
+    expect((await listed()).mine).toEqual([]);
+    expect((await (await send(`/api/comments/${c.comment_id}`, { as: bor })).json()).mine).toEqual(['insightful']);
     const back = await send(`/api/comments/${c.comment_id}/react/insightful`, { method: 'DELETE', as: bor });
     expect(back.status).toBe(200);
     expect((await back.json()).counts.insightful).toBe(1);
