@@ -22,7 +22,8 @@ interface Proposal {
 }
 
 const PAGE_SIZE = 50;
-const TARGET_PAGE: Record<string, string> = { video: '/videos/', essay: '/essays/', digest: '/digests/', knowledge: '/knowledge/' };
+/** The page of each kind of thing a proposal can be about. */
+export const TARGET_PAGE: Record<string, string> = { video: '/videos/', essay: '/essays/', digest: '/digests/', knowledge: '/knowledge/', persona: '/personas/', post: '/posts/' };
 
 export function registerProposalPages(app: OpenAPIHono, deps: WebDeps, callApi: CallApi): void {
   async function render(c: Context, notice: { ok?: string; error?: string; status?: 400 | 403 | 404 | 409 | 422 | 429 } = {}) {
