@@ -30,7 +30,7 @@ export function commentRouteKit(deps: CommunityDeps) {
     const ifMatch = c.req.header('if-match');
     const result = db.transaction(() => (ifMatchHolds(ifMatch, store.etag(store.get(id)!)) ? { ok: write() } : null)).immediate();
     if (result) return result;
-    const current = one(store.get(id)!);
+    const current = one(c, store.get(id)!);
     const body = { detail: 'The comment changed since you read it: nothing was written', hint: staleHint(change, current.etag), current };
     return { stale: c.json(body, 412, versioned(current)) };
   }
@@ -74,8 +74,12 @@ function commentViews(deps: CommunityDeps, store: CommentStore) {
     const u = cache.get(c.author_id)!;
     return { id: u.id, display_name: u.display_name, handle: u.handle };
   };
-  function out(rows: CommentRow[]) {
-    const counts = store.reactionCounts(rows.map((r) => r.id));
+  /** The comments as the caller `c` sees them: `mine` holds the caller's own reactions (none when anonymous). */
+  function out(c: Context, rows: CommentRow[]) {
+    const ids = rows.map((r) => r.id);
+    const counts = store.reactionCounts(ids);
+    const viewerId = principal(c)?.user.id;
+    const mine = viewerId ? store.myReactionsOn(ids, viewerId) : new Map<string, string[]>();
     const users = new Map<string, User | undefined>();
     return rows.map((r) => {
       const edits = store.editCount(r.id);
@@ -90,6 +94,7 @@ function commentViews(deps: CommunityDeps, store: CommentStore) {
         deleted: r.deleted_at !== null,
         edited: !r.deleted_at && edits > 0,
         reactions: counts.get(r.id)!,
+        mine: mine.get(r.id) ?? [],
         reply_count: store.liveReplyCount(r.id),
         created_at: r.created_at,
         updated_at: r.updated_at,
@@ -98,7 +103,7 @@ function commentViews(deps: CommunityDeps, store: CommentStore) {
     });
   }
   /** One comment, and the headers that carry its version (and for a new one, where it is). */
-  const one = (row: CommentRow) => out([row])[0];
+  const one = (c: Context, row: CommentRow) => out(c, [row])[0];
   const versioned = (o: { etag: string }) => ({ ...noStore, ETag: o.etag });
   const created = (o: { comment_id: string; etag: string }) => ({ ...versioned(o), Location: `${deps.config.baseUrl}/api/comments/${o.comment_id}` });
   return { out, one, versioned, created };

@@ -32,6 +32,7 @@ const CommentOut = z
     deleted: z.boolean(),
     edited: z.boolean(),
     reactions: z.record(z.string(), z.number().int()),
+    mine: z.array(z.enum(REACTION_KINDS)).openapi({ description: "The caller's own reactions on this comment (empty when not signed in), as in ReactionOut." }),
     reply_count: z.number().int(),
     created_at: z.string(),
     updated_at: z.string(),
@@ -94,7 +95,7 @@ function registerCommentListRoutes(app: OpenAPIHono, k: CommentRouteKit) {
         throw new ApiError(404, `No ${query.entity_type} with id ${query.entity_id}`);
       }
       const { total, rows } = store.list(query.entity_type, query.entity_id, { includeHidden: query.include_hidden, limit: query.limit, offset: query.offset });
-      return c.json({ total, limit: query.limit, offset: query.offset, items: out(rows) }, 200, noStore);
+      return c.json({ total, limit: query.limit, offset: query.offset, items: out(c, rows) }, 200, noStore);
     },
   );
 
@@ -110,7 +111,7 @@ function registerCommentListRoutes(app: OpenAPIHono, k: CommentRouteKit) {
     }),
     (c, { body }) => {
       const p = requireWriter(c, deps.writeLimiter);
-      const o = one(create(c, body, p.user.id));
+      const o = one(c, create(c, body, p.user.id));
       return c.json(o, 201, created(o));
     },
   );
@@ -153,11 +154,11 @@ function registerCommentGetCreateRoute(app: OpenAPIHono, k: CommentRouteKit) {
       const seen = store.idempotent(p.user.id, key);
       if (seen) {
         if (seen.request_hash !== requestHash) throw new ApiError(409, 'This idempotency_key was already used for a different comment');
-        const first = one(store.get(seen.comment_id)!);
+        const first = one(c, store.get(seen.comment_id)!);
         return c.json(first, 200, { ...versioned(first), 'Content-Location': created(first).Location, 'Idempotent-Replayed': 'true' });
       }
       enforceRate(deps.writeLimiter, `user:${p.user.id}`);
-      const o = one(create(c, input, p.user.id, (r) => store.rememberIdempotent(p.user.id, key, requestHash, r.id)));
+      const o = one(c, create(c, input, p.user.id, (r) => store.rememberIdempotent(p.user.id, key, requestHash, r.id)));
       return c.json(o, 201, created(o));
     },
   );
@@ -178,7 +179,7 @@ function registerOneCommentRoutes(app: OpenAPIHono, k: CommentRouteKit) {
       responses: { 200: { ...json(CommentOut, 'Comment'), headers: ETAG_HEADER }, ...E },
     }),
     (c, { params }) => {
-      const o = one(visible(c, params.comment_id));
+      const o = one(c, visible(c, params.comment_id));
       return c.json(o, 200, versioned(o));
     },
   );
@@ -201,7 +202,7 @@ function registerOneCommentRoutes(app: OpenAPIHono, k: CommentRouteKit) {
       enforceRate(deps.writeLimiter, `user:${p.user.id}`);
       const r = conditionally(c, row.id, 'make your change to current.body', () => store.edit(row.id, body.body, p.user.id));
       if ('stale' in r) return r.stale;
-      const o = one(r.ok);
+      const o = one(c, r.ok);
       return c.json(o, 200, versioned(o));
     },
   );
@@ -248,7 +249,7 @@ function registerCommentModerationRoutes(app: OpenAPIHono, k: CommentRouteKit) {
       (c, { params }) => {
         const p = requireRole(c, 'moderator');
         const row = visible(c, params.comment_id);
-        const o = one(store.setHidden(row.id, action === 'hide', p.user.id));
+        const o = one(c, store.setHidden(row.id, action === 'hide', p.user.id));
         return c.json(o, 200, versioned(o));
       },
     );

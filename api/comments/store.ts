@@ -24,10 +24,11 @@ export interface CommentRow {
   updated_at: string;
 }
 
-const MENTION = /(^|[^\w@])@([a-z0-9_]{3,30})\b/g;
+// Handles are lower case; "@MajaNovak" names the same person as "@majanovak".
+const MENTION = /(^|[^\w@])@([a-z0-9_]{3,30})\b/gi;
 
 export function mentionedHandles(body: string): string[] {
-  return [...new Set([...body.matchAll(MENTION)].map((m) => m[2]))];
+  return [...new Set([...body.matchAll(MENTION)].map((m) => m[2].toLowerCase()))];
 }
 
 /** The comment store: comments with their edits and notifications, reactions, and GET-create's keys. */
@@ -39,6 +40,15 @@ export function createCommentStore(db: Db, audit: AuditLog, identity: Identity, 
     const actor = identity.getUser(actorId)!;
     const link = `${entityLink(c.entity_type, c.entity_id)}#comment-${c.id}`;
     const told = new Set<string>([actorId]);
+    // Mentions first: a person named in a reply to their comment, or in a comment on their post, is told
+    // once, as a mention, so it is listed under Mentions.
+    for (const handle of mentionedHandles(c.body)) {
+      const u = identity.getUserByHandle(handle);
+      if (u && !told.has(u.id)) {
+        told.add(u.id);
+        notifications.notify({ userId: u.id, kind: 'mention', title: `${actor.display_name} mentioned you`, body: c.body.slice(0, 200), link, actorId, subjectType: 'comment', subjectId: c.id });
+      }
+    }
     if (c.parent_id) {
       const parent = byId.get(c.parent_id);
       if (parent && !told.has(parent.author_id)) {
@@ -51,13 +61,6 @@ export function createCommentStore(db: Db, audit: AuditLog, identity: Identity, 
       if (post && !told.has(post.author_id)) {
         told.add(post.author_id);
         notifications.notify({ userId: post.author_id, kind: 'post_comment', title: `${actor.display_name} commented on “${post.title}”`, body: c.body.slice(0, 200), link, actorId, subjectType: 'comment', subjectId: c.id });
-      }
-    }
-    for (const handle of mentionedHandles(c.body)) {
-      const u = identity.getUserByHandle(handle);
-      if (u && !told.has(u.id)) {
-        told.add(u.id);
-        notifications.notify({ userId: u.id, kind: 'mention', title: `${actor.display_name} mentioned you`, body: c.body.slice(0, 200), link, actorId, subjectType: 'comment', subjectId: c.id });
       }
     }
   }
@@ -178,6 +181,17 @@ function reactionStore(db: Db, audit: AuditLog, now: () => Date) {
 
     myReactions(commentId: string, userId: string): string[] {
       return db.prepare('SELECT kind FROM reactions WHERE comment_id = ? AND user_id = ? ORDER BY kind').pluck().all(commentId, userId) as string[];
+    },
+
+    /** One person's reactions on each of these comments (a list's `mine`), in one query. */
+    myReactionsOn(commentIds: string[], userId: string): Map<string, string[]> {
+      const out = new Map<string, string[]>(commentIds.map((id) => [id, []]));
+      if (commentIds.length === 0) return out;
+      const rows = db
+        .prepare(`SELECT comment_id, kind FROM reactions WHERE user_id = ? AND comment_id IN (${commentIds.map(() => '?').join(',')}) ORDER BY comment_id, kind`)
+        .all(userId, ...commentIds) as { comment_id: string; kind: string }[];
+      for (const r of rows) out.get(r.comment_id)!.push(r.kind);
+      return out;
     },
   };
 }

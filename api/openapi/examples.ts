@@ -53,6 +53,7 @@ const COMMENT = {
   deleted: false,
   edited: false,
   reactions: NO_REACTIONS,
+  mine: [],
   reply_count: 1,
   created_at: T1,
   updated_at: T1,

@@ -30,7 +30,8 @@ interface RefusedFlag {
   problem: FormProblem;
 }
 const reasonField = (id: string) => ({ reason: { id: `reason-${id}`, name: 'the reason' } });
-const TARGET_PAGE: Record<string, string> = { video: '/videos/', essay: '/essays/', digest: '/digests/', knowledge: '/knowledge/' };
+/** The page of each kind of thing a proposal can be about. */
+export const TARGET_PAGE: Record<string, string> = { video: '/videos/', essay: '/essays/', digest: '/digests/', knowledge: '/knowledge/', persona: '/personas/', post: '/posts/' };
 
 export function registerProposalPages(app: OpenAPIHono, deps: WebDeps, callApi: CallApi): void {
   async function render(c: Context, notice: { ok?: string; flag?: RefusedFlag; status?: 400 | 403 | 404 | 409 | 422 | 429 } = {}) {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTestServer, walk, type TestServer } from '../helpers/server.ts';
 import { sessionFor, bearerFor } from '../helpers/auth.ts';
 import { urlPathForDistFile } from '../../src/lib/representation.ts';
-import { pageLink } from '../../api/web/notifications.ts';
+import { pageLink, proposalPage } from '../../api/web/notifications.ts';
 import { typesFrom } from '../../api/web/search.ts';
 
 let srv: TestServer;
@@ -316,11 +316,23 @@ describe("the server's pages", () => {
     expect(res.headers.getSetCookie().join()).toMatch(/kb_session=;/);
     expect((await (await srv.get('/api/auth/me', { headers: s.headers })).json()).authenticated).toBe(false);
   });
+});
 
+describe('notification links', () => {
   it('point notifications at pages on this site only', () => {
     expect(pageLink('/api/posts/my-post')).toBe('/posts/my-post');
     expect(pageLink('/videos/abc#comment-1')).toBe('/videos/abc#comment-1');
     expect(pageLink('https://evil.example/')).toBeNull();
     expect(pageLink('//evil.example/')).toBeNull();
+    expect(pageLink('/api/proposals/prp_1')).toBeNull(); // never raw JSON
+  });
+
+  it('open a proposal\'s notification on a page: pending on /proposals, decided on its target\'s page', () => {
+    const p = { proposal_id: 'prp_1', kind: 'tag_correction', target: { type: 'video', id: 'v1' } };
+    expect(proposalPage({ ...p, status: 'pending' })).toBe('/proposals#proposal-prp_1');
+    expect(proposalPage({ ...p, status: 'accepted' })).toBe('/videos/v1');
+    expect(proposalPage({ ...p, kind: 'essay_promotion', status: 'applied', target: { type: 'post', id: 'pst_1' } })).toBe('/posts/pst_1');
+    expect(proposalPage({ ...p, kind: 'concept_stub', status: 'rejected', target: { type: 'knowledge', id: 'draft' } })).toBe('/proposals');
+    expect(proposalPage({ ...p, kind: 'concept_stub', status: 'applied', target: { type: 'knowledge', id: 'draft' } })).toBe('/knowledge/draft');
   });
 });

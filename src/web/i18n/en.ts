@@ -73,6 +73,7 @@ export const en = {
   'comments.replyTo': 'Reply to {name}',
   'comments.replyToThis': 'Reply to this comment',
   'comments.postReply': 'Post reply',
+  'comments.mentionHint': 'To mention someone, write @ and their handle, as shown after their name.',
   'comments.replyPosted': 'Your reply is posted.',
   'comments.deletedAuthor': 'Deleted',
   'comments.edited': 'edited',

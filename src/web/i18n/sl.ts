@@ -67,6 +67,7 @@ export const sl: Catalogue = {
   'comments.replyTo': 'Odgovor na komentar osebe {name}',
   'comments.replyToThis': 'Odgovor na ta komentar',
   'comments.postReply': 'Objavi odgovor',
+  'comments.mentionHint': 'Če želite koga omeniti, napišite @ in njegovo uporabniško ime, ki je izpisano za imenom.',
   'comments.replyPosted': 'Odgovor je objavljen.',
   'comments.deletedAuthor': 'Izbrisan račun',
   'comments.edited': 'urejeno',
