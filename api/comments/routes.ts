@@ -94,7 +94,7 @@ function registerCommentListRoutes(app: OpenAPIHono, k: CommentRouteKit) {
       if (!entityExists(db, deps.content(), query.entity_type, query.entity_id, { userId: p?.user.id ?? null, isModerator: isModerator(c) })) {
         throw new ApiError(404, `No ${query.entity_type} with id ${query.entity_id}`);
       }
-      const { total, rows } = store.list(query.entity_type, query.entity_id, { includeHidden: query.include_hidden, limit: query.limit, offset: query.offset });
+      const { total, rows } = store.list(query.entity_type, query.entity_id, { includeHidden: query.include_hidden, ownHiddenOf: p?.user.id, limit: query.limit, offset: query.offset });
       return c.json({ total, limit: query.limit, offset: query.offset, items: out(c, rows) }, 200, noStore);
     },
   );

@@ -131,16 +131,18 @@ export function createCommentStore(db: Db, audit: AuditLog, identity: Identity, 
       return db.transaction(() => {
         db.prepare('UPDATE comments SET hidden = ?, hidden_by = ?, updated_at = ? WHERE id = ?').run(hidden ? 1 : 0, hidden ? moderatorId : null, now().toISOString(), id);
         audit.append({ kind: hidden ? 'comment.hide' : 'comment.unhide', subjectType: 'comment', subjectId: id, actor: { userId: moderatorId } });
+        if (hidden) store.notifyHidden(byId.get(id)!, moderatorId);
         return byId.get(id)!;
       }).immediate();
     },
 
-    list(entityType: EntityType, entityId: string, opts: { includeHidden: boolean; limit: number; offset: number }) {
-      // Deleted comments appear only as tombstones that still hold live replies; hidden ones only to moderators.
+    /** `ownHiddenOf`: a signed-in reader, who also sees their own hidden comments (marked hidden). */
+    list(entityType: EntityType, entityId: string, opts: { includeHidden: boolean; ownHiddenOf?: string; limit: number; offset: number }) {
+      // Deleted comments appear only as tombstones that still hold live replies; hidden ones only to moderators and their author.
       const where = `entity_type = @entityType AND entity_id = @entityId
         AND (deleted_at IS NULL OR EXISTS (SELECT 1 FROM comments r WHERE r.parent_id = comments.id AND r.deleted_at IS NULL))
-        ${opts.includeHidden ? '' : 'AND hidden = 0'}`;
-      const params = { entityType, entityId, limit: opts.limit, offset: opts.offset };
+        ${opts.includeHidden ? '' : opts.ownHiddenOf ? 'AND (hidden = 0 OR author_id = @viewer)' : 'AND hidden = 0'}`;
+      const params = { entityType, entityId, viewer: opts.ownHiddenOf ?? null, limit: opts.limit, offset: opts.offset };
       const total = db.prepare(`SELECT COUNT(*) FROM comments WHERE ${where}`).pluck().get(params) as number;
       const rows = db.prepare(`SELECT * FROM comments WHERE ${where} ORDER BY created_at, id LIMIT @limit OFFSET @offset`).all(params) as CommentRow[];
       return { total, rows };
@@ -148,6 +150,13 @@ export function createCommentStore(db: Db, audit: AuditLog, identity: Identity, 
 
     ...reactionStore(db, audit, now),
     ...idempotencyStore(db, now),
+
+    /** Tells the author that a moderator hid their comment (inside the hide's transaction). */
+    notifyHidden(c: CommentRow, moderatorId: string): void {
+      const link = `${entityLink(c.entity_type, c.entity_id)}#comment-${c.id}`;
+      const body = `Only you and the moderators see it now: “${c.body.slice(0, 160)}”`;
+      notifications.notify({ userId: c.author_id, kind: 'system', title: 'A moderator hid your comment', body, link, actorId: moderatorId, subjectType: 'comment', subjectId: c.id });
+    },
   };
   return store;
 }

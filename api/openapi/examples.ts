@@ -303,6 +303,7 @@ function postExamples(): Record<string, OperationExample> {
     'DELETE /api/posts/{post_id}': { params: { post_id: POST_ID } },
     'POST /api/posts/{post_id}/submit': { params: { post_id: POST_ID }, response: json({ ...POST, status: 'submitted', submitted_at: T2 }) },
     'POST /api/posts/{post_id}/review': { params: { post_id: POST_ID }, request: json({ action: 'publish', note: 'Thanks.' }), response: json(PUBLISHED) },
+    'GET /api/moderation/posts': { response: json({ total: 1, limit: 50, offset: 0, items: [{ ...POST, status: 'submitted', submitted_at: T2 }] }) },
     'GET /api/posts/{post_id}/essay': { params: { post_id: POST_ID }, response: json({ post_id: POST_ID, revision: 2, body: ESSAY_BODY, etag: `"${POST_ID}.2"`, updated_at: T2, updated_by: ALICE.id }) },
     'PUT /api/posts/{post_id}/essay': { params: { post_id: POST_ID }, request: json({ body: ESSAY_BODY }), response: json({ post_id: POST_ID, revision: 2, body: ESSAY_BODY, etag: `"${POST_ID}.2"`, updated_at: T2, updated_by: ALICE.id }) },
     'GET /api/posts/{post_id}/admins': { params: { post_id: POST_ID }, response: json({ post_id: POST_ID, author: ALICE, admins: [BOB] }) },

@@ -57,6 +57,7 @@ export function createPostStore(db: Db, audit: AuditLog, notifications: Notifica
     ...postCoAdmins(db, audit, notifications, rows.iso),
     ...postVotes(db, audit, notifications, rows.iso),
     ...postLists(db),
+    ...postModeration(db),
   };
 }
 
@@ -159,7 +160,7 @@ function postPublication(db: Db, audit: AuditLog, notifications: Notifications, 
         if (autoPublish) {
           db.prepare("UPDATE posts SET status = 'published', published_at = ?, updated_at = ? WHERE id = ?").run(t, t, id);
           audit.append({ kind: 'post.publish', subjectType: 'post', subjectId: id, actor: 'system', data: { rule: 'auto_publish' } });
-        }
+        } else notifyModerators(db, notifications, byId.get(id)!, userId);
         return byId.get(id)!;
       }).immediate();
     },
@@ -283,6 +284,26 @@ function postLists(db: Db) {
       return { total, rows };
     },
   };
+}
+
+/** The moderators' queue: submitted posts, the longest waiting first. */
+function postModeration(db: Db) {
+  return {
+    listSubmitted(limit: number, offset: number) {
+      const sql = "FROM posts WHERE status = 'submitted' AND deleted_at IS NULL";
+      const total = db.prepare(`SELECT COUNT(*) ${sql}`).pluck().get() as number;
+      const rows = db.prepare(`SELECT * ${sql} ORDER BY submitted_at, id LIMIT ? OFFSET ?`).all(limit, offset) as PostRow[];
+      return { total, rows };
+    },
+  };
+}
+
+/** Tells every moderator and admin that a post waits for review (inside the submission's transaction). */
+function notifyModerators(db: Db, notifications: Notifications, post: PostRow, actorId: string): void {
+  const ids = db.prepare("SELECT id FROM users WHERE role IN ('moderator', 'admin') ORDER BY id").pluck().all() as string[];
+  for (const userId of ids) {
+    notifications.notify({ userId, kind: 'system', title: `“${post.title}” waits for review`, body: post.summary.slice(0, 200), link: '/moderation#posts-title', actorId, subjectType: 'post', subjectId: post.id });
+  }
 }
 
 export type PostStore = ReturnType<typeof createPostStore>;

@@ -10,6 +10,7 @@ import { ApiError } from '../errors/index.ts';
 import { PAYLOAD_SCHEMAS, type DecisionAction, type ProposalKind, type ProposalStatus } from './schemas.ts';
 import { STATUS_BUCKETS, allowedActions, nextStatus } from './transitions.ts';
 import type { ApplyPlan, ApplyResult } from './apply.ts';
+import type { PromotedPost } from './content-edits.ts';
 
 export interface ProposalRow {
   id: string;
@@ -266,4 +267,16 @@ export function decideProposal(
     discard?.commit();
     return getProposal(db, p.id)!;
   }).immediate();
+}
+
+/** A published post as essay_promotion copies it into the essays: its fields and its essay's latest text. */
+export function promotedPost(db: Db, postId: string): PromotedPost | undefined {
+  const post = db
+    .prepare<[string], { slug: string; title: string; summary: string; tags: string; published_at: string }>(
+      "SELECT slug, title, summary, tags, published_at FROM posts WHERE id = ? AND status = 'published' AND deleted_at IS NULL",
+    )
+    .get(postId);
+  if (!post) return undefined;
+  const body = db.prepare('SELECT body FROM post_essay_revisions WHERE post_id = ? ORDER BY revision DESC LIMIT 1').pluck().get(postId) as string | undefined;
+  return { ...post, tags: JSON.parse(post.tags) as string[], body: body ?? '' };
 }

@@ -201,6 +201,11 @@ async function start(section) {
       headerOf(c),
       el('p', { class: 'body' }, c.deleted ? msg('comments.deletedBody') : c.body),
     );
+    // The author's own hidden comment (the API lists it to them alone): told so, with nothing to act on.
+    if (c.hidden && !c.deleted && !moderator) {
+      node.append(el('p', { class: 'note', role: 'note' }, msg('comments.hiddenNote')));
+      return node;
+    }
     if (!c.deleted) node.append(reactions(c));
     const bar = tools(c, node);
     if (bar) node.append(bar);

@@ -78,6 +78,7 @@ export const en = {
   'comments.deletedAuthor': 'Deleted',
   'comments.edited': 'edited',
   'comments.hiddenFlag': 'hidden from readers',
+  'comments.hiddenNote': 'A moderator hid this comment. Only you can see it here; other readers do not.',
   'comments.actions': 'Comment actions',
   'comments.edit': 'Edit',
   'comments.editLabel': 'Edit your comment',

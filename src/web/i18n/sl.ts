@@ -72,6 +72,7 @@ export const sl: Catalogue = {
   'comments.deletedAuthor': 'Izbrisan račun',
   'comments.edited': 'urejeno',
   'comments.hiddenFlag': 'skrito pred bralci',
+  'comments.hiddenNote': 'Moderator je ta komentar skril. Tu ga vidite samo vi, drugi bralci ga ne vidijo.',
   'comments.actions': 'Dejanja s komentarjem',
   'comments.edit': 'Uredi',
   'comments.editLabel': 'Uredite komentar',
