@@ -306,8 +306,8 @@ ${post.tags.length ? html`<ul class="tags" aria-label="Tags">${post.tags.map((t)
 <div class="prose">${markdownToHtml(essay.body)}</div>
 </article>
 ${vote}
-${post.status === 'published' ? relatedSection('posts', post.post_id, post.title) : ''}
-${post.status === 'published' ? commentsSection('post', post.post_id) : ''}`;
+${post.status === 'published' ? relatedSection('posts', post.post_id, post.title, post.lang) : ''}
+${post.status === 'published' ? commentsSection('post', post.post_id, post.lang) : ''}`;
     return pageResponse(
       c,
       deps.config,

@@ -318,6 +318,22 @@ describe("the server's pages", () => {
   });
 });
 
+describe('a Slovenian post', () => {
+  it('has its Related and Comments sections in Slovenian, as the rest of its chrome', async () => {
+    const s = sessionFor(srv, 'pisec@example.org', 'Pisec');
+    const json = { ...s.headers, 'Content-Type': 'application/json' };
+    const body = 'Odstavek, ki je dovolj dolg za objavo prispevka. '.repeat(8);
+    const post = await (await srv.get('/api/posts', { method: 'POST', headers: json, body: JSON.stringify({ title: 'Slovenski prispevek', summary: 'Preskus.', lang: 'sl', body }) })).json();
+    expect((await srv.get(`/api/posts/${post.post_id}/submit`, { method: 'POST', headers: s.headers })).status).toBe(202);
+    const html = await (await srv.get(`/posts/${post.slug}`)).text();
+    expect(html).toMatch(/<html lang="sl">/);
+    expect(html).toContain('<h2 id="related-title">Sorodno</h2>');
+    expect(html).toMatch(/related\?k=5&(amp;)?lang=sl"/); // related items by their Slovenian titles
+    expect(html).toContain('<h2 id="comments-title">Komentarji</h2>');
+    expect(html).toContain('Komentarji potrebujejo JavaScript.');
+  });
+});
+
 describe('notification links', () => {
   it('point notifications at pages on this site only', () => {
     expect(pageLink('/api/posts/my-post')).toBe('/posts/my-post');
