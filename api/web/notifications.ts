@@ -46,15 +46,20 @@ interface ProposalSeen {
   kind: string;
   status: string;
   target: { type: string; id: string } | null;
+  applied?: { files: string[] } | null;
 }
 
 /**
- * The page a proposal's notification opens (there is no page of one proposal): a pending one on
- * /proposals; a decided one on its target's page, where an accepted change shows; /proposals when the
+ * The page a proposal's notification opens (there is no public page of one proposal; /moderation's
+ * #proposal-<id> is for moderators only): a pending one on /proposals; a decided one on its target's page,
+ * where an applied change shows (an applied essay_promotion on the essay it wrote); /proposals when the
  * target has no page (a concept draft that was never published).
  */
 export function proposalPage(p: ProposalSeen): string {
   if (p.status === 'pending') return `/proposals#proposal-${encodeURIComponent(p.proposal_id)}`;
+  // An applied essay_promotion's change is a new essay (essays/<slug>/<lang>.md), not the post.
+  const essay = p.kind === 'essay_promotion' && p.status === 'applied' ? p.applied?.files.map((f) => /^essays\/([^/]+)\/[a-z]{2}\.md$/.exec(f)?.[1]).find(Boolean) : undefined;
+  if (essay) return `/essays/${encodeURIComponent(essay)}`;
   const base = p.target ? TARGET_PAGE[p.target.type] : undefined;
   if (!p.target || !base || (p.kind === 'concept_stub' && p.status !== 'applied')) return '/proposals';
   return `${base}${encodeURIComponent(p.target.id)}`;

@@ -348,6 +348,8 @@ describe('notification links', () => {
     expect(proposalPage({ ...p, status: 'pending' })).toBe('/proposals#proposal-prp_1');
     expect(proposalPage({ ...p, status: 'accepted' })).toBe('/videos/v1');
     expect(proposalPage({ ...p, kind: 'essay_promotion', status: 'applied', target: { type: 'post', id: 'pst_1' } })).toBe('/posts/pst_1');
+    const promoted = { ...p, kind: 'essay_promotion', status: 'applied', target: { type: 'post', id: 'pst_1' } };
+    expect(proposalPage({ ...promoted, applied: { files: ['essays/my-post/sl.md'] } })).toBe('/essays/my-post'); // the essay it wrote
     expect(proposalPage({ ...p, kind: 'concept_stub', status: 'rejected', target: { type: 'knowledge', id: 'draft' } })).toBe('/proposals');
     expect(proposalPage({ ...p, kind: 'concept_stub', status: 'applied', target: { type: 'knowledge', id: 'draft' } })).toBe('/knowledge/draft');
   });
