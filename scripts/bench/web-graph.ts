@@ -96,7 +96,7 @@ export async function graphFigure(videos: number): Promise<GraphFigure | null> {
     await page.waitForFunction(() => (window as unknown as { kbGraph?: { firstRenderMs: number } }).kbGraph?.firstRenderMs, undefined, { timeout: 60_000 });
     const firstRender = await page.evaluate(() => (window as unknown as { kbGraph: { firstRenderMs: number } }).kbGraph.firstRenderMs);
     // Pan (drag) and zoom (wheel) with the mouse, as a person does, while the page records the time
-    // between frames it gets to draw. Sigma hides edges and labels while the camera moves on big graphs.
+    // between frames it gets to draw (the page's own thread: the nodes and edges are drawn by its worker).
     await page.evaluate(() => {
       const w = window as unknown as { kbFrames: number[]; kbFramesOn: boolean };
       w.kbFrames = [];
