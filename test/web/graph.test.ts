@@ -176,6 +176,37 @@ describeInBrowser('the knowledge graph', () => {
     await page.waitForURL(`${srv.url}${concept.url}`);
   });
 
+  it('pans with a drag and zooms with the wheel about the pointer', async () => {
+    await page.goto(`${srv.url}/api/graph`);
+    await page.locator('#graph').scrollIntoViewIfNeeded();
+    await drawn();
+    const data = await (await srv.get('/api/graph/data')).json();
+    const concept = data.nodes.find((n: { type: string }) => n.type === 'knowledge');
+    const before = (await nodeOnScreen(concept.id))!;
+    const stage = before.stage;
+    const from = { x: stage.x + stage.width / 2, y: stage.y + stage.height / 2 };
+    await page.mouse.move(from.x, from.y);
+    await page.mouse.down();
+    for (let i = 1; i <= 10; i++) await page.mouse.move(from.x + i * 8, from.y + i * 5);
+    await page.mouse.up();
+    const dragged = (await nodeOnScreen(concept.id))!;
+    expect(dragged.x - before.x).toBeCloseTo(80, 0);
+    expect(dragged.y - before.y).toBeCloseTo(50, 0);
+    // A drag is not a click: the page stays.
+    expect(page.url()).toBe(`${srv.url}/api/graph`);
+    // Zooming in about the node leaves it where it is and spreads the others out.
+    const other = data.nodes.find((n: { type: string; id: string }) => n.type === 'knowledge' && n.id !== concept.id);
+    const otherBefore = (await nodeOnScreen(other.id))!;
+    await page.mouse.move(dragged.x, dragged.y);
+    await page.mouse.wheel(0, -200);
+    await expect.poll(async () => (await nodeOnScreen(other.id))!.x).not.toBe(otherBefore.x);
+    const zoomed = (await nodeOnScreen(concept.id))!;
+    expect(Math.abs(zoomed.x - dragged.x)).toBeLessThan(1);
+    expect(Math.abs(zoomed.y - dragged.y)).toBeLessThan(1);
+    const otherAfter = (await nodeOnScreen(other.id))!;
+    expect(Math.hypot(otherAfter.x - zoomed.x, otherAfter.y - zoomed.y)).toBeGreaterThan(Math.hypot(otherBefore.x - dragged.x, otherBefore.y - dragged.y) * 1.2);
+  });
+
   it('draws a big graph, stays idle, and its nodes still open their pages', async () => {
     // The sample's graph is small; this one gets 2,500 more video nodes on a ring around it, each linked to a
     // concept, so the page takes its big-graph path (links to tags only for a chosen tag).
