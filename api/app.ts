@@ -63,6 +63,7 @@ export function createApp(deps: AppDeps): OpenAPIHono {
   registerAccountRoutes(app, deps.identity, { secureCookies: deps.config.secureCookies, endSessionUrl: (idToken) => browserSignIn.endSessionUrl(idToken) });
   const browserSignIn = registerOidcRoutes(app, deps.db, deps.identity, {
     ...deps.idp,
+    siteName: deps.config.siteName,
     baseUrl: deps.config.baseUrl,
     sessionTtlHours: deps.config.sessionTtlHours,
     secureCookies: deps.config.secureCookies,

@@ -16,6 +16,7 @@ import { SESSION_COOKIE } from './middleware.ts';
 import { hashSecret } from '../../src/lib/data/secrets.ts';
 import { contextOnLoopback } from './loopback.ts';
 import { REMOTE_REFUSED } from './embedded-idp/index.ts';
+import { rememberNext, signInFailurePages } from './signin-page.ts';
 
 const FLOW_COOKIE = 'kb_login';
 const FLOW_TTL_MS = 10 * 60_000;
@@ -26,6 +27,8 @@ const FLOW_TTL_MS = 10 * 60_000;
 export const MAX_NEXT_LENGTH = 1024;
 
 export interface OidcClientOptions {
+  /** The site's name, for the page a browser gets when sign-in fails. */
+  siteName: string;
   issuer: string;
   clientId: string;
   clientSecret?: string;
@@ -72,6 +75,7 @@ export function registerOidcRoutes(app: OpenAPIHono, db: Db, identity: Identity,
     if (opts.loopbackOnly && !contextOnLoopback(c)) throw new ApiError(403, REMOTE_REFUSED);
   };
   const flows: FlowRoutes = { db, identity, opts, configuration, refuseRemote, redirectUri: `${opts.baseUrl}/api/auth/idp/callback` };
+  app.use('/api/auth/idp/*', signInFailurePages(opts));
   registerLogin(app, flows);
   registerCallback(app, flows);
 
@@ -216,7 +220,7 @@ function registerCallback(app: OpenAPIHono, { db, identity, opts, configuration,
       },
       responses: {
         302: { description: 'Signed in; back to `next`' },
-        400: { description: 'Sign-in failed', content: { 'application/json': { schema: ErrorDetail } } },
+        400: { description: 'Sign-in failed or cancelled; a browser (Accept: text/html) gets a page saying why, with a link to sign in again', content: { 'application/json': { schema: ErrorDetail }, 'text/html': { schema: z.string() } } },
         403: { description: 'Dev mode: the request did not come from this machine (see ALLOW_DEV_IDP)', content: { 'application/json': { schema: ErrorDetail } } },
       },
     }),
@@ -226,6 +230,7 @@ function registerCallback(app: OpenAPIHono, { db, identity, opts, configuration,
       deleteCookie(c, FLOW_COOKIE, { path: '/api/auth/idp', secure: opts.secureCookies });
       if (!query.state) throw new ApiError(400, 'Sign-in failed: the identity provider sent no state');
       const flow = await flows.take(hashSecret(query.state));
+      if (flow) rememberNext(c, flow.next);
       if (!flow || flow.expires_at < new Date().toISOString()) throw new ApiError(400, 'Sign-in failed: this sign-in has expired or was already used; start again');
       if (cookieState !== query.state) throw new ApiError(400, 'Sign-in failed: it was started in another browser');
       if (query.error) throw new ApiError(400, `Sign-in failed: ${query.error_description ?? query.error}`);

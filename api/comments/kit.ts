@@ -31,7 +31,7 @@ export function commentRouteKit(deps: CommunityDeps) {
     // Under the write lock from the start: the check and the write it allows are one step for every instance.
     const result = await db.transaction(async () => (ifMatchHolds(ifMatch, store.etag((await store.get(id))!)) ? { ok: await write() } : null), { lock: true });
     if (result) return result;
-    const current = await one((await store.get(id))!);
+    const current = await one(c, (await store.get(id))!);
     const body = { detail: 'The comment changed since you read it: nothing was written', hint: staleHint(change, current.etag), current };
     return { stale: c.json(body, 412, versioned(current)) };
   }
@@ -69,7 +69,7 @@ export type CommentRouteKit = ReturnType<typeof commentRouteKit>;
 /** The JSON of comments (their reactions counted in one query) and the headers that carry a comment's version. */
 function commentViews(deps: CommunityDeps, store: CommentStore) {
   const noReactions = () => Object.fromEntries(REACTION_KINDS.map((k) => [k, 0]));
-  const json = (r: CommentView, reactions: Record<string, number>) => ({
+  const json = (r: CommentView, reactions: Record<string, number>, mine: string[]) => ({
     comment_id: r.id,
     entity_type: r.entity_type,
     entity_id: r.entity_id,
@@ -80,19 +80,23 @@ function commentViews(deps: CommunityDeps, store: CommentStore) {
     deleted: r.deleted_at !== null,
     edited: !r.deleted_at && r.edits > 0,
     reactions,
+    mine,
     reply_count: r.live_replies,
     created_at: r.created_at,
     updated_at: r.updated_at,
     etag: store.etag(r),
   });
-  async function out(rows: CommentView[]) {
-    const counts = await store.reactionCounts(rows.map((r) => r.id));
-    return rows.map((r) => json(r, counts.get(r.id)!));
+  /** The comments as the caller `c` sees them: `mine` holds the caller's own reactions (none when anonymous). */
+  async function out(c: Context, rows: CommentView[]) {
+    const ids = rows.map((r) => r.id);
+    const viewerId = principal(c)?.user.id;
+    const [counts, mine] = await Promise.all([store.reactionCounts(ids), viewerId ? store.myReactionsOn(ids, viewerId) : new Map<string, string[]>()]);
+    return rows.map((r) => json(r, counts.get(r.id)!, mine.get(r.id) ?? []));
   }
   /** One comment, and the headers that carry its version (and for a new one, where it is). */
-  const one = async (row: CommentView) => (await out([row]))[0];
-  /** A comment just created: no reactions, edits or replies yet, so nothing to read. */
-  const fresh = (row: CommentView) => json(row, noReactions());
+  const one = async (c: Context, row: CommentView) => (await out(c, [row]))[0];
+  /** A comment just created: no reactions, edits or replies yet (none of them the caller's), so nothing to read. */
+  const fresh = (row: CommentView) => json(row, noReactions(), []);
   const versioned = (o: { etag: string }) => ({ ...noStore, ETag: o.etag });
   const created = (o: { comment_id: string; etag: string }) => ({ ...versioned(o), Location: `${deps.config.baseUrl}/api/comments/${o.comment_id}` });
   return { out, one, fresh, versioned, created };

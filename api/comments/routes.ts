@@ -33,6 +33,7 @@ const CommentOut = z
     deleted: z.boolean(),
     edited: z.boolean(),
     reactions: z.record(z.string(), z.number().int()),
+    mine: z.array(z.enum(REACTION_KINDS)).openapi({ description: "The caller's own reactions on this comment (empty when not signed in), as in ReactionOut." }),
     reply_count: z.number().int(),
     created_at: z.string(),
     updated_at: z.string(),
@@ -94,8 +95,8 @@ function registerCommentListRoutes(app: OpenAPIHono, k: CommentRouteKit) {
       if (!(await entityExists(db, deps.content(), query.entity_type, query.entity_id, { userId: p?.user.id ?? null, isModerator: isModerator(c) }))) {
         throw new ApiError(404, `No ${query.entity_type} with id ${query.entity_id}`);
       }
-      const { total, rows } = await store.list(query.entity_type, query.entity_id, { includeHidden: query.include_hidden, limit: query.limit, offset: query.offset });
-      return c.json({ total, limit: query.limit, offset: query.offset, items: await out(rows) }, 200, noStore);
+      const { total, rows } = await store.list(query.entity_type, query.entity_id, { includeHidden: query.include_hidden, ownHiddenOf: p?.user.id, limit: query.limit, offset: query.offset });
+      return c.json({ total, limit: query.limit, offset: query.offset, items: await out(c, rows) }, 200, noStore);
     },
   );
 
@@ -154,7 +155,7 @@ function registerCommentGetCreateRoute(app: OpenAPIHono, k: CommentRouteKit) {
       const seen = await store.idempotent(p.user.id, key);
       if (seen) {
         if (seen.request_hash !== requestHash) throw new ApiError(409, 'This idempotency_key was already used for a different comment');
-        const first = await one((await store.get(seen.comment_id))!);
+        const first = await one(c, (await store.get(seen.comment_id))!);
         return c.json(first, 200, { ...versioned(first), 'Content-Location': created(first).Location, 'Idempotent-Replayed': 'true' });
       }
       await enforceRate(deps.writeLimiter, `user:${p.user.id}`);
@@ -179,7 +180,7 @@ function registerOneCommentRoutes(app: OpenAPIHono, k: CommentRouteKit) {
       responses: { 200: { ...json(CommentOut, 'Comment'), headers: ETAG_HEADER }, ...E },
     }),
     async (c, { params }) => {
-      const o = await one(await visible(c, params.comment_id));
+      const o = await one(c, await visible(c, params.comment_id));
       return c.json(o, 200, versioned(o));
     },
   );
@@ -202,7 +203,7 @@ function registerOneCommentRoutes(app: OpenAPIHono, k: CommentRouteKit) {
       await enforceRate(deps.writeLimiter, `user:${p.user.id}`);
       const r = await conditionally(c, row.id, 'make your change to current.body', () => store.edit(row.id, body.body, p.user.id));
       if ('stale' in r) return r.stale;
-      const o = await one(r.ok);
+      const o = await one(c, r.ok);
       return c.json(o, 200, versioned(o));
     },
   );
@@ -249,7 +250,7 @@ function registerCommentModerationRoutes(app: OpenAPIHono, k: CommentRouteKit) {
       async (c, { params }) => {
         const p = requireRole(c, 'moderator');
         const row = await visible(c, params.comment_id);
-        const o = await one(await store.setHidden(row.id, action === 'hide', p.user.id));
+        const o = await one(c, await store.setHidden(row.id, action === 'hide', p.user.id));
         return c.json(o, 200, versioned(o));
       },
     );

@@ -132,7 +132,7 @@ export function registerDevicePage(app: OpenAPIHono, codes: CodeAccess, opts: { 
   app.get('/device', async (c) => {
     const typed = c.req.query('user_code')?.trim() ?? '';
     if (!typed) return page(c, 200, 'Sign in a device', `<p>Enter the code your device or agent shows you.</p>\n${codeForm()}`);
-    if (typed.length > USER_CODE_MAX_INPUT) return page(c, 422, 'Unknown code', `<p role="alert">A code has at most ${USER_CODE_MAX_INPUT} characters.</p>\n${codeForm()}`);
+    if (typed.length > USER_CODE_MAX_INPUT) return page(c, 422, 'Unknown code', `<p role="alert">A code has at most ${USER_CODE_MAX_INPUT} characters.</p>\n${codeForm(typed.slice(0, USER_CODE_MAX_INPUT))}`);
     let row: DeviceRequest;
     try {
       row = await codes.find(c, typed);
@@ -166,7 +166,7 @@ export function registerDevicePage(app: OpenAPIHono, codes: CodeAccess, opts: { 
     const typed = typeof form.user_code === 'string' ? form.user_code.trim() : '';
     const action = form.action;
     if (!typed || typed.length > USER_CODE_MAX_INPUT || (action !== 'approve' && action !== 'deny')) {
-      return page(c, 422, 'Something is missing', `<p role="alert">Choose Approve or Deny for a code of at most ${USER_CODE_MAX_INPUT} characters.</p>\n${codeForm()}`);
+      return page(c, 422, 'Something is missing', `<p role="alert">Choose Approve or Deny for a code of at most ${USER_CODE_MAX_INPUT} characters.</p>\n${codeForm(typed.slice(0, USER_CODE_MAX_INPUT))}`);
     }
     const p = session(c);
     if (!p) {

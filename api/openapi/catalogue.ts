@@ -140,7 +140,7 @@ export const CATALOGUE: Record<string, OperationEntry> = {
   'DELETE /api/notifications/{notification_id}': { operationId: 'dismissNotification', access: 'user', description: 'Dismiss one of your notifications.' },
 
   // ---- comments ----
-  'GET /api/comments': { operationId: 'listComments', access: 'optional', description: 'Comments on one item, oldest first; include_hidden=true shows hidden ones to moderators.' },
+  'GET /api/comments': { operationId: 'listComments', access: 'optional', description: 'Comments on one item, oldest first; include_hidden=true shows hidden ones to moderators. A signed-in caller also gets their own hidden comments (hidden: true), which no one else but moderators sees; their author is notified when a comment is hidden.' },
   'POST /api/comments': { operationId: 'createComment', access: 'user', description: 'Comment on an item, or reply with parent_id; @handle mentions notify people. Limited per user (429).' },
   'GET /api/comments/create': { operationId: 'createCommentViaGet', access: 'user', description: 'Comment creation for sandboxes that cannot POST: a bearer token with the write scope is required, and idempotency_key makes a repeat return the first comment.' },
   'GET /api/comments/{comment_id}': { operationId: 'getComment', access: 'optional', description: 'One comment; a hidden one only for moderators.' },
@@ -203,6 +203,7 @@ export const CATALOGUE: Record<string, OperationEntry> = {
   },
   // ---- moderation ----
   'GET /api/moderation/comments': { operationId: 'listHiddenComments', access: 'moderator', description: 'Hidden comments across all items, most recently changed first.' },
+  'GET /api/moderation/posts': { operationId: 'listSubmittedPosts', access: 'moderator', description: 'The review queue: posts submitted while auto-publish is off, or edited after publication. POST /api/posts/{post_id}/review publishes one or sends it back with a note.' },
 
   // ---- device flow ----
   'POST /api/oauth/device': { operationId: 'startDeviceAuthorization', access: 'public', description: 'Start a device sign-in (RFC 8628 device authorization request): answers device_code, user_code, verification_uri_complete, expires_in and interval.' },

@@ -218,6 +218,23 @@ function registerPostPublicationRoutes(app: OpenAPIHono, k: PostRouteKit) {
     },
   );
 
+  addRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/moderation/posts',
+      tags: ['posts', 'moderation'],
+      summary: 'Submitted posts waiting for review, the longest waiting first (moderators)',
+      request: { query: z.object({ limit: limitParam(200, 50), offset: offsetParam() }) },
+      responses: { 200: json(PostList, 'Submitted posts'), 401: E[401], 403: json(ErrorDetail, 'Not a moderator'), 422: E[422] },
+    }),
+    async (c, { query }) => {
+      requireRole(c, 'moderator');
+      const { total, rows } = await store.listSubmitted(query.limit, query.offset);
+      return c.json({ total, limit: query.limit, offset: query.offset, items: await Promise.all(rows.map(out)) }, 200, noStore);
+    },
+  );
+
 }
 
 /** The post essay: read it with its ETag, replace it with If-Match. */

@@ -1,28 +1,24 @@
 // What "apply" does to content/. A concept_stub is published for real: its draft file gets `draft: false`
-// (or, proposed without a file, the file is written from the payload). The other kinds edit files editors
-// own (a concept's YAML sources, a video's tags, a new essay from a post) where a machine rewrite would
-// drop their comments and formatting and bypass review, so applying them records the accepted change for
-// the editors' commit and says so: `content_changed: false`. Never a silent pretence.
+// (or, proposed without a file, the file is written from the payload). The other kinds edit the files they
+// name (content-edits.ts): a tag_correction the item's tags, a link_add the concept's sources or related
+// concepts, an essay_promotion a new essays/<slug>/<lang>.md; `files` lists what was written.
 // Apply publishes only the text moderators reviewed (the proposal's body, the draft file's recorded hash);
 // a rejected or superseded concept_stub takes its draft file out of content/ (planDiscard).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Snapshot } from '../../src/lib/content/model.ts';
 import { ApiError } from '../errors/index.ts';
 import { DRAFT_TRUE, conceptBody, conceptFileProblems, removeDraftFile, renderConceptFile, splitConceptFile, writeFileAtomic } from '../../src/lib/content/concept-file.ts';
 import { sha256 } from '../../src/lib/data/sources/store.ts';
 import type { Payload, ProposalKind } from '../../src/lib/data/proposals/payloads.ts';
 import type { ApplyPlan } from '../../src/lib/data/proposals/store.ts';
+import { commitEdits, planEssayPromotion, planLinkAdd, planTagCorrection, type EditContext, type EditPlan } from './content-edits.ts';
 
-export interface ApplyContext {
-  contentDir: string;
-  snapshot: Snapshot;
-}
+export type ApplyContext = EditContext;
 
-const RECORDED: Record<Exclude<ProposalKind, 'concept_stub'>, string> = {
-  link_add: 'Recorded as applied; the link is added to the concept file by an editor commit (the server does not rewrite editor-owned YAML).',
-  tag_correction: 'Recorded as applied; the tags are changed in the item file by an editor commit (the server does not rewrite editor-owned YAML).',
-  essay_promotion: 'Recorded as applied; the essay is copied into content/essays by an editor commit (translation and editing are editorial work).',
+const EDITS: Record<Exclude<ProposalKind, 'concept_stub'>, (payload: never, ctx: EditContext) => EditPlan | Promise<EditPlan>> = {
+  link_add: planLinkAdd,
+  tag_correction: planTagCorrection,
+  essay_promotion: planEssayPromotion,
 };
 
 /**
@@ -42,8 +38,12 @@ function unreviewed(p: Payload<'concept_stub'>, current: string, rel: string): s
  * Plans applying a proposal; throws 409 when it cannot be applied as it stands (the file would not load),
  * before anything is written.
  */
-export function planApply(kind: ProposalKind, payload: unknown, ctx: ApplyContext): ApplyPlan {
-  if (kind !== 'concept_stub') return { result: { content_changed: false, files: [], note: RECORDED[kind] }, commit: () => {} };
+export async function planApply(kind: ProposalKind, payload: unknown, ctx: ApplyContext): Promise<ApplyPlan> {
+  if (kind !== 'concept_stub') {
+    const plan = await EDITS[kind](payload as never, ctx);
+    const files = plan.edits.map((e) => e.rel);
+    return { result: { content_changed: files.length > 0, files, note: plan.note }, commit: () => commitEdits(ctx.contentDir, plan.edits) };
+  }
   const p = payload as Payload<'concept_stub'>;
   const rel = `knowledge/${p.slug}.md`;
   const knowledgeDir = path.join(ctx.contentDir, 'knowledge');

@@ -22,7 +22,7 @@ import {
   PublicProposal,
   PublicProposalList,
 } from './schemas.ts';
-import { createProposal, decideProposal, flagProposal, flagsOf, getProposal, listProposals, ProposalRefused, type ProposalDeps, type ProposalRow } from '../../src/lib/data/proposals/store.ts';
+import { createProposal, decideProposal, flagProposal, flagsOf, getProposal, listProposals, promotedPost, ProposalRefused, type ProposalDeps, type ProposalRow } from '../../src/lib/data/proposals/store.ts';
 import { planApply, planDiscard } from './apply.ts';
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
@@ -241,7 +241,7 @@ function registerDecisionRoute(app: OpenAPIHono, deps: CommunityDeps): void {
       tags: ['proposals'],
       summary: 'Decide a proposal (moderators): accept, reject, apply or supersede',
       description:
-        'Transitions: accept pending→accepted; reject pending|accepted→rejected; apply accepted→applied; supersede pending|accepted→superseded (superseded_by required). rejected, applied and superseded are final; other moves are 409. Applying a concept_stub publishes its concept file (draft: false), only as reviewed: 409 when the draft file changed since the proposal was filed (its recorded file_sha256) or its body is not the proposal\'s; applying the other kinds records the change for an editor commit and reports content_changed: false. Rejecting or superseding a concept_stub removes the draft file written for it (if still a draft), freeing its slug. The author is notified.',
+        'Transitions: accept pending→accepted; reject pending|accepted→rejected; apply accepted→applied; supersede pending|accepted→superseded (superseded_by required). rejected, applied and superseded are final; other moves are 409. Applying a concept_stub publishes its concept file (draft: false), only as reviewed: 409 when the draft file changed since the proposal was filed (its recorded file_sha256) or its body is not the proposal\'s. Applying a tag_correction rewrites the item\'s tags in its content file(s), a link_add adds the source or related concept to the concept\'s front matter, an essay_promotion writes the post\'s essay to essays/<slug>/<lang>.md; applied.files names the files written (the content watcher publishes them; editors commit them), and 409 when the result would not load. The apply is one audit event (proposal.apply, with the files) in the transaction that records it. Rejecting or superseding a concept_stub removes the draft file written for it (if still a draft), freeing its slug. The author is notified.',
       request: { params: idParams, body: { content: { 'application/json': { schema: ProposalDecisionIn } }, required: true } },
       responses: {
         200: json(PublicProposal, 'The proposal after the decision'),
@@ -257,7 +257,7 @@ function registerDecisionRoute(app: OpenAPIHono, deps: CommunityDeps): void {
         decideProposal(
           store,
           { proposalId: params.proposal_id, moderatorId: p.user.id, action: body.action, note: body.note, supersededBy: body.superseded_by },
-          (r) => planApply(r.kind, JSON.parse(r.payload), { contentDir: deps.config.contentDir, snapshot: deps.content().snapshot }),
+          (r) => planApply(r.kind, JSON.parse(r.payload), { contentDir: deps.config.contentDir, snapshot: deps.content().snapshot, post: (id) => promotedPost(deps.db, id) }),
         ),
       );
       return c.json(await one(row), 200, noStore);

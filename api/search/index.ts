@@ -239,7 +239,7 @@ export function registerSearchRoutes(app: OpenAPIHono, deps: SearchDeps): void {
         if (!deps.search().has(r.type, id)) throw notFound(r.what);
         const unknown = unknownParams(c, RELATED_PARAMS);
         return cached(c, unknown.length ? { query, unknown } : query, async (service) => {
-          const result = service.related(r.type, id, query.k, query.agent, deps.content().site.baseUrl);
+          const result = service.related(r.type, id, query.k, query.agent, deps.content().site.baseUrl, query.lang);
           if (!result) throw notFound(r.what);
           return encode({ ...result, warnings: unknownWarnings(unknown, RELATED_PARAMS, RELATED_INSTEAD, `/api/${r.kind}/{${r.param}}/related`) }, {});
         });

@@ -57,6 +57,10 @@ export type SearchQuery = z.output<typeof SearchQuery>;
 
 export const RelatedQuery = z.object({
   k: queryInt(1, 20, 5, 'How many related items, 1..20.'),
+  lang: z
+    .enum(LANGUAGES)
+    .optional()
+    .openapi({ description: "The reader's language: an essay with a version in it is listed by that version's title and links (the hit's lang says which). Items are not filtered by it." }),
   agent: queryBool(false, 'Rewrite links to their agent form (/api/...?agent=true).'),
 });
 

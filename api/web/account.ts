@@ -5,11 +5,12 @@
 // for connecting the note store, sends the browser on to the host).
 import type { Context } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { html, type SafeHtml } from '../../src/web/html.ts';
+import { html, raw, type SafeHtml } from '../../src/web/html.ts';
 import { formatTime } from '../../src/web/format.ts';
 import { problem, type CallApi } from './call.ts';
 import { PAGE_CSP, flash, formText, pageResponse, seeOther, sessionUser, signInRedirect } from './render.ts';
 import { signedOut } from './session.ts';
+import { fieldAttrs, fieldNote, formProblem, problemSummary, type FormFields, type FormProblem } from './form-errors.ts';
 import type { WebDeps } from './deps.ts';
 
 interface Profile {
@@ -45,6 +46,34 @@ interface OAuthClient {
   last_used_at: string | null;
 }
 
+/** The profile form as typed. */
+interface ProfileValues {
+  display_name: string;
+  handle: string;
+  bio: string;
+}
+/** The new-key form as typed. */
+interface KeyValues {
+  name: string;
+  expires_in_days: string;
+}
+const PROFILE_FIELDS: FormFields = {
+  display_name: { id: 'display_name', name: 'your name' },
+  handle: { id: 'handle', name: 'the handle', rule: 'lower-case letters, digits and _, 3 to 30 characters' },
+  bio: { id: 'bio', name: 'the text about you' },
+};
+const KEY_FIELDS: FormFields = { name: { id: 'key-name', name: 'the name of the key' }, expires_in_days: { id: 'key-expiry', name: 'the expiry' } };
+
+/** What the account page shows besides the stored account: a new key, or a refused form with what was typed. */
+interface AccountExtra {
+  newKey?: ApiKey & { key: string };
+  /** A refusal of a form without fields (a session, an app, the note store). */
+  error?: string;
+  profile?: { typed: ProfileValues; problem: FormProblem };
+  key?: { typed: KeyValues; problem: FormProblem };
+  status?: 200 | 400 | 409 | 422 | 429 | 502;
+}
+
 const DONE: Record<string, string> = {
   profile: 'Your profile is saved.',
   'session-ended': 'That session is signed out.',
@@ -68,7 +97,7 @@ export function registerAccountPages(app: OpenAPIHono, deps: WebDeps, callApi: C
   // of a form post to the page's form-action too: the page names the configured host's origin there.
   const host = deps.config.vcs.host;
   const csp = host ? PAGE_CSP.replace("form-action 'self'", `form-action 'self' ${new URL(host.authorizeUrl).origin}`) : PAGE_CSP;
-  async function render(c: Context, extra: { newKey?: ApiKey & { key: string }; error?: string; status?: 200 | 400 | 409 | 422 | 429 | 502 } = {}) {
+  async function render(c: Context, extra: AccountExtra = {}) {
     const [me, sessions, keys, clients, pk, unread] = await Promise.all([
       callApi(c, 'GET', '/api/account/me'),
       callApi(c, 'GET', '/api/account/sessions'),
@@ -81,12 +110,13 @@ export function registerAccountPages(app: OpenAPIHono, deps: WebDeps, callApi: C
     const q = new URL(c.req.url).searchParams;
     const notices = html`${flash('ok', DONE[q.get('done') ?? ''])}${q.get('pk') === 'connected' ? flash('ok', 'Your personal knowledge store is connected.') : ''}${
       q.get('pk') === 'error' ? flash('error', 'Connecting your personal knowledge store failed. Nothing was changed; try again.') : ''
-    }${flash('error', extra.error)}`;
+    }${flash('error', extra.error)}${problemSummary('Your profile was not saved.', extra.profile?.problem, PROFILE_FIELDS)}${problemSummary('The key was not created.', extra.key?.problem, KEY_FIELDS)}`;
     const body = html`<h1>Your account</h1>
 ${notices}
-${profileSection(me.body as Profile)}
+${postsSection()}
+${profileSection(me.body as Profile, extra.profile)}
 ${sessionsSection(sessions.ok ? (sessions.body as Session[]) : [], deps.config.sessionIdleHours)}
-${keysSection(keys.ok ? (keys.body as ApiKey[]) : [], extra.newKey)}
+${keysSection(keys.ok ? (keys.body as ApiKey[]) : [], extra.newKey, extra.key)}
 ${appsSection(clients.ok ? (clients.body as OAuthClient[]) : [])}
 ${personalKnowledgeSection(pk.status, pk.body)}`;
     return pageResponse(c, deps.config, { title: 'Your account', description: 'Your account: profile, sessions, API keys, connected apps and personal knowledge.', path: '/account', utility: true, scripts: ['/assets/account.js'] }, body, {
@@ -102,19 +132,22 @@ ${personalKnowledgeSection(pk.status, pk.body)}`;
   app.post('/account/profile', async (c) => {
     if (!sessionUser(c)) return signInRedirect(c);
     const form = await c.req.parseBody();
-    const r = await callApi(c, 'PATCH', '/api/account/me', { json: { display_name: formText(form.display_name), handle: formText(form.handle).trim().replace(/^@/, ''), bio: formText(form.bio) } });
+    const typed: ProfileValues = { display_name: formText(form.display_name), handle: formText(form.handle), bio: formText(form.bio) };
+    const r = await callApi(c, 'PATCH', '/api/account/me', { json: { display_name: typed.display_name, handle: typed.handle.trim().replace(/^@/, ''), bio: typed.bio } });
     if (r.ok) return seeOther('/account?done=profile');
-    return render(c, { error: problem(r), status: r.status === 409 ? 409 : 422 });
+    // A 409 is a handle someone else has.
+    return render(c, { profile: { typed, problem: formProblem(r, PROFILE_FIELDS, { 409: 'handle' }) }, status: r.status === 409 ? 409 : 422 });
   });
 
   app.post('/account/api-keys', async (c) => {
     if (!sessionUser(c)) return signInRedirect(c);
     const form = await c.req.parseBody();
-    const days = typeof form.expires_in_days === 'string' && form.expires_in_days !== '' ? Number(form.expires_in_days) : undefined;
-    const r = await callApi(c, 'POST', '/api/account/api-keys', { json: { name: typeof form.name === 'string' ? form.name : '', ...(days ? { expires_in_days: days } : {}) } });
+    const typed: KeyValues = { name: formText(form.name), expires_in_days: formText(form.expires_in_days) };
+    const days = typed.expires_in_days !== '' ? Number(typed.expires_in_days) : undefined;
+    const r = await callApi(c, 'POST', '/api/account/api-keys', { json: { name: typed.name, ...(days ? { expires_in_days: days } : {}) } });
     // The secret is in this one answer: the page shows it now and never again (no redirect, no cache).
     if (r.status === 201) return render(c, { newKey: r.body as ApiKey & { key: string } });
-    return render(c, { error: problem(r), status: r.status === 429 ? 429 : 422 });
+    return render(c, { key: { typed, problem: formProblem(r, KEY_FIELDS) }, status: r.status === 429 ? 429 : 422 });
   });
 
   app.post('/account/sessions/:id/end', async (c) => {
@@ -155,7 +188,7 @@ ${personalKnowledgeSection(pk.status, pk.body)}`;
     const r = await callApi(c, 'GET', '/api/auth/vcs/begin');
     const to = r.ok ? beginUrl(r.body) : null;
     if (to) return new Response(null, { status: 303, headers: { Location: to, 'Cache-Control': 'no-store' } });
-    return render(c, { error: r.status === 404 ? 'Personal knowledge is not available on this server.' : `Connecting failed: ${problem(r)}`, status: 502 });
+    return render(c, { error: r.status === 404 ? 'Personal knowledge is not available on this server.' : `Connecting failed. ${problem(r)}`, status: 502 });
   });
 
   app.post('/account/personal-knowledge/disconnect', async (c) => {
@@ -166,18 +199,31 @@ ${personalKnowledgeSection(pk.status, pk.body)}`;
   });
 }
 
-function profileSection(me: Profile): SafeHtml {
+/** Where a person finds their posts: writing one, the drafts, what is submitted and published. */
+function postsSection(): SafeHtml {
+  return html`<section id="posts" aria-labelledby="posts-title">
+<h2 id="posts-title">Your posts</h2>
+<p>Write a post with an essay, edit your drafts and submit them for publication.</p>
+<p><a class="button primary" href="/posts/me">Your posts</a> <a class="button" href="/posts/me#new-post">Write a new post</a></p>
+</section>`;
+}
+
+function profileSection(me: Profile, refused?: { typed: ProfileValues; problem: FormProblem }): SafeHtml {
+  const v = refused?.typed ?? me;
+  const p = refused?.problem;
+  const f = PROFILE_FIELDS;
   return html`<section aria-labelledby="profile-title">
 <h2 id="profile-title">Profile</h2>
 <dl class="facts"><dt>E-mail</dt><dd>${me.email}</dd><dt>Role</dt><dd>${me.role}</dd><dt>Member since</dt><dd>${formatTime(me.created_at)}</dd></dl>
 <form method="post" action="/account/profile">
 <label for="display_name">Name</label>
-<input id="display_name" name="display_name" value="${me.display_name}" required maxlength="100" autocomplete="name">
-<label for="handle">Handle</label>
-<input id="handle" name="handle" value="${me.handle}" required pattern="[a-z0-9_]{3,30}" aria-describedby="handle-help">
-<p id="handle-help" class="muted">Lower-case letters, digits and _, 3 to 30 characters. People mention you as @${me.handle}.</p>
+<input id="display_name" name="display_name" value="${v.display_name}" required maxlength="100" autocomplete="name"${fieldAttrs(f.display_name, p, 'display_name')}>
+${fieldNote(f.display_name, p, 'display_name')}<label for="handle">Handle</label>
+<input id="handle" name="handle" value="${v.handle}" required pattern="[a-z0-9_]{3,30}"${fieldAttrs(f.handle, p, 'handle', 'handle-help')}>
+${fieldNote(f.handle, p, 'handle')}<p id="handle-help" class="muted">Lower-case letters, digits and _, 3 to 30 characters. People mention you as @${me.handle}.</p>
 <label for="bio">About you</label>
-<textarea id="bio" name="bio" maxlength="1000">${me.bio}</textarea>
+<textarea id="bio" name="bio" maxlength="1000"${fieldAttrs(f.bio, p, 'bio')}>${v.bio}</textarea>
+${fieldNote(f.bio, p, 'bio')}
 <div class="actions"><button type="submit" class="primary">Save profile</button></div>
 </form>
 </section>`;
@@ -203,7 +249,10 @@ ${rows}</tbody></table>
 </section>`;
 }
 
-function keysSection(keys: ApiKey[], created?: ApiKey & { key: string }): SafeHtml {
+function keysSection(keys: ApiKey[], created?: ApiKey & { key: string }, refused?: { typed: KeyValues; problem: FormProblem }): SafeHtml {
+  const p = refused?.problem;
+  const expiry = refused?.typed.expires_in_days ?? '90';
+  const sel = (v: string) => (v === expiry ? raw(' selected') : '');
   const rows = keys.map(
     (k) => html`<tr><td>${k.name}</td><td><code>${k.hint}</code></td><td>${k.source === 'device' ? 'device sign-in' : 'you'}</td><td>${formatTime(k.created_at)}</td><td>${formatTime(k.last_used_at)}</td><td>${k.expires_at ? formatTime(k.expires_at) : 'never'}</td>
 <td><form method="post" action="/account/api-keys/${encodeURIComponent(k.id)}/revoke"><button type="submit" class="danger">Revoke<span class="visually-hidden"> the key ${k.name}</span></button></form></td></tr>
@@ -230,10 +279,11 @@ ${rows}</tbody></table>`
 <h3>Create a key</h3>
 <form method="post" action="/account/api-keys">
 <label for="key-name">Name</label>
-<input id="key-name" name="name" required maxlength="100" aria-describedby="key-name-help">
-<p id="key-name-help" class="muted">Say where you will use it, e.g. “laptop agent”.</p>
+<input id="key-name" name="name" required maxlength="100" value="${refused?.typed.name ?? ''}"${fieldAttrs(KEY_FIELDS.name, p, 'name', 'key-name-help')}>
+${fieldNote(KEY_FIELDS.name, p, 'name')}<p id="key-name-help" class="muted">Say where you will use it, e.g. “laptop agent”.</p>
 <label for="key-expiry">Expires</label>
-<select id="key-expiry" name="expires_in_days"><option value="30">in 30 days</option><option value="90" selected>in 90 days</option><option value="365">in a year</option><option value="">never</option></select>
+<select id="key-expiry" name="expires_in_days"${fieldAttrs(KEY_FIELDS.expires_in_days, p, 'expires_in_days')}><option value="30"${sel('30')}>in 30 days</option><option value="90"${sel('90')}>in 90 days</option><option value="365"${sel('365')}>in a year</option><option value=""${sel('')}>never</option></select>
+${fieldNote(KEY_FIELDS.expires_in_days, p, 'expires_in_days')}
 <div class="actions"><button type="submit" class="primary">Create key</button></div>
 </form>
 </section>`;

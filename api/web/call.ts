@@ -3,6 +3,7 @@
 // is involved; app.fetch runs the Hono pipeline directly.
 import type { Context } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { sentenceOf } from '../../public/assets/sentences.js';
 
 export interface ApiAnswer {
   status: number;
@@ -50,10 +51,10 @@ export async function fetchInProcess(app: OpenAPIHono, url: URL, method: string,
   return { status: res.status, ok: res.ok, body, headers: res.headers };
 }
 
-/** The API's error text: `{"detail": "…"}`, or the messages of a 422. */
+/**
+ * The API's refusal as sentences for a person (public/assets/sentences.js): `{"detail": "…"}` as it is, a
+ * 422's list in words, never JSON or a pattern. Forms with fields use api/web/form-errors.ts instead.
+ */
 export function problem(a: ApiAnswer): string {
-  const d = a.body && typeof a.body === 'object' ? (a.body as { detail?: unknown }).detail : undefined;
-  if (typeof d === 'string') return d;
-  if (Array.isArray(d)) return d.map((e: { loc?: unknown[]; msg?: string }) => `${(e.loc ?? []).slice(1).join('.') || 'input'}: ${e.msg}`).join('; ');
-  return `The request failed (HTTP ${a.status}).`;
+  return sentenceOf(a.status, a.body);
 }

@@ -1,43 +1,28 @@
-// /moderation, for moderators: hidden comments (show again or delete) and pending proposals with their
-// community flags (accept, reject or supersede, with a note). Everyone else gets a 403 page. A concept
-// stub shows the draft's body as it will be published (apply refuses a file that differs from it), through
-// the sanitising Markdown renderer: the text is AI-generated from pages anyone can add.
+// /moderation, for moderators: the submitted posts waiting for review (publish, or send back with a reason
+// the author reads), hidden comments (show again or delete), pending proposals with their community flags
+// (accept, reject, or supersede by another proposal chosen by title), accepted ones to apply to the
+// content folder, and the latest applied with the files they changed. Everyone else gets a 403 page.
+// Items are rendered by moderation-items.ts; a concept stub's text goes through the sanitising Markdown
+// renderer (it is AI-generated from pages anyone can add).
 import type { Context } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { html, type SafeHtml } from '../../src/web/html.ts';
-import { formatTime } from '../../src/web/format.ts';
-import { markdownToHtml } from '../../src/web/markdown.ts';
-import { problem, type CallApi } from './call.ts';
+import { html } from '../../src/web/html.ts';
+import { problem, type ApiAnswer, type CallApi } from './call.ts';
+import { acceptedItem, appliedItem, hiddenItem, pendingItem, postItem, titles, type HiddenComment, type Proposal, type SubmittedPost } from './moderation-items.ts';
 import { flash, formText, pageResponse, seeOther, sessionUser, signInRedirect } from './render.ts';
 import type { WebDeps } from './deps.ts';
-
-interface HiddenComment {
-  comment_id: string;
-  entity_type: string;
-  entity_id: string;
-  entity_url: string;
-  author: { display_name: string; handle: string } | null;
-  hidden_by: { display_name: string; handle: string } | null;
-  body: string;
-  updated_at: string;
-}
-interface Proposal {
-  proposal_id: string;
-  kind: string;
-  title: string;
-  target: { type: string; id: string } | null;
-  payload: Record<string, unknown>;
-  confidence: number;
-  evidence: { community_flags: { count: number; threshold: number; flags: { reason: string | null; created_at: string }[] }; rationale?: string };
-  source: string;
-  created_at: string;
-}
 
 const DONE: Record<string, string> = {
   unhidden: 'The comment is visible again.',
   deleted: 'The comment is deleted.',
-  decided: 'The decision is recorded.',
+  decided: 'The decision is recorded; the author is told.',
+  accepted: 'The proposal is accepted; apply it below to change the content folder.',
+  applied: 'The proposal is applied; the files it changed are listed under Recently applied.',
+  published: 'The post is published; its author is told.',
+  sent_back: 'The post is sent back to its author with your reason.',
 };
+const META = { title: 'Moderation', description: 'Submitted posts, hidden comments and proposals, for moderators.', path: '/moderation', utility: true };
+const count = (a: ApiAnswer) => (a.ok ? ` (${a.body.total})` : '');
 
 export function registerModerationPages(app: OpenAPIHono, deps: WebDeps, callApi: CallApi): void {
   const isModerator = (c: Context) => {
@@ -45,27 +30,34 @@ export function registerModerationPages(app: OpenAPIHono, deps: WebDeps, callApi
     return !!p && (p.user.role === 'moderator' || p.user.role === 'admin');
   };
   const forbidden = (c: Context) =>
-    pageResponse(c, deps.config, { title: 'Moderators only', description: 'Hidden comments and pending proposals, for moderators.', path: '/moderation', utility: true }, html`<h1>Moderators only</h1><p>This page is for moderators.</p>`, { status: 403 });
+    pageResponse(c, deps.config, { ...META, title: 'Moderators only' }, html`<h1>Moderators only</h1><p>This page is for moderators.</p>`, { status: 403 });
 
   async function render(c: Context, error?: string, status?: 400 | 409 | 422) {
-    const [hidden, proposals] = await Promise.all([callApi(c, 'GET', '/api/moderation/comments?limit=100'), callApi(c, 'GET', '/api/proposals?status=pending&limit=50')]);
+    const [posts, hidden, pending, decided] = await Promise.all([
+      callApi(c, 'GET', '/api/moderation/posts?limit=100'),
+      callApi(c, 'GET', '/api/moderation/comments?limit=100'),
+      callApi(c, 'GET', '/api/proposals?status=pending&limit=50'),
+      callApi(c, 'GET', '/api/proposals?status=decided&limit=100'),
+    ]);
+    const queue = posts.ok ? (posts.body.items as SubmittedPost[]) : [];
     const comments = hidden.ok ? (hidden.body.items as HiddenComment[]) : [];
-    const pending = proposals.ok ? (proposals.body.items as Proposal[]) : [];
+    const open = pending.ok ? (pending.body.items as Proposal[]) : [];
+    const recent = decided.ok ? (decided.body.items as Proposal[]) : [];
+    const accepted = recent.filter((p) => p.status === 'accepted');
+    const applied = recent.filter((p) => p.status === 'applied').slice(0, 10);
+    const items = await titles(c, callApi, [...open, ...accepted, ...applied]);
+    const live = [...open, ...accepted];
+    const section = (id: string, title: string, a: ApiAnswer, body: unknown) =>
+      html`<section aria-labelledby="${id}"><h2 id="${id}">${title}${count(a)}</h2>${a.ok ? body : flash('error', problem(a))}</section>
+`;
     const body = html`<h1>Moderation</h1>
 ${flash('ok', DONE[c.req.query('done') ?? ''])}${flash('error', error)}
-<section aria-labelledby="hidden-title">
-<h2 id="hidden-title">Hidden comments${hidden.ok ? ` (${hidden.body.total})` : ''}</h2>
-${!hidden.ok ? flash('error', problem(hidden)) : comments.length === 0 ? html`<p>No hidden comments.</p>` : html`<ul class="list">${comments.map(hiddenItem)}</ul>`}
-</section>
-<section aria-labelledby="proposals-title">
-<h2 id="proposals-title">Pending proposals${proposals.ok ? ` (${proposals.body.total})` : ''}</h2>
-${!proposals.ok
-  ? html`<p>Proposals are not available: ${problem(proposals)}</p>`
-  : pending.length === 0
-    ? html`<p>No pending proposals.</p>`
-    : html`<ul class="list">${pending.map(proposalItem)}</ul>`}
-</section>`;
-    return pageResponse(c, deps.config, { title: 'Moderation', description: 'Hidden comments and pending proposals, for moderators.', path: '/moderation', utility: true }, body, { status });
+${section('posts-title', 'Submitted posts', posts, queue.length === 0 ? html`<p>No posts wait for review.${deps.config.postsAutoPublish ? ' Posts are published when submitted (POSTS_AUTO_PUBLISH).' : ''}</p>` : html`<ul class="list">${queue.map(postItem)}</ul>`)}
+${section('hidden-title', 'Hidden comments', hidden, comments.length === 0 ? html`<p>No hidden comments.</p>` : html`<ul class="list">${comments.map(hiddenItem)}</ul>`)}
+${section('proposals-title', 'Pending proposals', pending, open.length === 0 ? html`<p>No pending proposals.</p>` : html`<ul class="list">${open.map((p) => pendingItem(p, items, live))}</ul>`)}
+${accepted.length ? html`<section aria-labelledby="accepted-title"><h2 id="accepted-title">Accepted, to apply (${accepted.length})</h2><ul class="list">${accepted.map((p) => acceptedItem(p, items))}</ul></section>` : ''}
+${applied.length ? html`<section aria-labelledby="applied-title"><h2 id="applied-title">Recently applied</h2><ul class="list">${applied.map((p) => appliedItem(p, items))}</ul></section>` : ''}`;
+    return pageResponse(c, deps.config, META, body, { status });
   }
 
   app.get('/moderation', (c) => (!sessionUser(c) ? signInRedirect(c) : isModerator(c) ? render(c) : forbidden(c)));
@@ -88,53 +80,18 @@ ${!proposals.ok
     const r = await callApi(c, 'POST', `/api/proposals/${encodeURIComponent(c.req.param('id'))}/decision`, {
       json: { action: f.action, ...(note ? { note } : {}), ...(supersededBy ? { superseded_by: supersededBy } : {}) },
     });
-    return r.ok ? seeOther('/moderation?done=decided') : render(c, problem(r), r.status === 409 ? 409 : 422);
+    if (!r.ok) return render(c, problem(r), r.status === 409 ? 409 : 422);
+    return seeOther(f.action === 'apply' ? '/moderation?done=applied#applied-title' : f.action === 'accept' ? '/moderation?done=accepted#accepted-title' : '/moderation?done=decided');
   });
-}
 
-function hiddenItem(h: HiddenComment): SafeHtml {
-  return html`<li><p class="meta"><span>${h.author ? `${h.author.display_name} (@${h.author.handle})` : 'deleted account'}</span><span>on <a href="${h.entity_url}">${h.entity_type} ${h.entity_id}</a></span><span>hidden ${h.hidden_by ? `by @${h.hidden_by.handle} ` : ''}${formatTime(h.updated_at)}</span></p>
-<p class="body">${h.body}</p>
-<div class="actions">
-<form method="post" action="/moderation/comments/${h.comment_id}/unhide"><button type="submit">Show again</button></form>
-<form method="post" action="/moderation/comments/${h.comment_id}/delete"><button type="submit" class="danger">Delete</button></form>
-</div></li>
-`;
-}
-
-/** What applying a concept_stub would publish: its body, headings demoted under the item's <h3>. */
-function draftBody(p: Proposal): SafeHtml | '' {
-  if (p.kind !== 'concept_stub') return '';
-  const body = typeof p.payload.body === 'string' ? p.payload.body.trim() : '';
-  if (!body) return typeof p.payload.file === 'string' ? html`<p>The draft's text is not recorded in this proposal, so applying its file will be refused; reject it and draft the concept again.</p>` : '';
-  return html`<section class="draft-body" aria-label="Draft text"><p class="meta"><span>Draft text, as it will be published</span></p>
-${markdownToHtml(body, { headingOffset: 2 })}</section>`;
-}
-
-function proposalItem(p: Proposal): SafeHtml {
-  const flags = p.evidence.community_flags;
-  const id = p.proposal_id;
-  // A stub's body is shown rendered above, not a second time as JSON.
-  const { body: _body, ...rest } = p.payload;
-  const shown = p.kind === 'concept_stub' ? rest : p.payload;
-  return html`<li><h3>${p.title}</h3>
-<p class="meta"><span>${p.kind.replace(/_/g, ' ')}</span>${p.target ? html`<span>on ${p.target.type} ${p.target.id}</span>` : ''}<span>confidence ${p.confidence.toFixed(2)}</span><span>from ${p.source}</span><span>${formatTime(p.created_at)}</span></p>
-<p><strong>${flags.count} of ${flags.threshold} flags</strong>${flags.count >= flags.threshold ? ' (at the threshold)' : ''}</p>
-${flags.flags.length ? html`<ul>${flags.flags.map((f) => html`<li>${f.reason ?? 'no reason given'} <span class="muted">(${formatTime(f.created_at)})</span></li>`)}</ul>` : ''}
-${p.evidence.rationale ? html`<p>Rationale: ${p.evidence.rationale}</p>` : ''}
-${draftBody(p)}
-<details><summary>Payload</summary><pre>${JSON.stringify(shown, null, 2)}</pre></details>
-<form method="post" action="/moderation/proposals/${id}/decision">
-<label for="note-${id}">Note <span class="muted">(optional, shown to the author)</span></label>
-<textarea id="note-${id}" name="note" maxlength="1000" rows="2"></textarea>
-<div class="actions"><button type="submit" name="action" value="accept" class="primary">Accept<span class="visually-hidden">: ${p.title}</span></button>
-<button type="submit" name="action" value="reject" class="danger">Reject<span class="visually-hidden">: ${p.title}</span></button></div>
-</form>
-<form method="post" action="/moderation/proposals/${id}/decision">
-<input type="hidden" name="action" value="supersede">
-<label for="sup-${id}">Superseded by proposal</label>
-<input id="sup-${id}" name="superseded_by" required maxlength="100">
-<div class="actions"><button type="submit">Supersede<span class="visually-hidden">: ${p.title}</span></button></div>
-</form></li>
-`;
+  app.post('/moderation/posts/:id/review', async (c) => {
+    if (!sessionUser(c)) return signInRedirect(c);
+    if (!isModerator(c)) return forbidden(c);
+    const f = await c.req.parseBody();
+    const note = formText(f.note).trim();
+    if (f.action === 'reject' && !note) return render(c, 'Say why the post goes back: its author reads the reason.', 422);
+    const r = await callApi(c, 'POST', `/api/posts/${encodeURIComponent(c.req.param('id'))}/review`, { json: { action: f.action, ...(note ? { note } : {}) } });
+    if (!r.ok) return render(c, problem(r), r.status === 409 ? 409 : 422);
+    return seeOther(`/moderation?done=${f.action === 'publish' ? 'published' : 'sent_back'}`);
+  });
 }

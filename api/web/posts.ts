@@ -10,6 +10,7 @@ import { markdownToHtml } from '../../src/web/markdown.ts';
 import { commentsSection, relatedSection } from '../../src/web/sections.ts';
 import { problem, type ApiAnswer, type CallApi } from './call.ts';
 import { flash, formText, pageResponse, seeOther, sessionUser, signInRedirect } from './render.ts';
+import { fieldAttrs, fieldNote, formProblem, generalProblem, problemSummary, type FormFields, type FormProblem } from './form-errors.ts';
 import type { WebDeps } from './deps.ts';
 
 interface Post {
@@ -45,13 +46,20 @@ const STATUS_TEXT: Record<Post['status'], string> = {
 };
 const DONE: Record<string, string> = { saved: 'The essay is saved.', details: 'The details are saved.', submitted: 'The post is submitted.' };
 
-const tagsFrom = (v: unknown) =>
-  typeof v === 'string'
-    ? v
-        .split(/[,\s]+/)
-        .map((t) => t.trim().toLowerCase())
-        .filter(Boolean)
-    : [];
+const tagsFrom = (v: string) =>
+  v
+    .split(/[,\s]+/)
+    .map((t) => t.trim().toLowerCase())
+    .filter(Boolean);
+
+/** The post's fields as the forms name them (api/web/form-errors.ts). */
+const DETAILS_FIELDS: FormFields = {
+  title: { id: 'post-title', name: 'the title' },
+  summary: { id: 'post-summary', name: 'the summary' },
+  tags: { id: 'post-tags', name: 'the tags', item: 'tag', rule: 'lower-case letters, digits and single hyphens, e.g. “ai-governance”' },
+  lang: { id: 'post-lang', name: 'the language' },
+};
+const ESSAY_FIELDS: FormFields = { body: { id: 'essay', name: 'the essay' } };
 
 /** Registers the post pages: your posts, the editor, and a post for readers with its votes. */
 export function registerPostPages(app: OpenAPIHono, deps: WebDeps, callApi: CallApi): void {
@@ -63,8 +71,8 @@ export function registerPostPages(app: OpenAPIHono, deps: WebDeps, callApi: Call
 /** A page of the post pages (an account page unless `section` says otherwise). */
 const postPage =
   (deps: WebDeps) =>
-  (c: Context, title: string, path: string, body: SafeHtml, status?: 200 | 400 | 404 | 409 | 422, section: 'account' | undefined = 'account') =>
-    pageResponse(c, deps.config, { title, description: 'Write, edit and submit your posts and their essays.', path, utility: true }, body, { status, section });
+  (c: Context, title: string, path: string, body: SafeHtml, status?: 200 | 400 | 401 | 404 | 409 | 422, section: 'account' | undefined = 'account') =>
+    pageResponse(c, deps.config, { title, description: 'Write, edit and submit your posts and their essays.', path, utility: true, scripts: section ? ['/assets/editor.js'] : [] }, body, { status, section });
 
 /** A post and its essay, or the API's answer when either is refused. */
 async function loadPost(callApi: CallApi, c: Context, id: string): Promise<{ post: Post; essay: Essay } | ApiAnswer> {
@@ -78,7 +86,7 @@ async function loadPost(callApi: CallApi, c: Context, id: string): Promise<{ pos
 /** /posts/me: your posts and the form for a new one. */
 function registerYourPostsPages(app: OpenAPIHono, deps: WebDeps, callApi: CallApi): void {
   const page = postPage(deps);
-  async function myPosts(c: Context, error?: string, status?: 422) {
+  async function myPosts(c: Context, typed: DetailsValues = NO_DETAILS, problem?: FormProblem, status?: 422) {
     const r = await callApi(c, 'GET', '/api/posts/me?limit=200');
     if (r.status === 401) return signInRedirect(c);
     const posts = r.ok ? (r.body.items as Post[]) : [];
@@ -87,7 +95,7 @@ function registerYourPostsPages(app: OpenAPIHono, deps: WebDeps, callApi: CallAp
       'Your posts',
       '/posts/me',
       html`<h1>Your posts</h1>
-${flash('error', error)}
+${problemSummary('The draft was not created.', problem, DETAILS_FIELDS)}
 ${posts.length
   ? html`<ul class="list">
 ${posts.map(
@@ -96,9 +104,9 @@ ${posts.map(
 `,
 )}</ul>`
   : html`<p>You have not written a post yet.</p>`}
-<h2>Write a new post</h2>
-<form method="post" action="/posts/me">
-${detailsFields({ title: '', summary: '', tags: [], lang: 'en' })}
+<h2 id="new-post">Write a new post</h2>
+<form method="post" action="/posts/me" ${guard(problem)}>
+${detailsFields(typed, problem)}
 <div class="actions"><button type="submit" class="primary">Create the draft</button></div>
 </form>`,
       status,
@@ -108,87 +116,134 @@ ${detailsFields({ title: '', summary: '', tags: [], lang: 'en' })}
   app.get('/posts/me', (c) => (sessionUser(c) ? myPosts(c) : signInRedirect(c)));
   app.post('/posts/me', async (c) => {
     if (!sessionUser(c)) return signInRedirect(c);
-    const f = await c.req.parseBody();
-    const r = await callApi(c, 'POST', '/api/posts', { json: { title: formText(f.title), summary: formText(f.summary), tags: tagsFrom(f.tags), lang: f.lang === 'sl' ? 'sl' : 'en' } });
+    const typed = detailsFrom(await c.req.parseBody());
+    const r = await callApi(c, 'POST', '/api/posts', { json: detailsJson(typed) });
     if (r.status === 201) return seeOther(`/posts/me/${encodeURIComponent((r.body as Post).post_id)}`);
-    return myPosts(c, problem(r), 422);
+    return myPosts(c, typed, formProblem(r, DETAILS_FIELDS), 422);
   });
+}
 
+/** What the editor shows besides the stored post: the typed text of a refused form, a conflict, a problem. */
+interface EditorState {
+  /** The essay form's refusal (or a submission's), with the text the person typed. */
+  essay?: { text: string; problem?: FormProblem; conflict?: Essay };
+  /** The details form's refusal, with what the person typed. */
+  details?: { typed: DetailsValues; problem: FormProblem };
+  /** Why the post could not be submitted (the essay was saved). */
+  submit?: string;
+  status?: 200 | 409 | 422;
 }
 
 /** /posts/me/<post_id>: the ETag-aware essay editor, the details and the submission. */
 function registerEditorPages(app: OpenAPIHono, deps: WebDeps, callApi: CallApi): void {
   const page = postPage(deps);
-  const load = (c: Context, id: string) => loadPost(callApi, c, id);
-  async function editor(c: Context, id: string, state: { error?: string; conflict?: { mine: string; current: Essay }; status?: 200 | 409 | 422 } = {}) {
-    const loaded = await load(c, id);
+  async function editor(c: Context, id: string, state: EditorState = {}) {
+    const loaded = await loadPost(callApi, c, id);
     if (!('post' in loaded)) return loaded.status === 401 ? signInRedirect(c) : page(c, 'Post not found', `/posts/me/${id}`, html`<h1>Post not found</h1><p>${problem(loaded)}</p>`, 404);
-    const { post, essay } = loaded;
-    const done = DONE[c.req.query('done') ?? ''];
-    const conflict = state.conflict;
-    // In a conflict the form carries the newer ETag: saving again means "I merged, keep my text".
-    const etag = conflict ? conflict.current.etag : essay.etag;
-    const text = conflict ? conflict.mine : essay.body;
-    const body = html`<h1>Edit “${post.title}”</h1>
-<p class="meta"><span>${STATUS_TEXT[post.status]}</span>${post.status === 'published' ? html`<a href="${post.url}">View the post</a>` : ''}<a href="/posts/me">All your posts</a></p>
-${flash('ok', done)}${flash('error', state.error)}
-${conflict
-  ? html`<div class="warn" role="alert" id="conflict"><h2>Someone saved a newer version while you were editing</h2>
-<p>Revision ${conflict.current.revision} was saved ${formatTime(conflict.current.updated_at)}. Your text was not saved. Compare the two versions, merge what you want to keep into yours, and save again.</p></div>
-<div class="grid2">
-<section class="panel" aria-labelledby="theirs-title"><h3 id="theirs-title">The current version (revision ${conflict.current.revision})</h3>
-<pre class="current-version">${conflict.current.body}</pre></section>
-<section class="panel" aria-labelledby="mine-title"><h3 id="mine-title">Your version</h3><p class="muted">In the editor below.</p></section>
-</div>`
-  : ''}
-<form method="post" action="/posts/me/${post.post_id}/essay" id="essay-form">
-<input type="hidden" name="etag" value="${etag}">
-<label for="essay">${conflict ? 'Your version (merge it with the current one, then save)' : html`Essay <span class="muted">(Markdown; revision ${essay.revision})</span>`}</label>
-<textarea id="essay" name="body" class="editor" maxlength="100000">${text}</textarea>
-<div class="actions"><button type="submit" class="primary">${conflict ? 'Save my merged version' : 'Save essay'}</button>${conflict ? html`<a href="/posts/me/${post.post_id}">Discard my text and load the current version</a>` : ''}</div>
-</form>
-<h2>Details</h2>
-<form method="post" action="/posts/me/${post.post_id}/details">
-${detailsFields(post)}
-<div class="actions"><button type="submit">Save details</button></div>
-</form>
-${post.status === 'draft' || post.status === 'rejected'
-  ? html`<h2>Publish</h2>
-<p>A post needs a summary and an essay of at least 200 characters. ${deps.config.postsAutoPublish ? 'It is published as soon as it passes these checks.' : 'A moderator reviews it first.'}</p>
-<form method="post" action="/posts/me/${post.post_id}/submit"><button type="submit" class="primary">Submit for publication</button></form>`
-  : ''}`;
-    return page(c, `Edit ${post.title}`, `/posts/me/${post.post_id}`, body, state.status);
+    const body = editorBody(loaded.post, loaded.essay, state, DONE[c.req.query('done') ?? ''], deps.config.postsAutoPublish);
+    return page(c, `Edit ${loaded.post.title}`, `/posts/me/${loaded.post.post_id}`, body, state.status);
+  }
+
+  /**
+   * Saves the editor's text (If-Match: the ETag the form carries) unless it is the stored version already.
+   * Null when it is stored; otherwise the editor again with the text kept: a conflict beside the newer
+   * version, or the refusal in words.
+   */
+  async function saveEssay(c: Context, id: string, text: string, etag: string): Promise<Response | null> {
+    const path = `/api/posts/${encodeURIComponent(id)}/essay`;
+    const current = await callApi(c, 'GET', path);
+    if (current.ok && (current.body as Essay).etag === etag && (current.body as Essay).body === text) return null;
+    const r = await callApi(c, 'PUT', path, { json: { body: text }, headers: etag ? { 'If-Match': etag } : {} });
+    if (r.ok) return null;
+    if (r.status === 412) return editor(c, id, { essay: { text, conflict: (r.body as { current: Essay }).current }, status: 409 });
+    return editor(c, id, { essay: { text, problem: formProblem(r, ESSAY_FIELDS) }, status: 422 });
   }
 
   app.get('/posts/me/:id', (c) => (sessionUser(c) ? editor(c, c.req.param('id')) : signInRedirect(c)));
 
+  /**
+   * An essay sent after the session ended: a redirect to the sign-in would drop the text, so the page
+   * keeps it in the same form, to send again once the person has signed in in another tab.
+   */
+  function signedOutEssay(c: Context, id: string, f: Record<string, unknown>, action: 'essay' | 'submit') {
+    const body = html`<h1>Sign in to save your essay</h1>
+<p class="error-summary" role="alert">You are signed out, so the essay was not saved. Your text is below: <a href="/api/auth/idp/login?next=${encodeURIComponent(`/posts/me/${id}`)}" target="_blank" rel="noopener">sign in in a new tab</a>, then come back to this page and send it again.</p>
+<form method="post" action="/posts/me/${id}/${action}" data-guard="unsaved">
+<input type="hidden" name="etag" value="${formText(f.etag)}">
+<label for="essay">Your essay</label>
+<textarea id="essay" name="body" class="editor" maxlength="100000">${formText(f.body)}</textarea>
+<div class="actions"><button type="submit" class="primary">${action === 'submit' ? 'Save and submit' : 'Save essay'}</button></div>
+</form>`;
+    return page(c, 'Sign in to save your essay', `/posts/me/${id}`, body, 401);
+  }
+
   app.post('/posts/me/:id/essay', async (c) => {
-    if (!sessionUser(c)) return signInRedirect(c);
     const id = c.req.param('id');
     const f = await c.req.parseBody();
-    const mine = formText(f.body);
-    const etag = formText(f.etag);
-    const r = await callApi(c, 'PUT', `/api/posts/${encodeURIComponent(id)}/essay`, { json: { body: mine }, headers: etag ? { 'If-Match': etag } : {} });
-    if (r.ok) return seeOther(`/posts/me/${encodeURIComponent(id)}?done=saved`);
-    if (r.status === 412) return editor(c, id, { conflict: { mine, current: (r.body as { current: Essay }).current }, status: 409 });
-    return editor(c, id, { error: problem(r), status: 422 });
+    if (!sessionUser(c)) return typeof f.body === 'string' ? signedOutEssay(c, id, f, 'essay') : signInRedirect(c);
+    return (await saveEssay(c, id, formText(f.body), formText(f.etag))) ?? seeOther(`/posts/me/${encodeURIComponent(id)}?done=saved`);
   });
 
   app.post('/posts/me/:id/details', async (c) => {
     if (!sessionUser(c)) return signInRedirect(c);
     const id = c.req.param('id');
-    const f = await c.req.parseBody();
-    const r = await callApi(c, 'PATCH', `/api/posts/${encodeURIComponent(id)}`, { json: { title: formText(f.title), summary: formText(f.summary), tags: tagsFrom(f.tags), lang: f.lang === 'sl' ? 'sl' : 'en' } });
-    return r.ok ? seeOther(`/posts/me/${encodeURIComponent(id)}?done=details`) : editor(c, id, { error: problem(r), status: 422 });
+    const typed = detailsFrom(await c.req.parseBody());
+    const r = await callApi(c, 'PATCH', `/api/posts/${encodeURIComponent(id)}`, { json: detailsJson(typed) });
+    return r.ok ? seeOther(`/posts/me/${encodeURIComponent(id)}?done=details`) : editor(c, id, { details: { typed, problem: formProblem(r, DETAILS_FIELDS) }, status: 422 });
   });
 
+  // The Submit button belongs to the essay form: what is in the editor is saved first (with its ETag),
+  // so submitting never throws typed text away; a conflict or a refusal stops before the submission.
   app.post('/posts/me/:id/submit', async (c) => {
-    if (!sessionUser(c)) return signInRedirect(c);
     const id = c.req.param('id');
+    const f = await c.req.parseBody();
+    if (!sessionUser(c)) return typeof f.body === 'string' ? signedOutEssay(c, id, f, 'submit') : signInRedirect(c);
+    if (typeof f.body === 'string') {
+      const refused = await saveEssay(c, id, formText(f.body), formText(f.etag));
+      if (refused) return refused;
+    }
     const r = await callApi(c, 'POST', `/api/posts/${encodeURIComponent(id)}/submit`);
-    return r.ok ? seeOther(`/posts/me/${encodeURIComponent(id)}?done=submitted`) : editor(c, id, { error: problem(r), status: 409 });
+    return r.ok ? seeOther(`/posts/me/${encodeURIComponent(id)}?done=submitted`) : editor(c, id, { submit: problem(r), status: 409 });
   });
+}
 
+/** The editor's page: status, the essay form (with a conflict's two versions), the details, the submission. */
+function editorBody(post: Post, essay: Essay, state: EditorState, done: string | undefined, autoPublish: boolean): SafeHtml {
+  const mine = state.essay;
+  const conflict = mine?.conflict;
+  // In a conflict the form carries the newer ETag: saving again means "I merged, keep my text".
+  const etag = conflict ? conflict.etag : essay.etag;
+  const submittable = post.status === 'draft' || post.status === 'rejected';
+  return html`<h1>Edit “${post.title}”</h1>
+<p class="meta"><span>${STATUS_TEXT[post.status]}</span>${post.status === 'published' ? html`<a href="${post.url}">View the post</a>` : ''}<a href="/posts/me">All your posts</a></p>
+${flash('ok', done)}${state.submit ? problemSummary('The post was not submitted; the essay in the editor is saved.', generalProblem(state.submit), {}) : ''}${problemSummary('The essay was not saved; your text is still in the editor.', mine?.problem, ESSAY_FIELDS)}${problemSummary('The details were not saved.', state.details?.problem, DETAILS_FIELDS)}
+${conflict
+  ? html`<div class="warn" role="alert" id="conflict"><h2>Someone saved a newer version while you were editing</h2>
+<p>Revision ${conflict.revision} was saved ${formatTime(conflict.updated_at)}. Your text was not saved. Compare the two versions, merge what you want to keep into yours, and save again.</p></div>
+<div class="grid2">
+<section class="panel" aria-labelledby="theirs-title"><h3 id="theirs-title">The current version (revision ${conflict.revision})</h3>
+<pre class="current-version">${conflict.body}</pre></section>
+<section class="panel" aria-labelledby="mine-title"><h3 id="mine-title">Your version</h3><p class="muted">In the editor below.</p></section>
+</div>`
+  : ''}
+<form method="post" action="/posts/me/${post.post_id}/essay" id="essay-form" ${guard(mine)}>
+<input type="hidden" name="etag" value="${etag}">
+<label for="essay">${conflict ? 'Your version (merge it with the current one, then save)' : html`Essay <span class="muted">(Markdown; revision ${essay.revision})</span>`}</label>
+<textarea id="essay" name="body" class="editor" maxlength="100000"${fieldAttrs(ESSAY_FIELDS.body, mine?.problem, 'body')}>${mine ? mine.text : essay.body}</textarea>
+${fieldNote(ESSAY_FIELDS.body, mine?.problem, 'body')}
+<div class="actions"><button type="submit" class="primary">${conflict ? 'Save my merged version' : 'Save essay'}</button>${conflict ? html`<a href="/posts/me/${post.post_id}">Discard my text and load the current version</a>` : ''}</div>
+</form>
+<h2>Details</h2>
+<form method="post" action="/posts/me/${post.post_id}/details" ${guard(state.details)}>
+${detailsFields(state.details?.typed ?? { title: post.title, summary: post.summary, tags: post.tags.join(', '), lang: post.lang }, state.details?.problem)}
+<div class="actions"><button type="submit">Save details</button></div>
+</form>
+${submittable
+  ? html`<h2 id="publish">Publish</h2>
+<p>A post needs a summary and an essay of at least 200 characters. ${autoPublish ? 'It is published as soon as it passes these checks.' : 'A moderator reviews it first.'} Submitting saves the essay in the editor first.</p>
+${state.submit ? html`<p class="field-error" id="submit-problem">${state.submit}</p>` : ''}
+<div class="actions"><button type="submit" form="essay-form" formaction="/posts/me/${post.post_id}/submit" class="primary"${state.submit ? raw(' aria-describedby="submit-problem"') : ''}>Submit for publication</button></div>`
+  : ''}`;
 }
 
 /** /posts/<slug>: a post for readers, with the votes on its essay and its comments. */
@@ -251,8 +306,8 @@ ${post.tags.length ? html`<ul class="tags" aria-label="Tags">${post.tags.map((t)
 <div class="prose">${markdownToHtml(essay.body)}</div>
 </article>
 ${vote}
-${post.status === 'published' ? relatedSection('posts', post.post_id, post.title) : ''}
-${post.status === 'published' ? commentsSection('post', post.post_id) : ''}`;
+${post.status === 'published' ? relatedSection('posts', post.post_id, post.title, post.lang) : ''}
+${post.status === 'published' ? commentsSection('post', post.post_id, post.lang) : ''}`;
     return pageResponse(
       c,
       deps.config,
@@ -263,15 +318,32 @@ ${post.status === 'published' ? commentsSection('post', post.post_id) : ''}`;
   }
 }
 
-function detailsFields(p: Pick<Post, 'title' | 'summary' | 'tags' | 'lang'>): SafeHtml {
+/** What the details forms hold, as typed (tags as one line). */
+interface DetailsValues {
+  title: string;
+  summary: string;
+  tags: string;
+  lang: 'en' | 'sl';
+}
+const NO_DETAILS: DetailsValues = { title: '', summary: '', tags: '', lang: 'en' };
+const detailsFrom = (f: Record<string, unknown>): DetailsValues => ({ title: formText(f.title), summary: formText(f.summary), tags: formText(f.tags), lang: f.lang === 'sl' ? 'sl' : 'en' });
+const detailsJson = (d: DetailsValues) => ({ title: d.title, summary: d.summary, tags: tagsFrom(d.tags), lang: d.lang });
+
+/** Forms that hold typed text: leaving with unsaved changes asks first (public/assets/editor.js); a form
+ * shown again after a refusal holds unsaved text from the start. */
+const guard = (unsaved: unknown) => (unsaved ? raw('data-guard="unsaved"') : raw('data-guard'));
+
+function detailsFields(p: DetailsValues, problem?: FormProblem): SafeHtml {
   const sel = (l: string) => (p.lang === l ? raw(' selected') : '');
+  const f = DETAILS_FIELDS;
   return html`<label for="post-title">Title</label>
-<input id="post-title" name="title" value="${p.title}" required minlength="3" maxlength="200">
-<label for="post-summary">Summary</label>
-<textarea id="post-summary" name="summary" maxlength="1000">${p.summary}</textarea>
-<label for="post-tags">Tags</label>
-<input id="post-tags" name="tags" value="${p.tags.join(', ')}" aria-describedby="post-tags-help">
-<p id="post-tags-help" class="muted">Comma-separated, lower-case, e.g. “governance, agents”.</p>
+<input id="post-title" name="title" value="${p.title}" required minlength="3" maxlength="200"${fieldAttrs(f.title, problem, 'title')}>
+${fieldNote(f.title, problem, 'title')}<label for="post-summary">Summary</label>
+<textarea id="post-summary" name="summary" maxlength="1000"${fieldAttrs(f.summary, problem, 'summary')}>${p.summary}</textarea>
+${fieldNote(f.summary, problem, 'summary')}<label for="post-tags">Tags</label>
+<input id="post-tags" name="tags" value="${p.tags}"${fieldAttrs(f.tags, problem, 'tags', 'post-tags-help')}>
+${fieldNote(f.tags, problem, 'tags')}<p id="post-tags-help" class="muted">Comma-separated, lower-case, e.g. “governance, agents”.</p>
 <label for="post-lang">Language</label>
-<select id="post-lang" name="lang"><option value="en"${sel('en')}>English</option><option value="sl"${sel('sl')}>Slovenščina</option></select>`;
+<select id="post-lang" name="lang"${fieldAttrs(f.lang, problem, 'lang')}><option value="en"${sel('en')}>English</option><option value="sl"${sel('sl')}>Slovenščina</option></select>
+${fieldNote(f.lang, problem, 'lang')}`;
 }

@@ -4,11 +4,12 @@
 // auto-reject threshold, no flagging of one's own proposal where the API says so) and its message is shown.
 import type { Context } from 'hono';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { html, type SafeHtml } from '../../src/web/html.ts';
+import { html, raw, type SafeHtml } from '../../src/web/html.ts';
 import { formatTime } from '../../src/web/format.ts';
 import { problem, type CallApi } from './call.ts';
 import { flash, formText, pageResponse, seeOther, sessionUser, signInRedirect } from './render.ts';
 import type { WebDeps } from './deps.ts';
+import { fieldAttrs, fieldNote, formProblem, problemSummary, type FormProblem } from './form-errors.ts';
 
 interface Proposal {
   proposal_id: string;
@@ -22,10 +23,18 @@ interface Proposal {
 }
 
 const PAGE_SIZE = 50;
-const TARGET_PAGE: Record<string, string> = { video: '/videos/', essay: '/essays/', digest: '/digests/', knowledge: '/knowledge/' };
+/** A refused flag: which proposal, the reason as typed, and why. */
+interface RefusedFlag {
+  id: string;
+  reason: string;
+  problem: FormProblem;
+}
+const reasonField = (id: string) => ({ reason: { id: `reason-${id}`, name: 'the reason' } });
+/** The page of each kind of thing a proposal can be about. */
+export const TARGET_PAGE: Record<string, string> = { video: '/videos/', essay: '/essays/', digest: '/digests/', knowledge: '/knowledge/', persona: '/personas/', post: '/posts/' };
 
 export function registerProposalPages(app: OpenAPIHono, deps: WebDeps, callApi: CallApi): void {
-  async function render(c: Context, notice: { ok?: string; error?: string; status?: 400 | 403 | 404 | 409 | 422 | 429 } = {}) {
+  async function render(c: Context, notice: { ok?: string; flag?: RefusedFlag; status?: 400 | 403 | 404 | 409 | 422 | 429 } = {}) {
     const offset = Math.max(0, Number.parseInt(c.req.query('offset') ?? '0', 10) || 0);
     const r = await callApi(c, 'GET', `/api/proposals?status=pending&limit=${PAGE_SIZE}&offset=${offset}`);
     const items = r.ok ? (r.body.items as Proposal[]) : [];
@@ -34,12 +43,12 @@ export function registerProposalPages(app: OpenAPIHono, deps: WebDeps, callApi: 
     const done = c.req.query('done') === 'flagged' ? 'Your flag is recorded. Thank you.' : undefined;
     const body = html`<h1>Proposals</h1>
 <p class="lede">Changes people and the pipeline propose to the knowledge base: new links, tag corrections, concept drafts. Moderators decide; if enough people flag a proposal, it is rejected without a moderator.</p>
-${flash('ok', notice.ok ?? done)}${flash('error', notice.error)}
+${flash('ok', notice.ok ?? done)}${notice.flag ? problemSummary('Your flag was not recorded.', notice.flag.problem, reasonField(notice.flag.id)) : ''}
 ${!r.ok
   ? html`<p>Proposals are not available: ${problem(r)}</p>`
   : items.length === 0
     ? html`<p>No pending proposals.</p>`
-    : html`<p class="muted">${total} pending, most confident first.</p><ul class="list proposals">${items.map((p) => item(p, signedIn))}</ul>`}
+    : html`<p class="muted">${total} pending, most confident first.</p><ul class="list proposals">${items.map((p) => item(p, signedIn, notice.flag))}</ul>`}
 ${offset + PAGE_SIZE < total ? html`<p><a href="/proposals?offset=${offset + PAGE_SIZE}">Older proposals</a></p>` : ''}
 ${signedIn ? '' : html`<p><a href="/api/auth/idp/login?next=${encodeURIComponent('/proposals')}">Sign in</a> to flag a proposal.</p>`}`;
     return pageResponse(
@@ -60,22 +69,27 @@ ${signedIn ? '' : html`<p><a href="/api/auth/idp/login?next=${encodeURIComponent
     const r = await callApi(c, 'POST', `/api/proposals/${encodeURIComponent(c.req.param('id'))}/flag`, { json: reason ? { reason } : {} });
     if (r.ok) return seeOther(`/proposals?done=flagged#proposal-${encodeURIComponent(c.req.param('id'))}`);
     const status = r.status === 403 || r.status === 404 || r.status === 409 || r.status === 422 || r.status === 429 ? r.status : 400;
-    return render(c, { error: problem(r), status });
+    const id = c.req.param('id');
+    return render(c, { flag: { id, reason, problem: formProblem(r, reasonField(id)) }, status });
   });
 }
 
-function item(p: Proposal, signedIn: boolean): SafeHtml {
+function item(p: Proposal, signedIn: boolean, refused?: RefusedFlag): SafeHtml {
   const flags = p.evidence.community_flags;
   const id = p.proposal_id;
+  const mine = refused?.id === id ? refused : undefined;
+  const field = reasonField(id).reason;
   const targetHref = p.target && TARGET_PAGE[p.target.type] ? `${TARGET_PAGE[p.target.type]}${encodeURIComponent(p.target.id)}` : null;
   return html`<li id="proposal-${id}"><h2>${p.title}</h2>
 <p class="meta"><span>${p.kind.replace(/_/g, ' ')}</span>${p.target ? html`<span>on ${targetHref ? html`<a href="${targetHref}">${p.target.type} ${p.target.id}</a>` : `${p.target.type} ${p.target.id}`}</span>` : ''}<span>confidence ${p.confidence.toFixed(2)}</span><span>from ${p.source}</span><span>${formatTime(p.created_at)}</span></p>
 <p>${flags.count} of ${flags.threshold} flags</p>
 ${signedIn
-  ? html`<details><summary>Flag this proposal<span class="visually-hidden">: ${p.title}</span></summary>
+  ? html`<details${mine ? raw(' open') : ''}><summary>Flag this proposal<span class="visually-hidden">: ${p.title}</span></summary>
 <form method="post" action="/proposals/${id}/flag">
 <label for="reason-${id}">Why should it not be applied? <span class="muted">(optional; shown publicly, never with your name)</span></label>
-<textarea id="reason-${id}" name="reason" maxlength="500" rows="2"></textarea>
+<textarea id="reason-${id}" name="reason" maxlength="500" rows="2"${fieldAttrs(field, mine?.problem, 'reason')}>${mine?.reason ?? ''}</textarea>
+${fieldNote(field, mine?.problem, 'reason')}
+${mine?.problem.general.length ? html`<p class="field-error">${mine.problem.general.join(' ')}</p>` : ''}
 <div class="actions"><button type="submit" class="danger">Flag<span class="visually-hidden">: ${p.title}</span></button></div>
 </form></details>`
   : ''}</li>

@@ -28,7 +28,7 @@ export function sessionUser(c: Context): Principal | null {
 }
 
 export interface PageOptions {
-  status?: 200 | 400 | 403 | 404 | 409 | 422 | 429 | 500 | 502 | 503;
+  status?: 200 | 400 | 401 | 403 | 404 | 409 | 422 | 429 | 500 | 502 | 503;
   section?: NavKey;
   /** Unread notifications for the header badge. */
   unread?: number;

@@ -43,10 +43,15 @@ export function readContentFile(file: string): { data: Record<string, unknown>; 
   return { data: parsed.data as Record<string, unknown>, body: parsed.content.replace(/^\s*\n/, '') };
 }
 
-/** Rewrites a content file with changed front-matter fields, keeping the order of the others and the body; returns the text written. */
-export function updateFrontMatter(file: string, changes: Record<string, unknown>): string {
+/** A content file's text with changed front-matter fields, keeping the order of the others and the body. */
+export function withFrontMatter(file: string, changes: Record<string, unknown>): string {
   const { data, body } = readContentFile(file);
-  const text = renderFrontMatter({ ...data, ...changes }, body);
+  return renderFrontMatter({ ...data, ...changes }, body);
+}
+
+/** Rewrites a content file with changed front-matter fields (withFrontMatter), atomically; returns the text written. */
+export function updateFrontMatter(file: string, changes: Record<string, unknown>): string {
+  const text = withFrontMatter(file, changes);
   writeFileAtomic(file, text);
   return text;
 }

@@ -2,6 +2,7 @@
 // Small helpers for the site's scripts: JSON calls to the API with the session cookie, error text from
 // the API's {"detail"} bodies, and a DOM builder that only ever sets text (never HTML), so what people
 // wrote cannot become markup.
+import { sentenceOf } from './sentences.js';
 
 /**
  * @typedef {{ ok: boolean, status: number, body: any }} ApiResult
@@ -43,16 +44,12 @@ export async function api(path, init = {}) {
 }
 
 /**
- * What went wrong, in words, from an API answer.
+ * What went wrong, in words, from an API answer (public/assets/sentences.js): never JSON or a pattern.
  * @param {ApiResult} r
+ * @param {Record<string, import('./sentences.js').FieldWords>} [words] how the form names its fields
  */
-export function errorMessage(r) {
-  const d = r.body && r.body.detail;
-  if (typeof d === 'string') return d;
-  if (Array.isArray(d) && d.length > 0) return d.map((e) => e.msg).join('; ');
-  if (r.status === 401) return 'Please sign in first.';
-  if (r.status === 429) return 'Too many requests; wait a moment and try again.';
-  return `Something went wrong (HTTP ${r.status}).`;
+export function errorMessage(r, words) {
+  return sentenceOf(r.status, r.body, words);
 }
 
 /**
@@ -73,14 +70,44 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** The page's language (html lang): its chrome, and so what the scripts write, is in it. */
+const pageLang = () => document.documentElement.lang || 'en';
+
+/** @type {Record<string, string | Record<string, string>> | undefined} */
+let catalogue;
+
 /**
- * A date or timestamp as "3 November 2026".
+ * A user-interface string in the page's language, from the catalogue the page carries
+ * (script#ui-messages, written from src/web/i18n.ts). {name} placeholders are filled from vars; for a
+ * counted phrase, vars.n picks the plural form.
+ * @param {string} key
+ * @param {Record<string, string | number>} [vars]
+ */
+export function msg(key, vars = {}) {
+  catalogue ??= JSON.parse(document.getElementById('ui-messages')?.textContent || '{}');
+  const m = catalogue?.[key];
+  const text = typeof m === 'string' ? m : m ? (m[new Intl.PluralRules(pageLang()).select(Number(vars.n))] ?? m.other) : key;
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in vars ? String(vars[name]) : whole));
+}
+
+/**
+ * A sentence with a link in it ({link} in the catalogue's string), as nodes.
+ * @param {string} key
+ * @param {Node} link
+ */
+export function msgWithLink(key, link) {
+  const [before, after = ''] = msg(key).split('{link}');
+  return [before, link, after];
+}
+
+/**
+ * A date or timestamp as "3 November 2026", in the page's language.
  * @param {string} iso
  */
 export function formatDate(iso) {
   const d = new Date(iso.length === 10 ? `${iso}T00:00:00Z` : iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+  return d.toLocaleDateString(pageLang() === 'sl' ? 'sl-SI' : 'en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
 }
 
 /**

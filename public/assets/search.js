@@ -3,9 +3,8 @@
 // filters, and the keyboard: down arrow from the box into the results, up/down between them, Enter opens
 // (a plain link), Escape back to the box. Without this script the form's GET /search?q= is answered by
 // the server with the same markup.
-import { api, el, formatDate, snippetNodes } from './api.js';
+import { api, el, formatDate, msg, snippetNodes } from './api.js';
 
-const KIND = /** @type {Record<string, string>} */ ({ video: 'Video', knowledge: 'Knowledge', essay: 'Essay', digest: 'Digest', persona: 'Persona', post: 'Post' });
 const form = /** @type {HTMLFormElement | null} */ (document.getElementById('search-form'));
 const input = /** @type {HTMLInputElement | null} */ (document.getElementById('q'));
 const results = /** @type {HTMLOListElement | null} */ (document.getElementById('results'));
@@ -57,7 +56,7 @@ function setUp(form, input, results, status) {
     if (controller !== inFlight) return;
     if (!r.ok) {
       results.replaceChildren();
-      status.textContent = r.status === 404 ? 'Search is not available right now.' : 'The search failed; try again.';
+      status.textContent = msg(r.status === 404 ? 'results.unavailable' : 'results.failed');
       return;
     }
     render(q, r.body);
@@ -70,7 +69,7 @@ function setUp(form, input, results, status) {
         el(
           'li',
           {},
-          el('span', { class: 'kind' }, KIND[h.type] ?? h.type),
+          el('span', { class: 'kind' }, msg(`kind.${h.type}`)),
           el('a', { href: h.url }, h.title),
           h.date ? el('span', { class: 'meta' }, ' ', el('time', { datetime: h.date }, formatDate(h.date))) : null,
           el('p', {}, snippetNodes(h.snippet ?? '')),
@@ -78,8 +77,7 @@ function setUp(form, input, results, status) {
       ),
     );
     const n = body.total;
-    status.textContent =
-      n === 0 ? `Nothing found for “${q}”.` : `${n} result${n === 1 ? '' : 's'} for “${q}”${n > body.hits.length ? `, the best ${body.hits.length} shown` : ''}.`;
+    status.textContent = n === 0 ? msg('results.nothing', { q }) : msg(n > body.hits.length ? 'results.countShown' : 'results.count', { n, q, shown: body.hits.length });
   }
 
   const schedule = () => {

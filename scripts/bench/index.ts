@@ -9,6 +9,7 @@ import { runWritesBench } from './writes.ts';
 import { runSearchBench } from './search.ts';
 import { runPipelineBench } from './pipeline.ts';
 import { runWebBench } from './web.ts';
+import { runLighthouseBench } from './lighthouse.ts';
 import { runCompressionBench } from './compression.ts';
 import { helpRequested } from '../cli.ts';
 import { benchDir } from './util.ts';
@@ -21,6 +22,7 @@ const SUITES: Record<string, (args: string[]) => Promise<Record<string, unknown>
   search: runSearchBench,
   pipeline: runPipelineBench,
   web: runWebBench,
+  lighthouse: runLighthouseBench,
   compression: runCompressionBench,
 };
 

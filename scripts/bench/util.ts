@@ -1,5 +1,7 @@
 // Shared benchmark helpers: child servers, autocannon runs, and a plain table.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 
@@ -39,6 +41,31 @@ export function startChild(script: string, args: string[], env: Record<string, s
     child.stderr!.on('data', (d) => (out += d.toString()));
     child.once('exit', (code) => reject(new Error(`${script} exited ${code}: ${out}`)));
   });
+}
+
+/**
+ * Builds `contentDir` (npm run build) into a fresh folder under the system's temporary folder and serves it
+ * with the real server; `beforeServe` gets that folder (the DATA_DIR) first, `env` adds to the server's
+ * environment. stop() ends the server and removes the folder.
+ */
+export async function buildAndServe(contentDir: string, opts: { beforeServe?: (dataDir: string) => void | Promise<void>; env?: Record<string, string> } = {}): Promise<ChildServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-site-'));
+  const env = { CONTENT_DIR: contentDir, DIST_DIR: path.join(dir, 'dist'), DATA_DIR: dir, BASE_URL: 'http://bench.local', ALLOW_DEV_IDP: 'true', PORT: '0', HOST: '127.0.0.1' };
+  console.log(`bench: building ${path.relative(process.cwd(), contentDir) || contentDir} …`);
+  const build = spawnSync(process.execPath, ['scripts/build.ts', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  if (build.status !== 0) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw new Error(`build failed: ${build.stderr}`);
+  }
+  await opts.beforeServe?.(dir);
+  const server = await startChild('api/server.ts', [], { ...env, ...opts.env });
+  return {
+    ...server,
+    stop: async () => {
+      await server.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 export interface LoadResult {

@@ -6,17 +6,15 @@
 // request through the API in process. Then the knowledge graph at real size (web-graph.ts: a 10k-video
 // corpus by default, `--graph-videos <n>`, `--no-graph` to skip) and Lighthouse's four scores on every kind
 // of public page (lighthouse.ts; `--no-lighthouse` to skip).
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import zlib from 'node:zlib';
-import { spawnSync } from 'node:child_process';
 import { seedPerson } from './seed.ts';
 import autocannon from 'autocannon';
-import { startChild, table } from './util.ts';
+import { buildAndServe, table } from './util.ts';
 import { graphFigure } from './web-graph.ts';
-import { publicPages, runLighthouse, type LighthouseRow } from './lighthouse.ts';
+import { lighthouseReport, type LighthouseRow } from './lighthouse.ts';
 
 interface PageSpec {
   name: string;
@@ -134,36 +132,30 @@ export async function runWebBench(args: string[]): Promise<Record<string, unknow
   const contentArg = args.indexOf('--content');
   const contentDir = path.resolve(contentArg >= 0 ? args[contentArg + 1] : 'content');
   const requests = Number(args.find((a) => /^\d+$/.test(a)) ?? 200);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-web-'));
-  const env = { CONTENT_DIR: contentDir, DIST_DIR: path.join(dir, 'dist'), DATA_DIR: dir, BASE_URL: 'http://bench.local', ALLOW_DEV_IDP: 'true', PORT: '0', HOST: '127.0.0.1' };
-  console.log(`bench web: building ${path.relative(process.cwd(), contentDir) || contentDir} …`);
-  const build = spawnSync(process.execPath, ['scripts/build.ts', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`build failed: ${build.stderr}`);
-  const cookie = `kb_session=${(await seedPerson(path.join(dir, 'kb.sqlite'), dir, 'bench.local/audit')).session}`;
-  const server = await startChild('api/server.ts', [], { ...env, WRITE_RATE_LIMIT_PER_MINUTE: '1000000' });
+  let cookie = '';
+  const seed = async (dataDir: string) => {
+    cookie = `kb_session=${(await seedPerson(path.join(dataDir, 'kb.sqlite'), dataDir, 'bench.local/audit')).session}`;
+  };
+  const server = await buildAndServe(contentDir, { beforeServe: seed, env: { WRITE_RATE_LIMIT_PER_MINUTE: '1000000' } });
+  const graphArg = args.indexOf('--graph-videos');
+  const graphVideos = graphArg >= 0 ? Number(args[graphArg + 1]) : 10_000;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const results: Awaited<ReturnType<typeof measurePage>>[] = [];
   let lighthouseRows: LighthouseRow[] | null = null;
   try {
-    const url = server.url;
-    for (const page of await pagesToMeasure(url, cookie)) results.push(await measurePage(agent, url, page, requests));
+    for (const page of await pagesToMeasure(server.url, cookie)) results.push(await measurePage(agent, server.url, page, requests));
+    agent.destroy();
     if (!args.includes('--no-lighthouse')) {
       console.log('\nbench web: Lighthouse on every kind of public page …');
-      lighthouseRows = await runLighthouse(url, await publicPages(url));
+      lighthouseRows = await lighthouseReport(server.url, args.includes('--no-graph') ? null : graphVideos);
     }
   } finally {
     agent.destroy();
     await server.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
   console.log(`\nwebsite pages (${requests} sequential requests each for TTFB; sizes as served, gzip as a CDN would send them)\n`);
   console.log(table(results.map(pageRow)));
-  if (lighthouseRows) {
-    console.log(`\nLighthouse (mobile, simulated throttling, ${'Debian\'s Chromium'}): category scores, 0-100\n`);
-    console.log(table(lighthouseRows.map((r) => ({ page: r.page, performance: r.performance, accessibility: r.accessibility, 'best practices': r['best-practices'], seo: r.seo, 'points lost to': r.failing.join(' ') || '-' }))));
-  }
-  const graphArg = args.indexOf('--graph-videos');
-  const graph = args.includes('--no-graph') ? null : await graphFigure(graphArg >= 0 ? Number(args[graphArg + 1]) : 10_000);
+  const graph = args.includes('--no-graph') ? null : await graphFigure(graphVideos);
   if (graph) printGraph(graph);
   const home = results.find((r) => r.page === 'home');
   return {

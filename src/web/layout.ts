@@ -5,6 +5,7 @@
 import type { Lang } from '../lib/content/schema.ts';
 import { OG_LOCALE } from './format.ts';
 import { html, raw, type SafeHtml } from './html.ts';
+import { clientMessagesJson, t, tn } from './i18n.ts';
 import { FEED_TYPE, feedPath, feedTitle, pageFeeds } from '../lib/read/feeds.ts';
 
 export interface PageMeta {
@@ -13,7 +14,7 @@ export interface PageMeta {
   description: string;
   /** URL path of the page, for the canonical link and og:url. */
   path: string;
-  /** Language of the page's content (html lang); chrome in another language is marked lang="en". */
+  /** Language of the page (html lang): its content and its chrome, whose strings come from src/web/i18n.ts. */
   lang?: Lang;
   /** The API document with the same content. */
   jsonTwin?: string;
@@ -45,14 +46,14 @@ export interface SiteChrome {
 }
 
 export const NAV = [
-  { key: 'digests', href: '/digests', label: 'Digests' },
-  { key: 'videos', href: '/videos', label: 'Videos' },
-  { key: 'essays', href: '/essays', label: 'Essays' },
-  { key: 'knowledge', href: '/knowledge', label: 'Knowledge' },
-  { key: 'channels', href: '/channels', label: 'Channels' },
-  { key: 'personas', href: '/personas', label: 'Personas' },
-  { key: 'tags', href: '/tags', label: 'Tags' },
-  { key: 'search', href: '/search', label: 'Search' },
+  { key: 'digests', href: '/digests' },
+  { key: 'videos', href: '/videos' },
+  { key: 'essays', href: '/essays' },
+  { key: 'knowledge', href: '/knowledge' },
+  { key: 'channels', href: '/channels' },
+  { key: 'personas', href: '/personas' },
+  { key: 'tags', href: '/tags' },
+  { key: 'search', href: '/search' },
 ] as const;
 export type NavKey = (typeof NAV)[number]['key'] | 'account' | 'home';
 
@@ -98,43 +99,45 @@ function feedLinks(meta: PageMeta, site: SiteChrome): SafeHtml[] {
   );
 }
 
-/** Icon, stylesheets and module scripts (who.js on prerendered pages). */
+/** Icon, stylesheets and module scripts (who.js on prerendered pages), with the strings the scripts show. */
 function assetsHtml(meta: PageMeta, site: SiteChrome): SafeHtml {
   const scripts = [...(meta.scripts ?? []), ...(site.whoScript ? [WHO_SCRIPT] : [])];
+  const messages = clientMessagesJson(meta.lang ?? 'en', scripts);
   return html`<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/site.css">
-${(meta.styles ?? []).map((s) => html`<link rel="stylesheet" href="${s}">\n`)}${scripts.map((s) => html`<script type="module" src="${s}"></script>\n`)}`;
+${(meta.styles ?? []).map((s) => html`<link rel="stylesheet" href="${s}">\n`)}${scripts.map((s) => html`<script type="module" src="${s}"></script>\n`)}${messages ? html`<script type="application/json" id="ui-messages">${raw(messages)}</script>\n` : ''}`;
 }
 
 /** aria-current: "page" on the link to this very page, "true" on the section the page belongs to. */
 export function headerHtml(site: SiteChrome, meta: Pick<PageMeta, 'lang' | 'path'>): SafeHtml {
-  const chromeLang = (meta.lang ?? 'en') === 'en' ? '' : raw(' lang="en"');
+  const lang = meta.lang ?? 'en';
   const hrefOf = (key: string) => NAV.find((n) => n.key === key)?.href ?? `/${key}`;
   const current = (key: string) =>
     meta.path === hrefOf(key) ? raw(' aria-current="page"') : site.section === key ? raw(' aria-current="true"') : '';
   const user = site.user;
   const who = user
-    ? html`<a href="/notifications"${current('notifications')}>Notifications${site.unread ? html` <span class="badge">${site.unread}<span class="visually-hidden"> unread</span></span>` : ''}</a>
-${user.role !== 'user' ? html`<a href="/moderation">Moderation</a>\n` : ''}<a href="/account"${current('account')} title="@${user.handle}">${user.display_name || `@${user.handle}`}</a>
-<form method="post" action="/signout"><button type="submit" class="link">Sign out</button></form>`
-    : html`<a href="/account"${current('account')}>Account</a>`;
-  return html`<a class="skip" href="#content"${chromeLang}>Skip to content</a>
-<header class="site"${chromeLang}>
+    ? html`<a href="/notifications"${current('notifications')}>${t(lang, 'who.notifications')}${site.unread ? html` <span class="badge">${site.unread}<span class="visually-hidden"> ${tn(lang, 'who.unread', site.unread)}</span></span>` : ''}</a>
+<a href="/posts/me"${meta.path === '/posts/me' ? raw(' aria-current="page"') : ''}>${t(lang, 'who.posts')}</a>
+${user.role !== 'user' ? html`<a href="/moderation">${t(lang, 'who.moderation')}</a>\n` : ''}<a href="/account"${current('account')} title="@${user.handle}">${user.display_name || `@${user.handle}`}</a>
+<form method="post" action="/signout"><button type="submit" class="link">${t(lang, 'who.signOut')}</button></form>`
+    : html`<a href="/account"${current('account')}>${t(lang, 'who.account')}</a>`;
+  return html`<a class="skip" href="#content">${t(lang, 'chrome.skip')}</a>
+<header class="site">
 <div class="wrap bar">
 <a class="brand" href="/"${meta.path === '/' ? raw(' aria-current="page"') : ''}>${site.siteName}</a>
-<nav aria-label="Main"><ul>
-${NAV.map((n) => html`<li><a href="${n.href}"${current(n.key)}>${n.label}</a></li>\n`)}</ul></nav>
+<nav aria-label="${t(lang, 'chrome.mainNav')}"><ul>
+${NAV.map((n) => html`<li><a href="${n.href}"${current(n.key)}>${t(lang, `nav.${n.key}`)}</a></li>\n`)}</ul></nav>
 <div class="who">${who}</div>
 </div>
 </header>`;
 }
 
 export function footerHtml(site: SiteChrome, meta: Pick<PageMeta, 'jsonTwin' | 'lang'>): SafeHtml {
-  const chromeLang = (meta.lang ?? 'en') === 'en' ? '' : raw(' lang="en"');
-  return html`<footer class="site"${chromeLang}>
+  const lang = meta.lang ?? 'en';
+  return html`<footer class="site">
 <div class="wrap">
-<p>${site.siteName}: a curated knowledge base on AI transformation, in English and Slovenian.</p>
-<p class="links"><a href="/api">API for agents</a> · <a href="/llms.txt">llms.txt</a> · <a href="/openapi.json">OpenAPI</a> · <a href="/api/graph">Knowledge graph</a> · <a href="/proposals">Proposals</a>${meta.jsonTwin ? html` · <a href="${meta.jsonTwin}">This page as JSON</a>` : ''}</p>
+<p>${t(lang, 'chrome.about', { site: site.siteName })}</p>
+<p class="links"><a href="/api">${t(lang, 'chrome.apiForAgents')}</a> · <a href="/llms.txt">llms.txt</a> · <a href="/openapi.json">OpenAPI</a> · <a href="/api/graph">${t(lang, 'chrome.graph')}</a> · <a href="/proposals">${t(lang, 'chrome.proposals')}</a> · <a href="/posts/me">${t(lang, 'chrome.writePost')}</a>${meta.jsonTwin ? html` · <a href="${meta.jsonTwin}">${t(lang, 'chrome.pageAsJson')}</a>` : ''}</p>
 </div>
 </footer>`;
 }

@@ -116,7 +116,7 @@ describe('content reads answer with the spec shape', () => {
     expect(html.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const page = await html.text();
     expect(page).toMatch(/^<!doctype html>/);
-    // Drawn by /assets/graph.js (sigma.js, vendored): scripts from this origin only, none inline.
+    // Drawn by /assets/graph.js (and its worker): scripts from this origin only, none inline.
     expect(page).toContain('<script type="module" src="/assets/graph.js">');
     expect(page).not.toMatch(/<script[^>]+src="(https?:)?\/\//);
   });

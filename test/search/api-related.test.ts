@@ -17,7 +17,7 @@ interface Body {
   mode: string;
   total: number;
   item: { type: string; id: string; title: string; url: string };
-  hits: { type: string; id: string; url: string; score: number; draft: boolean; snippet: string }[];
+  hits: { type: string; id: string; title: string; url: string; lang: string; score: number; draft: boolean; snippet: string }[];
 }
 
 const ITEMS = [
@@ -86,6 +86,20 @@ describe('related items', () => {
     const r = await related('/api/essays/eu-ai-act-for-deployers/related?k=5');
     const ids = r.hits.map((h) => h.id);
     expect(ids).toContain('eu-ai-act-deployer-obligations');
+  });
+
+  it('lang: essays come in their version in the reader\'s language, by its title and page; nothing is filtered', async () => {
+    const base = '/api/essays/eu-ai-act-for-deployers/related?k=20';
+    const plain = await related(base);
+    const slovenian = await related(`${base}&lang=sl`);
+    expect(slovenian.hits.map((h) => h.id)).toEqual(plain.hits.map((h) => h.id));
+    const translated = slovenian.hits.filter((h) => h.type === 'essay' && snap.essaysBySlug.get(h.id)!.languages.includes('sl'));
+    expect(translated.length).toBeGreaterThan(0);
+    for (const h of translated) {
+      const essay = snap.essaysBySlug.get(h.id)!;
+      expect(h, h.id).toMatchObject({ lang: 'sl', title: essay.translations.sl!.title, url: essay.primary === 'sl' ? `/essays/${h.id}` : `/essays/${h.id}/sl` });
+      expect(plain.hits.find((p) => p.id === h.id), h.id).toMatchObject({ title: essay.translations[essay.primary]!.title, url: `/essays/${h.id}` });
+    }
   });
 
   it('rewrites links for agents', async () => {

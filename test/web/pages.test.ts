@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTestServer, walk, type TestServer } from '../helpers/server.ts';
 import { sessionFor, bearerFor } from '../helpers/auth.ts';
 import { urlPathForDistFile } from '../../src/lib/representation.ts';
-import { pageLink } from '../../api/web/notifications.ts';
+import { pageLink, proposalPage } from '../../api/web/notifications.ts';
 import { typesFrom } from '../../api/web/search.ts';
 
 let srv: TestServer;
@@ -76,8 +76,9 @@ describe('prerendered pages', () => {
     const assets = [...html.matchAll(/<(?:link rel="stylesheet"|script type="module") (?:href|src)="([^"]+)"/g)].map((m) => m[1]);
     const bytes = Buffer.byteLength(html) + assets.reduce((n, a) => n + fs.statSync(path.join(clientDir, a)).size, 0);
     expect(bytes).toBeLessThan(100 * 1024);
-    // The home page's one script is the small one that names a signed-in reader in the header.
-    expect([...html.matchAll(/<script[^>]*>/g)].map((m) => m[0])).toEqual(['<script type="module" src="/assets/who.js">']);
+    // The home page's one script is the small one that names a signed-in reader in the header (with the
+    // few strings it shows, as data).
+    expect([...html.matchAll(/<script[^>]*>/g)].map((m) => m[0])).toEqual(['<script type="module" src="/assets/who.js">', '<script type="application/json" id="ui-messages">']);
     expect(html).toMatch(/<a href="\/videos\/[^"]+">/); // the digest's Sources links
   });
 
@@ -89,7 +90,7 @@ describe('prerendered pages', () => {
       expect(html).toMatch(/^<!DOCTYPE html><html lang="sl">/i);
       expect(html).toContain(`<link rel="alternate" type="application/json" href="/api/essays/${e.slug}?lang=sl">`);
       expect(html).toContain(`<link rel="alternate" hreflang="en" href="http://kb.test/essays/${e.slug}">`);
-      expect(html).toContain('<header class="site" lang="en">');
+      expect(html).toContain('<header class="site">'); // in the page's language, as the rest of the chrome
       expect(read(`essays/${e.slug}/index.html`)).toMatch(/<a href="\/essays\/[^"]+\/sl" lang="sl" hreflang="sl">Slovenščina<\/a>/);
     }
   });
@@ -179,9 +180,99 @@ describe("the server's pages", () => {
     expect(ok.status).toBe(303);
     const me = await (await srv.get('/api/account/me', { headers: s.headers })).json();
     expect(me).toMatchObject({ display_name: 'Luka Kralj', handle: 'luka_k', bio: 'Line one\nLine two' });
-    const bad = await srv.get('/account/profile', { method: 'POST', headers: form(s), body: 'display_name=Luka&handle=NO' });
+    const bad = await srv.get('/account/profile', { method: 'POST', headers: form(s), body: 'display_name=Luka+Typed&handle=NO&bio=Typed+bio' });
     expect(bad.status).toBe(422);
-    expect(await bad.text()).toMatch(/role="alert">[^<]*handle/);
+    const html = await bad.text();
+    expect(html).toContain('<p class="field-error" id="handle-error">The handle is not in the right form: use lower-case letters, digits and _, 3 to 30 characters.</p>');
+    expect(html).toContain('value="NO" required pattern="[a-z0-9_]{3,30}" aria-invalid="true" aria-describedby="handle-error handle-help"');
+    expect(html).toContain('value="Luka Typed"');
+    expect(html).toContain('>Typed bio</textarea>');
+    expect(html).not.toMatch(/String should|pattern '|\^\[/);
+    // A handle someone else has: the API's 409, said by the handle field.
+    const other = await sessionFor(srv, 'taken@example.org', 'Taken');
+    await srv.get('/account/profile', { method: 'POST', headers: form(other), body: 'display_name=Taken&handle=taken_one&bio=', redirect: 'manual' });
+    const taken = await srv.get('/account/profile', { method: 'POST', headers: form(s), body: 'display_name=Luka&handle=taken_one&bio=' });
+    expect(taken.status).toBe(409);
+    expect(await taken.text()).toContain('<p class="field-error" id="handle-error">The handle @taken_one is taken.</p>');
+  });
+
+  it('keep what was typed in a refused API key, post, essay and flag form, with a sentence by the field', async () => {
+    const s = await sessionFor(srv, 'typist@example.org', 'Typist');
+    const key = await srv.get('/account/api-keys', { method: 'POST', headers: form(s), body: 'name=+++&expires_in_days=30' });
+    expect(key.status).toBe(422);
+    const keyHtml = await key.text();
+    expect(keyHtml).toContain('<p class="field-error" id="key-name-error">The name of the key is required.</p>');
+    expect(keyHtml).toContain('<option value="30" selected>');
+
+    const created = await srv.get('/posts/me', { method: 'POST', headers: form(s), body: 'title=Typed+title&summary=Typed+summary&tags=ok%2C+c%2B%2B&lang=sl' });
+    expect(created.status).toBe(422);
+    const createdHtml = await created.text();
+    expect(createdHtml).toContain('<p class="field-error" id="post-tags-error">“c++” is not a valid tag: use lower-case letters, digits and single hyphens, e.g. “ai-governance”.</p>');
+    expect(createdHtml).toContain('value="Typed title"');
+    expect(createdHtml).toContain('value="ok, c++"');
+    expect(createdHtml).toContain('<option value="sl" selected>');
+    expect(createdHtml).toContain('data-guard="unsaved"');
+
+    const post = await (await srv.get('/api/posts', { method: 'POST', headers: { ...s.headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'A post', summary: 'S' }) })).json();
+    const details = await srv.get(`/posts/me/${post.post_id}/details`, { method: 'POST', headers: form(s), body: 'title=No&summary=Kept&tags=&lang=en' });
+    expect(details.status).toBe(422);
+    const detailsHtml = await details.text();
+    expect(detailsHtml).toContain('<p class="field-error" id="post-title-error">The title needs at least 3 characters; it has 2.</p>');
+    expect(detailsHtml).toContain('>Kept</textarea>');
+
+    const long = 'x'.repeat(100_001);
+    const essay = await srv.get(`/posts/me/${post.post_id}/essay`, { method: 'POST', headers: form(s), body: new URLSearchParams({ body: long, etag: '' }).toString() });
+    expect(essay.status).toBe(422);
+    const essayHtml = await essay.text();
+    expect(essayHtml).toContain('<p class="field-error" id="essay-error">The essay can have at most 100000 characters; it has 100001.</p>');
+    expect(essayHtml).toContain(`>${long}</textarea>`);
+  });
+
+  it('submit the text in the editor: saved with its ETag first, and a stale one is a conflict that submits nothing', async () => {
+    const s = await sessionFor(srv, 'submitter@example.org', 'Submitter');
+    const post = await (await srv.get('/api/posts', { method: 'POST', headers: { ...s.headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'Submitted unsaved', summary: 'S' }) })).json();
+    const first = await (await srv.get(`/api/posts/${post.post_id}/essay`, { headers: s.headers })).json();
+    const text = 'Typed and never saved. '.repeat(10);
+    const submitted = await srv.get(`/posts/me/${post.post_id}/submit`, { method: 'POST', headers: form(s), body: new URLSearchParams({ body: text, etag: first.etag }).toString(), redirect: 'manual' });
+    expect(submitted.status).toBe(303);
+    expect(submitted.headers.get('location')).toBe(`/posts/me/${post.post_id}?done=submitted`);
+    expect(await (await srv.get(`/api/posts/${post.post_id}/essay`, { headers: s.headers })).json()).toMatchObject({ body: text, revision: 1 });
+
+    const other = await (await srv.get('/api/posts', { method: 'POST', headers: { ...s.headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'Edited elsewhere', summary: 'S', body: 'The first version.' }) })).json();
+    const stale = (await (await srv.get(`/api/posts/${other.post_id}/essay`, { headers: s.headers })).json()).etag;
+    await srv.get(`/api/posts/${other.post_id}/essay`, { method: 'PUT', headers: { ...s.headers, 'Content-Type': 'application/json', 'If-Match': stale }, body: JSON.stringify({ body: 'Saved in another tab.' }) });
+    const conflict = await srv.get(`/posts/me/${other.post_id}/submit`, { method: 'POST', headers: form(s), body: new URLSearchParams({ body: text, etag: stale }).toString() });
+    expect(conflict.status).toBe(409);
+    const html = await conflict.text();
+    expect(html).toContain('Someone saved a newer version while you were editing');
+    expect(html).toContain(`>${text}</textarea>`);
+    expect((await (await srv.get(`/api/posts/${other.post_id}`, { headers: s.headers })).json()).status).toBe('draft');
+
+    // Sent after the session ended: the text comes back in the same form, not lost in a sign-in redirect.
+    const ended = { Cookie: 'kb_session=ended', Origin: srv.url, 'Content-Type': 'application/x-www-form-urlencoded' };
+    for (const action of ['essay', 'submit']) {
+      const signedOut = await srv.get(`/posts/me/${other.post_id}/${action}`, { method: 'POST', headers: ended, body: new URLSearchParams({ body: text, etag: stale }).toString(), redirect: 'manual' });
+      expect(signedOut.status, action).toBe(401);
+      const page = await signedOut.text();
+      expect(page).toContain(`<form method="post" action="/posts/me/${other.post_id}/${action}" data-guard="unsaved">`);
+      expect(page).toContain(`>${text}</textarea>`);
+      expect(page).toContain(`<input type="hidden" name="etag" value="${stale.replaceAll('"', '&quot;')}">`);
+      expect(page).toContain('target="_blank" rel="noopener">sign in in a new tab</a>');
+    }
+  });
+
+  it('answer a failed sign-in with a page for browsers and the documented JSON for API clients', async () => {
+    const page = await srv.get('/api/auth/idp/callback?state=unknown&code=x', { headers: HTML });
+    expect(page.status).toBe(400);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    expect(html).toContain('<h1>Sign-in did not complete</h1>');
+    expect(html).toContain('<p role="alert">This sign-in has expired or was already used; start again.</p>');
+    expect(html).toContain('href="/api/auth/idp/login?next=%2F"');
+    expect(html).not.toContain('"detail"');
+    const api = await srv.get('/api/auth/idp/callback?state=unknown&code=x', { headers: { Accept: 'application/json' } });
+    expect(api.status).toBe(400);
+    expect((await api.json()).detail).toBe('Sign-in failed: this sign-in has expired or was already used; start again');
   });
 
   it('keep the moderation queue for moderators', async () => {
@@ -225,11 +316,41 @@ describe("the server's pages", () => {
     expect(res.headers.getSetCookie().join()).toMatch(/kb_session=;/);
     expect((await (await srv.get('/api/auth/me', { headers: s.headers })).json()).authenticated).toBe(false);
   });
+});
 
+describe('a Slovenian post', () => {
+  it('has its Related and Comments sections in Slovenian, as the rest of its chrome', async () => {
+    const s = await sessionFor(srv, 'pisec@example.org', 'Pisec');
+    const json = { ...s.headers, 'Content-Type': 'application/json' };
+    const body = 'Odstavek, ki je dovolj dolg za objavo prispevka. '.repeat(8);
+    const post = await (await srv.get('/api/posts', { method: 'POST', headers: json, body: JSON.stringify({ title: 'Slovenski prispevek', summary: 'Preskus.', lang: 'sl', body }) })).json();
+    expect((await srv.get(`/api/posts/${post.post_id}/submit`, { method: 'POST', headers: s.headers })).status).toBe(202);
+    const html = await (await srv.get(`/posts/${post.slug}`)).text();
+    expect(html).toMatch(/<html lang="sl">/);
+    expect(html).toContain('<h2 id="related-title">Sorodno</h2>');
+    expect(html).toMatch(/related\?k=5&(amp;)?lang=sl"/); // related items by their Slovenian titles
+    expect(html).toContain('<h2 id="comments-title">Komentarji</h2>');
+    expect(html).toContain('Komentarji potrebujejo JavaScript.');
+  });
+});
+
+describe('notification links', () => {
   it('point notifications at pages on this site only', () => {
     expect(pageLink('/api/posts/my-post')).toBe('/posts/my-post');
     expect(pageLink('/videos/abc#comment-1')).toBe('/videos/abc#comment-1');
     expect(pageLink('https://evil.example/')).toBeNull();
     expect(pageLink('//evil.example/')).toBeNull();
+    expect(pageLink('/api/proposals/prp_1')).toBeNull(); // never raw JSON
+  });
+
+  it('open a proposal\'s notification on a page: pending on /proposals, decided on its target\'s page', () => {
+    const p = { proposal_id: 'prp_1', kind: 'tag_correction', target: { type: 'video', id: 'v1' } };
+    expect(proposalPage({ ...p, status: 'pending' })).toBe('/proposals#proposal-prp_1');
+    expect(proposalPage({ ...p, status: 'accepted' })).toBe('/videos/v1');
+    expect(proposalPage({ ...p, kind: 'essay_promotion', status: 'applied', target: { type: 'post', id: 'pst_1' } })).toBe('/posts/pst_1');
+    const promoted = { ...p, kind: 'essay_promotion', status: 'applied', target: { type: 'post', id: 'pst_1' } };
+    expect(proposalPage({ ...promoted, applied: { files: ['essays/my-post/sl.md'] } })).toBe('/essays/my-post'); // the essay it wrote
+    expect(proposalPage({ ...p, kind: 'concept_stub', status: 'rejected', target: { type: 'knowledge', id: 'draft' } })).toBe('/proposals');
+    expect(proposalPage({ ...p, kind: 'concept_stub', status: 'applied', target: { type: 'knowledge', id: 'draft' } })).toBe('/knowledge/draft');
   });
 });

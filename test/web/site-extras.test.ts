@@ -82,8 +82,9 @@ describe('for crawlers (item 5)', () => {
     expect(graph).toMatch(/<meta name="description" content="A map of \d+ knowledge concepts[^"]+">/);
     expect(graph).toContain('<link rel="canonical" href="http://kb.test/api/graph">');
     expect(graph).toContain('<link rel="alternate" type="application/json" href="/api/graph/data">');
-    // No inline script or style any more: the page runs under the plain page policy.
-    expect(graph).not.toMatch(/<script(?![^>]*\bsrc=)|<style|\sstyle=/);
+    // No inline script or style any more: the page runs under the plain page policy (the strings its
+    // scripts show are a JSON data block, which is never run).
+    expect(graph).not.toMatch(/<script(?![^>]*\b(?:src=|type="application\/json"))|<style|\sstyle=/);
     expect((await srv.get('/api/graph')).headers.get('content-security-policy')).toContain("script-src 'self';");
   });
 });
@@ -231,6 +232,14 @@ describe("the server pages' controls (item 4)", () => {
     expect(flagged.status).toBe(303);
     const proposal = await (await srv.get(`/api/proposals/${proposal_id}`)).json();
     expect(proposal.evidence.community_flags).toMatchObject({ count: 1, flags: [{ reason: 'Not about pilots' }] });
+    // A refused reason is said by its field, kept, and its form left open.
+    const other = await sessionFor(srv, 'second-flagger@example.org');
+    const long = await srv.get(`/proposals/${proposal_id}/flag`, { method: 'POST', headers: form(other), body: `reason=${'x'.repeat(501)}` });
+    expect(long.status).toBe(422);
+    const longHtml = await long.text();
+    expect(longHtml).toContain(`<p class="field-error" id="reason-${proposal_id}-error">The reason can have at most 500 characters; it has 501.</p>`);
+    expect(longHtml).toContain(`>${'x'.repeat(501)}</textarea>`);
+    expect(longHtml).toMatch(/<details open><summary>Flag this proposal/);
     const again = await srv.get(`/proposals/${proposal_id}/flag`, { method: 'POST', headers: form(flagger), body: '' });
     expect(again.status).toBe(409);
     expect(await again.text()).toMatch(/role="alert">[^<]*already/i);

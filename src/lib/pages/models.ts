@@ -13,6 +13,7 @@ import { getPersona, listPersonas } from '../read/personas.ts';
 import { listTags, taggedItems } from '../read/tags.ts';
 import { getVideo, listVideos } from '../read/videos.ts';
 import { truncate } from '../../web/format.ts';
+import { t } from '../../web/i18n.ts';
 import { essayPath } from '../../web/paths.ts';
 import { CHANNEL_PAGE_SIZE, pageUrl, TAG_PAGE_VIDEOS } from '../../web/paging.ts';
 import { videoThumbnailPath } from '../read/thumbnails.ts';
@@ -45,7 +46,7 @@ export function videosIndexModel(snap: Snapshot) {
   const page = listVideos(snap, { highlight: false, limit: VIDEOS_SHOWN, offset: 0 });
   return {
     page,
-    meta: { title: 'Latest videos', description: `The newest of ${page.total} videos on AI transformation, with summaries and tags.`, path: '/videos', jsonTwin: '/api/videos' },
+    meta: { title: t('en', 'videos.title'), description: t('en', 'videos.description', { total: page.total }), path: '/videos', jsonTwin: '/api/videos' },
   };
 }
 
@@ -55,7 +56,7 @@ export function videoModel(snap: Snapshot, id: string) {
     v,
     meta: {
       title: v.title,
-      description: truncate(v.summary || `A video from ${v.channel.name}.`, 200),
+      description: truncate(v.summary || t(v.language, 'item.videoFrom', { channel: v.channel.name }), 200),
       path: v.url,
       lang: v.language,
       jsonTwin: v.api_url,
@@ -69,7 +70,7 @@ export function videoModel(snap: Snapshot, id: string) {
 export function channelsIndexModel(snap: Snapshot) {
   return {
     channels: listChannels(snap),
-    meta: { title: 'Channels', description: 'The channels whose videos the knowledge base follows and summarises.', path: '/channels', jsonTwin: '/api/channels' },
+    meta: { title: t('en', 'channels.title'), description: t('en', 'channels.description'), path: '/channels', jsonTwin: '/api/channels' },
   };
 }
 
@@ -84,7 +85,7 @@ export function channelModel(snap: Snapshot, channelId: string, page: number) {
     pages,
     base,
     meta: {
-      title: page > 1 ? `${c.name} (page ${page})` : c.name,
+      title: page > 1 ? t(c.language, 'paging.titled', { title: c.name, n: page }) : c.name,
       description: truncate(c.description, 200),
       path: pageUrl(base, page),
       lang: c.language,
@@ -100,7 +101,7 @@ export function channelPageCount(snap: Snapshot, channelId: string): number {
 export function tagsIndexModel(snap: Snapshot) {
   return {
     tags: listTags(snap),
-    meta: { title: 'Tags', description: 'Every tag on videos, essays and knowledge concepts, most used first.', path: '/tags', jsonTwin: '/api/tags' },
+    meta: { title: t('en', 'tags.title'), description: t('en', 'tags.description'), path: '/tags', jsonTwin: '/api/tags' },
   };
 }
 
@@ -110,7 +111,7 @@ export function tagModel(snap: Snapshot, tag: string) {
     videos: listVideos(snap, { tag, highlight: false, limit: TAG_PAGE_VIDEOS, offset: 0 }),
     essays: taggedItems(snap, tag).essays.map((e) => essayItem(snap, e)),
     concepts: listKnowledge(snap, { draft: false, tag }).items,
-    meta: { title: `Tagged “${tag}”`, description: `Videos, essays and knowledge concepts tagged ${tag}.`, path: `/tags/${tag}`, jsonTwin: `/api/videos?tag=${encodeURIComponent(tag)}` },
+    meta: { title: t('en', 'tags.tagged', { tag }), description: t('en', 'tags.taggedDescription', { tag }), path: `/tags/${tag}`, jsonTwin: `/api/videos?tag=${encodeURIComponent(tag)}` },
   };
 }
 
@@ -120,7 +121,7 @@ export function essaysIndexModel(snap: Snapshot) {
     essays,
     /** slug → what the "Also in" links need. */
     refs: Object.fromEntries(essays.items.map((e) => [e.slug, essayRef(snap.essaysBySlug.get(e.slug)!)])),
-    meta: { title: 'Essays', description: 'Essays on AI transformation in organisations, in English and Slovenian.', path: '/essays', jsonTwin: '/api/essays' },
+    meta: { title: t('en', 'essays.title'), description: t('en', 'essays.description'), path: '/essays', jsonTwin: '/api/essays' },
   };
 }
 
@@ -152,7 +153,7 @@ export function essayModel(snap: Snapshot, slug: string, lang: Lang) {
 export function digestsIndexModel(snap: Snapshot) {
   return {
     digests: listDigests(snap, {}),
-    meta: { title: 'Daily digests', description: 'Every day, five things worth knowing about AI transformation, with their sources.', path: '/digests', jsonTwin: '/api/digests' },
+    meta: { title: t('en', 'digests.title'), description: t('en', 'digests.description'), path: '/digests', jsonTwin: '/api/digests' },
   };
 }
 
@@ -191,7 +192,7 @@ export function digestModel(snap: Snapshot, date: string) {
 export function personasIndexModel(snap: Snapshot) {
   return {
     personas: listPersonas(snap),
-    meta: { title: 'Personas', description: 'Personas for assistants: voices and modes with model files in English and Slovenian.', path: '/personas', jsonTwin: '/api/personas' },
+    meta: { title: t('en', 'personas.title'), description: t('en', 'personas.description'), path: '/personas', jsonTwin: '/api/personas' },
   };
 }
 
@@ -203,7 +204,7 @@ export function personaModel(snap: Snapshot, id: string) {
 export function knowledgeIndexModel(snap: Snapshot) {
   return {
     concepts: listKnowledge(snap, { draft: false }),
-    meta: { title: 'Knowledge', description: 'Concepts of AI transformation, each written from the videos, essays and digests it cites.', path: '/knowledge', jsonTwin: '/api/knowledge' },
+    meta: { title: t('en', 'knowledge.title'), description: t('en', 'knowledge.description'), path: '/knowledge', jsonTwin: '/api/knowledge' },
   };
 }
 

@@ -1,6 +1,6 @@
 // The knowledge graph: published concepts, the sources they cite and their tags, as nodes and edges with a
 // ForceAtlas2 layout computed here, at build time (a pure function of the snapshot, so the prerendered file
-// and its dynamic twin agree), and the page that draws it with sigma.js (WebGL) from /assets/graph.js.
+// and its dynamic twin agree), and the page that draws it with WebGL from /assets/graph.js.
 import { createHash } from 'node:crypto';
 import { UndirectedGraph } from 'graphology';
 // A CommonJS package: Node's default import is module.exports, which its types call the default export.
@@ -244,7 +244,8 @@ const TYPE_LABEL: Record<GraphNodeType, string> = {
 
 /**
  * The graph page: the site's chrome, filters (type, tag), a find box that works without script (it falls
- * back to site search), and a fixed-size stage that /assets/graph.js fills from /api/graph/data.
+ * back to site search) with its list of matches laid over the stage (so it never moves the stage), and a
+ * fixed-size stage that /assets/graph.js fills from /api/graph/data.
  */
 export function graphHtml(snap: Snapshot, site: Pick<SiteContext, 'siteName' | 'baseUrl'>): string {
   const data = graphData(snap);
@@ -272,14 +273,16 @@ ${GRAPH_NODE_TYPES.filter((t) => counts.has(t)).map((t) => html`<label><input ty
 <select id="graph-tag" name="tag"><option value="">All tags</option>
 ${tags.map(([id, n]) => html`<option value="${id}">${id.slice(4)} (${n})</option>\n`)}</select>
 </form>
+<div class="graph-find-wrap">
 <form id="graph-find" class="graph-find" action="/search" method="get" role="search">
 <label for="graph-q">Find a node</label>
 <input id="graph-q" name="q" type="search" autocomplete="off" aria-describedby="graph-status">
 <button type="submit">Find</button>
 </form>
-</div>
 <ul id="graph-found" class="graph-found list" aria-label="Matching nodes"></ul>
-<div id="graph" class="graph-stage" role="img" aria-label="Graph of ${concepts} knowledge concepts, their sources and tags. The find box above lists the nodes as links."></div>
+</div>
+</div>
+<div id="graph" class="graph-stage" tabindex="-1" role="img" aria-label="Graph of ${concepts} knowledge concepts, their sources and tags. The find box above lists the nodes as links."></div>
 <p id="graph-status" role="status"></p>
 <noscript><p>Drawing the graph needs JavaScript. The find box searches the site instead, and the nodes and edges are at <a href="/api/graph/data">/api/graph/data</a>.</p></noscript>`;
   return documentHtml(meta, { siteName: site.siteName, baseUrl: site.baseUrl, section: 'knowledge', whoScript: true }, body);

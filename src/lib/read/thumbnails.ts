@@ -51,15 +51,24 @@ export function digestThumbnail(snap: Snapshot, date: string, siteName: string):
 }
 
 /**
- * A video's title card: what pages show unless an operator serves the real thumbnails through the site
+ * A video's card: what pages show unless an operator serves the real thumbnails through the site
  * (VIDEO_THUMBNAILS=proxy). The sample videos' thumbnail_url values name made-up ids, and hot-linking a
- * real one makes every reader's browser call the video host.
+ * real one makes every reader's browser call the video host. It shows the channel and a play mark, not
+ * the title: every place that shows the image prints the title beside it (cards, the video page, link
+ * previews), and a second copy in the image only made each card twice as tall (issue 43, item 10).
  */
 export function videoThumbnail(snap: Snapshot, videoId: string, siteName: string): string | null {
   const v = snap.videosById.get(videoId);
   if (!v) return null;
-  const channel = snap.channelsById.get(v.channel)?.name ?? v.channel;
-  return titleCard(`Video · ${channel}`, v.title, `${siteName} · ${v.date}`);
+  const channel = wrap(snap.channelsById.get(v.channel)?.name ?? v.channel, 40, 1)[0];
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="1280" height="720" viewBox="0 0 1280 720" role="img" aria-label="${escapeXml(v.title)}">` +
+    `<rect width="1280" height="720" fill="#0f2a3d"/><rect x="0" y="680" width="1280" height="40" fill="#e8a33d"/>` +
+    `<circle cx="640" cy="330" r="120" fill="#e8a33d"/><path d="M600 260v140l120-70z" fill="#0f2a3d"/>` +
+    `<text x="640" y="560" fill="#ffffff" font-family="system-ui,sans-serif" font-size="52" font-weight="600" text-anchor="middle">${escapeXml(channel)}</text>` +
+    `<text x="80" y="640" fill="#b8c7d3" font-family="system-ui,sans-serif" font-size="30">${escapeXml(`${siteName} · ${v.date}`)}</text>` +
+    `</svg>\n`
+  );
 }
 
 /** The site's address of a video's thumbnail (a title card, or the real image proxied and cached). */

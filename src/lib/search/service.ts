@@ -120,6 +120,12 @@ interface Scored {
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
 /** Whether a document has a text in this language (tags are not counted: they are English words). */
+/** The document with only its texts in one language (an essay's version in it). */
+function inOneLanguage(doc: SearchDocument, lang: TextLang): SearchDocument {
+  const only = (parts: SearchDocument['fields']['title']) => parts.filter((p) => p.lang === lang);
+  return { ...doc, fields: { title: only(doc.fields.title), tags: doc.fields.tags, summary: only(doc.fields.summary), body: only(doc.fields.body) } };
+}
+
 function inLanguage(doc: SearchDocument, lang: TextLang): boolean {
   return doc.fields.title.some((t) => t.lang === lang) || doc.fields.summary.some((t) => t.lang === lang) || doc.fields.body.some((t) => t.lang === lang);
 }
@@ -337,14 +343,16 @@ export class SearchService {
     return best === -Infinity ? 0 : best;
   }
 
-  private hit(s: Scored, clauses: readonly Clause[], agent: boolean, origin = ''): SearchHit {
+  private hit(s: Scored, clauses: readonly Clause[], agent: boolean, origin = '', reader?: TextLang): SearchHit {
     const d = s.entry.doc;
     const kind = KIND_OF_TYPE[d.type];
     const segment = d.slug ?? d.id;
     // The snippet shows the passage that matched best (the query's own words before their translations);
     // the hit's language and links follow it, so a Slovenian passage of an essay links its Slovenian page.
+    // A reader's language, when given, picks an essay's version in it instead (its title too).
     const own = new Set(clauses.filter((c) => !c.translated).map((c) => c.term));
-    const { snippet, lang } = snippetOf(d, new Set(this.matchedTerms(s.entry, clauses)), own);
+    const version = reader !== undefined && d.type === 'essay' ? d.fields.title.find((p) => p.lang === reader) : undefined;
+    const { snippet, lang } = version ? snippetOf(inOneLanguage(d, version.lang), new Set()) : snippetOf(d, new Set(this.matchedTerms(s.entry, clauses)), own);
     const primary = d.fields.title[0]?.lang ?? d.fields.summary[0]?.lang ?? 'en';
     const links =
       d.type === 'essay' && lang !== primary
@@ -353,7 +361,7 @@ export class SearchService {
     return {
       type: d.type,
       id: d.id,
-      title: d.title,
+      title: version?.text ?? d.title,
       ...links,
       lang,
       date: d.date,
@@ -532,7 +540,8 @@ export class SearchService {
   }
 
   /** The k items most related to one item (never itself, never a draft), or null when it does not exist. */
-  related(type: ItemType, id: string, k: number, agent = false, origin = ''): RelatedResult | null {
+  /** `reader`: the language of the page the items are listed on (an essay then comes in its version in it). */
+  related(type: ItemType, id: string, k: number, agent = false, origin = '', reader?: TextLang): RelatedResult | null {
     const item = this.entry(docKey(type, id));
     if (!item) return null;
     const accept = (e: Entry) => e.key !== item.key && !e.doc.draft;
@@ -568,7 +577,7 @@ export class SearchService {
       mode: 'related',
       total: Math.min(k, scored.length),
       item: { type, id, title: item.doc.title, url: itemUrl(kind, item.doc.slug ?? id, agent), page_url: pageUrl(kind, item.doc.slug ?? id, origin) },
-      hits: scored.slice(0, k).map((s) => this.hit(s, [], agent, origin)),
+      hits: scored.slice(0, k).map((s) => this.hit(s, [], agent, origin, reader)),
     };
   }
 }

@@ -72,11 +72,15 @@ describe('replies, mentions and notifications', () => {
     const parent = await comment(ana, 'What do you think?');
     const reply = await comment(bor, 'Agree, and @ana should see this too.', { parent_id: parent.comment_id });
     expect(reply.parent_id).toBe(parent.comment_id);
-    const mine = await notificationsOf(ana);
-    expect(mine.filter((n: { subject_id: string }) => n.subject_id === reply.comment_id).map((n: { kind: string }) => n.kind)).toEqual(['reply']); // one notice, not two
-    await comment(bor, 'Pinging @ana directly.');
+    // One notice, not two, and a mention: a reply that names its parent's author is listed under Mentions.
+    const about = (items: { subject_id: string; kind: string }[], id: string) => items.filter((n) => n.subject_id === id).map((n) => n.kind);
+    expect(about(await notificationsOf(ana), reply.comment_id)).toEqual(['mention']);
+    const plain = await comment(bor, 'A reply that names nobody.', { parent_id: parent.comment_id });
+    expect(about(await notificationsOf(ana), plain.comment_id)).toEqual(['reply']);
+    const direct = await comment(bor, 'Pinging @Ana directly.'); // handles are lower case; the mention is not
     const mentions = await (await send('/api/notifications?filter=mentions', { as: ana })).json();
-    expect(mentions.items[0]).toMatchObject({ kind: 'mention', category: 'mention', read: false });
+    expect(mentions.items[0]).toMatchObject({ kind: 'mention', category: 'mention', read: false, subject_id: direct.comment_id, link: `/videos/${video}#comment-${direct.comment_id}` });
+    expect(about(mentions.items, reply.comment_id)).toEqual(['mention']);
     expect((await notificationsOf(bor)).some((n: { kind: string }) => n.kind === 'reply')).toBe(false);
     expect((await send('/api/comments', { method: 'POST', as: bor, json: { entity_type: 'video', entity_id: snap.videos[1].video_id, body: 'x', parent_id: parent.comment_id } })).status).toBe(404);
   });
@@ -133,6 +137,12 @@ describe('reactions', () => {
     await send(`/api/comments/${c.comment_id}/react`, { method: 'POST', as: ana, json: { kind: 'insightful' } });
     await send(`/api/comments/${c.comment_id}/react`, { method: 'POST', as: ana, json: { kind: 'like' } });
     expect((await (await send(`/api/comments/${c.comment_id}`)).json()).reactions).toMatchObject({ insightful: 2, like: 1 });
+    // Each reader learns their own reactions from the list and the comment; anonymous readers, none.
+    const listed = async (as?: TestSession) => (await (await send(`/api/comments?entity_type=video&entity_id=${video}&limit=200`, { as })).json()).items.find((x: { comment_id: string }) => x.comment_id === c.comment_id);
+    expect((await listed(ana)).mine).toEqual(['insightful', 'like']);
+    expect((await listed(bor)).mine).toEqual(['insightful']);
+    expect((await listed()).mine).toEqual([]);
+    expect((await (await send(`/api/comments/${c.comment_id}`, { as: bor })).json()).mine).toEqual(['insightful']);
     const back = await send(`/api/comments/${c.comment_id}/react/insightful`, { method: 'DELETE', as: bor });
     expect(back.status).toBe(200);
     expect((await back.json()).counts.insightful).toBe(1);

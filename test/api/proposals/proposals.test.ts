@@ -306,8 +306,8 @@ describe('moderator decisions', () => {
     expect(twice.status).toBe(409);
     expect((await twice.json()).detail).toMatch(/allowed: reject, apply, supersede/);
     const applied = await (await decide(mod, p.proposal_id, { action: 'apply' })).json();
-    expect(applied).toMatchObject({ status: 'applied', decided_by: mod.userId, applied: { content_changed: false, files: [] } });
-    expect(applied.applied.note).toMatch(/editor commit/);
+    expect(applied).toMatchObject({ status: 'applied', decided_by: mod.userId, applied: { content_changed: true, files: [`knowledge/${concept.slug}.md`] } });
+    expect(applied.applied.note).toContain(`Added the source video ${video.video_id}`);
     expect(applied.applied_at).toBeTruthy();
     for (const action of ['accept', 'reject', 'apply']) {
       const res = await decide(mod, p.proposal_id, { action });

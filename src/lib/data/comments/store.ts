@@ -44,10 +44,11 @@ export interface HandleLookup {
   getUserByHandle(handle: string): Promise<{ id: string } | undefined>;
 }
 
-const MENTION = /(^|[^\w@])@([a-z0-9_]{3,30})\b/g;
+// Handles are lower case; "@MajaNovak" names the same person as "@majanovak".
+const MENTION = /(^|[^\w@])@([a-z0-9_]{3,30})\b/gi;
 
 export function mentionedHandles(body: string): string[] {
-  return [...new Set([...body.matchAll(MENTION)].map((m) => m[2]))];
+  return [...new Set([...body.matchAll(MENTION)].map((m) => m[2].toLowerCase()))];
 }
 
 // One statement reads a comment with everything its JSON shows but the reactions.
@@ -57,42 +58,57 @@ const VIEW = `SELECT c.*,
   u.display_name AS author_name, u.handle AS author_handle
 FROM comments c JOIN users u ON u.id = c.author_id`;
 
+/** The notifications comments cause, inside the write's transaction. */
+function commentNotices(db: Db, people: HandleLookup, notifications: Notifications) {
+  const authorOf = db.prepare<[string], { author_id: string }>('SELECT author_id FROM comments WHERE id = ?');
+  const postOf = db.prepare<[string], { author_id: string; title: string }>('SELECT author_id, title FROM posts WHERE id = ?');
+  return {
+    /** The notifications a new comment causes: the people it mentions, its parent's author, the post's author. */
+    async notifyFor(c: CommentRow, actor: CommentAuthor): Promise<void> {
+      const link = `${entityLink(c.entity_type, c.entity_id)}#comment-${c.id}`;
+      const told = new Set<string>([actor.id]);
+      const about = { body: c.body.slice(0, 200), link, actorId: actor.id, subjectType: 'comment', subjectId: c.id };
+      // Mentions first: a person named in a reply to their comment, or in a comment on their post, is told
+      // once, as a mention, so it is listed under Mentions.
+      for (const handle of mentionedHandles(c.body)) {
+        const u = await people.getUserByHandle(handle);
+        if (u && !told.has(u.id)) {
+          told.add(u.id);
+          await notifications.notify({ userId: u.id, kind: 'mention', title: `${actor.display_name} mentioned you`, ...about });
+        }
+      }
+      if (c.parent_id) {
+        const parent = await authorOf.get(c.parent_id);
+        if (parent && !told.has(parent.author_id)) {
+          told.add(parent.author_id);
+          await notifications.notify({ userId: parent.author_id, kind: 'reply', title: `${actor.display_name} replied to your comment`, ...about });
+        }
+      }
+      if (c.entity_type === 'post') {
+        const post = await postOf.get(c.entity_id);
+        if (post && !told.has(post.author_id)) {
+          told.add(post.author_id);
+          await notifications.notify({ userId: post.author_id, kind: 'post_comment', title: `${actor.display_name} commented on “${post.title}”`, ...about });
+        }
+      }
+    },
+
+    /** Tells the author that a moderator hid their comment (inside the hide's transaction). */
+    async notifyHidden(c: CommentRow, moderatorId: string): Promise<void> {
+      const link = `${entityLink(c.entity_type, c.entity_id)}#comment-${c.id}`;
+      const body = `Only you and the moderators see it now: “${c.body.slice(0, 160)}”`;
+      await notifications.notify({ userId: c.author_id, kind: 'system', title: 'A moderator hid your comment', body, link, actorId: moderatorId, subjectType: 'comment', subjectId: c.id });
+    },
+  };
+}
+
 /** The comment store: comments with their edits and notifications, reactions, and GET-create's keys. */
 export function createCommentStore(db: Db, audit: AuditLog, people: HandleLookup, notifications: Notifications, now: () => Date = () => new Date()) {
   const byId = db.prepare<[string], CommentView>(`${VIEW} WHERE c.id = ?`);
-  const authorOf = db.prepare<[string], { author_id: string }>('SELECT author_id FROM comments WHERE id = ?');
-  const postOf = db.prepare<[string], { author_id: string; title: string }>('SELECT author_id, title FROM posts WHERE id = ?');
   const insert = db.prepare<unknown[], CommentRow>(
     'INSERT INTO comments (id, entity_type, entity_id, parent_id, author_id, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
   );
-
-  /** The notifications a new comment causes: its parent's author, the post's author, the people it mentions. */
-  async function notifyFor(c: CommentRow, actor: CommentAuthor): Promise<void> {
-    const link = `${entityLink(c.entity_type, c.entity_id)}#comment-${c.id}`;
-    const told = new Set<string>([actor.id]);
-    const about = { body: c.body.slice(0, 200), link, actorId: actor.id, subjectType: 'comment', subjectId: c.id };
-    if (c.parent_id) {
-      const parent = await authorOf.get(c.parent_id);
-      if (parent && !told.has(parent.author_id)) {
-        told.add(parent.author_id);
-        await notifications.notify({ userId: parent.author_id, kind: 'reply', title: `${actor.display_name} replied to your comment`, ...about });
-      }
-    }
-    if (c.entity_type === 'post') {
-      const post = await postOf.get(c.entity_id);
-      if (post && !told.has(post.author_id)) {
-        told.add(post.author_id);
-        await notifications.notify({ userId: post.author_id, kind: 'post_comment', title: `${actor.display_name} commented on “${post.title}”`, ...about });
-      }
-    }
-    for (const handle of mentionedHandles(c.body)) {
-      const u = await people.getUserByHandle(handle);
-      if (u && !told.has(u.id)) {
-        told.add(u.id);
-        await notifications.notify({ userId: u.id, kind: 'mention', title: `${actor.display_name} mentioned you`, ...about });
-      }
-    }
-  }
+  const { notifyFor, notifyHidden } = commentNotices(db, people, notifications);
 
   return {
     /** The comment with its edit count, live replies and author (one statement). */
@@ -164,19 +180,27 @@ export function createCommentStore(db: Db, audit: AuditLog, people: HandleLookup
     async setHidden(id: string, hidden: boolean, moderatorId: string): Promise<CommentView> {
       return db.transaction(async () => {
         await db.prepare('UPDATE comments SET hidden = ?, hidden_by = ?, updated_at = ? WHERE id = ?').run(hidden ? 1 : 0, hidden ? moderatorId : null, now().toISOString(), id);
+        const c = (await byId.get(id))!;
+        if (hidden) await notifyHidden(c, moderatorId);
         await audit.append({ kind: hidden ? 'comment.hide' : 'comment.unhide', subjectType: 'comment', subjectId: id, actor: { userId: moderatorId } });
-        return (await byId.get(id))!;
+        return c;
       });
     },
 
-    async list(entityType: EntityType, entityId: string, opts: { includeHidden: boolean; limit: number; offset: number }): Promise<{ total: number; rows: CommentView[] }> {
-      // Deleted comments appear only as tombstones that still hold live replies; hidden ones only to moderators.
+    /** `ownHiddenOf`: a signed-in reader, who also sees their own hidden comments (marked hidden). */
+    async list(
+      entityType: EntityType,
+      entityId: string,
+      opts: { includeHidden: boolean; ownHiddenOf?: string; limit: number; offset: number },
+    ): Promise<{ total: number; rows: CommentView[] }> {
+      // Deleted comments appear only as tombstones that still hold live replies; hidden ones only to moderators and their author.
       const where = `c.entity_type = @entityType AND c.entity_id = @entityId
         AND (c.deleted_at IS NULL OR EXISTS (SELECT 1 FROM comments r WHERE r.parent_id = c.id AND r.deleted_at IS NULL))
-        ${opts.includeHidden ? '' : 'AND c.hidden = 0'}`;
+        ${opts.includeHidden ? '' : opts.ownHiddenOf ? 'AND (c.hidden = 0 OR c.author_id = @viewer)' : 'AND c.hidden = 0'}`;
+      const params = opts.ownHiddenOf && !opts.includeHidden ? { entityType, entityId, viewer: opts.ownHiddenOf } : { entityType, entityId };
       const [total, rows] = await Promise.all([
-        db.prepare<Record<string, unknown>, number>(`SELECT COUNT(*) FROM comments c WHERE ${where}`).pluck().get({ entityType, entityId }),
-        db.prepare<Record<string, unknown>, CommentView>(`${VIEW} WHERE ${where} ORDER BY c.created_at, c.id LIMIT @limit OFFSET @offset`).all({ entityType, entityId, limit: opts.limit, offset: opts.offset }),
+        db.prepare<Record<string, unknown>, number>(`SELECT COUNT(*) FROM comments c WHERE ${where}`).pluck().get(params),
+        db.prepare<Record<string, unknown>, CommentView>(`${VIEW} WHERE ${where} ORDER BY c.created_at, c.id LIMIT @limit OFFSET @offset`).all({ ...params, limit: opts.limit, offset: opts.offset }),
       ]);
       return { total: total!, rows };
     },
@@ -217,6 +241,19 @@ function reactionStore(db: Db, audit: AuditLog, now: () => Date) {
 
     myReactions(commentId: string, userId: string): Promise<string[]> {
       return db.prepare<[string, string], string>('SELECT kind FROM reactions WHERE comment_id = ? AND user_id = ? ORDER BY kind').pluck().all(commentId, userId);
+    },
+
+    /** One person's reactions on each of these comments (a list's `mine`), in one query. */
+    async myReactionsOn(commentIds: string[], userId: string): Promise<Map<string, string[]>> {
+      const out = new Map<string, string[]>(commentIds.map((id) => [id, []]));
+      if (commentIds.length === 0) return out;
+      const rows = await db
+        .prepare<string[], { comment_id: string; kind: string }>(
+          `SELECT comment_id, kind FROM reactions WHERE user_id = ? AND comment_id IN (${commentIds.map(() => '?').join(',')}) ORDER BY comment_id, kind`,
+        )
+        .all(userId, ...commentIds);
+      for (const r of rows) out.get(r.comment_id)!.push(r.kind);
+      return out;
     },
   };
 }

@@ -59,6 +59,7 @@ export function createPostStore(db: Db, audit: AuditLog, notifications: Notifica
     ...postCoAdmins(db, audit, notifications, rows.iso),
     ...postVotes(db, audit, notifications, rows.iso),
     ...postLists(db),
+    ...postModeration(db),
   };
 }
 
@@ -168,6 +169,7 @@ function postPublication(db: Db, audit: AuditLog, notifications: Notifications, 
           .prepare<unknown[], PostRow>(`UPDATE posts SET status = ?, submitted_at = ?, published_at = ${autoPublish ? '?' : 'published_at'}, updated_at = ? WHERE id = ? AND status IN ('draft', 'rejected') AND deleted_at IS NULL RETURNING *`)
           .get(...(autoPublish ? [status, t, t, t, id] : [status, t, t, id]));
         if (!post) return null;
+        if (!autoPublish) await notifyModerators(db, notifications, post, userId);
         await audit.append({ kind: 'post.submit', subjectType: 'post', subjectId: id, actor: { userId } });
         if (autoPublish) await audit.append({ kind: 'post.publish', subjectType: 'post', subjectId: id, actor: 'system', data: { rule: 'auto_publish' } });
         return post;
@@ -300,6 +302,28 @@ function postLists(db: Db) {
       return { total: total!, rows };
     },
   };
+}
+
+/** The moderators' queue: submitted posts, the longest waiting first. */
+function postModeration(db: Db) {
+  return {
+    async listSubmitted(limit: number, offset: number): Promise<{ total: number; rows: PostRow[] }> {
+      const sql = "FROM posts WHERE status = 'submitted' AND deleted_at IS NULL";
+      const [total, rows] = await Promise.all([
+        db.prepare<[], number>(`SELECT COUNT(*) ${sql}`).pluck().get(),
+        db.prepare<[number, number], PostRow>(`SELECT * ${sql} ORDER BY submitted_at, id LIMIT ? OFFSET ?`).all(limit, offset),
+      ]);
+      return { total: total!, rows };
+    },
+  };
+}
+
+/** Tells every moderator and admin that a post waits for review (inside the submission's transaction). */
+async function notifyModerators(db: Db, notifications: Notifications, post: PostRow, actorId: string): Promise<void> {
+  const ids = await db.prepare<[], string>("SELECT id FROM users WHERE role IN ('moderator', 'admin') ORDER BY id").pluck().all();
+  for (const userId of ids) {
+    await notifications.notify({ userId, kind: 'system', title: `“${post.title}” waits for review`, body: post.summary.slice(0, 200), link: '/moderation#posts-title', actorId, subjectType: 'post', subjectId: post.id });
+  }
 }
 
 export type PostStore = ReturnType<typeof createPostStore>;

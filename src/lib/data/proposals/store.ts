@@ -241,7 +241,7 @@ const VERB: Record<DecisionAction, string> = { accept: 'accepted', reject: 'reje
 export async function decideProposal(
   deps: ProposalDeps,
   input: { proposalId: string; moderatorId: string; action: DecisionAction; note?: string; supersededBy?: string },
-  planApply?: (p: ProposalRow) => ApplyPlan,
+  planApply?: (p: ProposalRow) => Promise<ApplyPlan>,
 ): Promise<ProposalRow> {
   const { db, audit } = deps;
   return db.transaction(async () => {
@@ -263,7 +263,7 @@ export async function decideProposal(
     let plan: ApplyPlan | undefined;
     const discard = to === 'rejected' || to === 'superseded' ? (deps.planDiscard?.(p) ?? null) : null;
     if (input.action === 'apply') {
-      plan = planApply?.(p);
+      plan = await planApply?.(p);
       applied = plan?.result ?? { content_changed: false, files: [], note: 'Recorded as applied.' };
       await db.prepare("UPDATE proposals SET status = 'applied', applied_at = ?, applied_by = ?, apply_result = ?, decided_at = ?, decision_note = COALESCE(?, decision_note) WHERE id = ?").run(
         t, input.moderatorId, JSON.stringify(applied), t, note, p.id,
@@ -292,4 +292,27 @@ export async function decideProposal(
     discard?.commit();
     return (await getProposal(db, p.id))!;
   }, { lock: true });
+}
+
+/** A published post as essay_promotion copies it into the essays: its fields and its essay's latest text. */
+export interface PromotedPost {
+  slug: string;
+  title: string;
+  summary: string;
+  tags: string[];
+  published_at: string;
+  body: string;
+}
+
+/** The published post `postId`, as essay_promotion copies it (one statement), or undefined when it is not. */
+export async function promotedPost(db: Db, postId: string): Promise<PromotedPost | undefined> {
+  const post = await db
+    .prepare<[string], { slug: string; title: string; summary: string; tags: string; published_at: string; body: string | null }>(
+      `SELECT p.slug, p.title, p.summary, p.tags, p.published_at,
+         (SELECT r.body FROM post_essay_revisions r WHERE r.post_id = p.id ORDER BY r.revision DESC LIMIT 1) AS body
+       FROM posts p WHERE p.id = ? AND p.status = 'published' AND p.deleted_at IS NULL`,
+    )
+    .get(postId);
+  if (!post) return undefined;
+  return { ...post, tags: JSON.parse(post.tags) as string[], body: post.body ?? '' };
 }
