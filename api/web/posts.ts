@@ -8,6 +8,7 @@ import { html, raw, type SafeHtml } from '../../src/web/html.ts';
 import { formatTime, truncate } from '../../src/web/format.ts';
 import { markdownToHtml } from '../../src/web/markdown.ts';
 import { commentsSection, relatedSection } from '../../src/web/sections.ts';
+import { t, tHtml, tn } from '../../src/web/i18n.ts';
 import { problem, type ApiAnswer, type CallApi } from './call.ts';
 import { flash, formText, pageResponse, seeOther, sessionUser, signInRedirect } from './render.ts';
 import { fieldAttrs, fieldNote, formProblem, generalProblem, problemSummary, type FormFields, type FormProblem } from './form-errors.ts';
@@ -246,6 +247,13 @@ ${state.submit ? html`<p class="field-error" id="submit-problem">${state.submit}
   : ''}`;
 }
 
+/** A post's meta line in its language: who wrote it, when it was published (or its status), its votes. */
+function postMeta(post: Post): SafeHtml {
+  const { lang, author } = post;
+  const when = post.published_at ? t(lang, 'post.published', { time: formatTime(post.published_at) }) : t(lang, `post.status.${post.status}`);
+  return html`<p class="meta"><span>${t(lang, 'post.by', { name: author.display_name, handle: author.handle })}</span><span>${when}</span><span>${tn(lang, 'post.votes', post.votes)}</span></p>`;
+}
+
 /** /posts/<slug>: a post for readers, with the votes on its essay and its comments. */
 function registerReaderPages(app: OpenAPIHono, deps: WebDeps, callApi: CallApi): void {
   const page = postPage(deps);
@@ -256,20 +264,24 @@ function registerReaderPages(app: OpenAPIHono, deps: WebDeps, callApi: CallApi):
     const votes = await callApi(c, 'GET', `/api/posts/${encodeURIComponent(post.post_id)}/essay/votes`);
     const count = votes.ok ? (votes.body.votes as number) : post.votes;
     const voted = votes.ok && votes.body.voted === true;
-    const done = { voted: 'Your vote is counted.', unvoted: 'Your vote is taken back.' }[c.req.query('done') ?? ''];
-    const label = `${count} vote${count === 1 ? '' : 's'} for this essay`;
+    const lang = post.lang;
+    const doneKey = { voted: 'vote.counted', unvoted: 'vote.takenBack' } as const;
+    const doneQuery = c.req.query('done');
+    const done = doneQuery === 'voted' || doneQuery === 'unvoted' ? t(lang, doneKey[doneQuery]) : undefined;
     let control: SafeHtml;
-    if (!me) control = html`<p><a href="/api/auth/idp/login?next=${encodeURIComponent(post.url)}">Sign in</a> to vote for this essay.</p>`;
-    else if (me.user.id === post.author.id) control = html`<p class="muted">You wrote this post; votes are for other people's posts.</p>`;
+    if (!me) {
+      const link = html`<a href="/api/auth/idp/login?next=${encodeURIComponent(post.url)}">${t(lang, 'vote.signInLink')}</a>`;
+      control = html`<p>${tHtml(lang, 'vote.signIn', { link })}</p>`;
+    } else if (me.user.id === post.author.id) control = html`<p class="muted">${t(lang, 'vote.own')}</p>`;
     else {
       control = html`<form method="post" action="/posts/${post.slug}/vote">
 <input type="hidden" name="action" value="${voted ? 'unvote' : 'vote'}">
-<button type="submit" class="${voted ? '' : 'primary'}" aria-pressed="${voted ? 'true' : 'false'}">${voted ? 'Take my vote back' : 'Vote for this essay'}</button>
+<button type="submit" class="${voted ? '' : 'primary'}" aria-pressed="${voted ? 'true' : 'false'}">${t(lang, voted ? 'vote.unvote' : 'vote.vote')}</button>
 </form>`;
     }
     return html`<section class="vote panel" aria-labelledby="vote-title" id="vote">
-<h2 id="vote-title">Votes</h2>
-<p><strong id="vote-count">${label}</strong>${voted ? ' (yours included)' : ''}</p>
+<h2 id="vote-title">${t(lang, 'vote.title')}</h2>
+<p><strong id="vote-count">${tn(lang, 'vote.count', count)}</strong>${voted ? ` ${t(lang, 'vote.yours')}` : ''}</p>
 ${flash('ok', done)}${flash('error', error)}
 ${control}
 </section>`;
@@ -301,8 +313,8 @@ ${control}
     const body = html`<article lang="${post.lang}">
 <h1>${post.title}</h1>
 ${post.summary ? html`<p class="lede">${post.summary}</p>` : ''}
-<p class="meta" lang="en"><span>by ${post.author.display_name} (@${post.author.handle})</span>${post.published_at ? html`<span>published ${formatTime(post.published_at)}</span>` : html`<span>${post.status}</span>`}<span>${post.votes} vote${post.votes === 1 ? '' : 's'}</span></p>
-${post.tags.length ? html`<ul class="tags" aria-label="Tags">${post.tags.map((t) => html`<li>${t}</li>`)}</ul>` : ''}
+${postMeta(post)}
+${post.tags.length ? html`<ul class="tags" aria-label="${t(post.lang, 'post.tags')}">${post.tags.map((t) => html`<li>${t}</li>`)}</ul>` : ''}
 <div class="prose">${markdownToHtml(essay.body)}</div>
 </article>
 ${vote}

@@ -332,6 +332,34 @@ describe('a Slovenian post', () => {
     expect(html).toContain('<h2 id="comments-title">Komentarji</h2>');
     expect(html).toContain('Komentarji potrebujejo JavaScript.');
   });
+
+  it('has its meta line, tags and vote control in Slovenian, with no English left', async () => {
+    const s = await sessionFor(srv, 'glasovi@example.org', 'Avtorica');
+    const json = { ...s.headers, 'Content-Type': 'application/json' };
+    const body = 'Odstavek o glasovanju, dovolj dolg za objavo prispevka. '.repeat(8);
+    const post = await (await srv.get('/api/posts', { method: 'POST', headers: json, body: JSON.stringify({ title: 'Prispevek z glasovi', summary: 'Preskus.', lang: 'sl', tags: ['agenti'], body }) })).json();
+    expect((await srv.get(`/api/posts/${post.post_id}/submit`, { method: 'POST', headers: s.headers })).status).toBe(202);
+    const english = /\bby Avtorica|published \d|\d votes?\b|aria-label="Tags"|for this essay|Sign in|lang="en"/;
+
+    const anonymous = await (await srv.get(`/posts/${post.slug}`)).text();
+    expect(anonymous).toMatch(/<p class="meta"><span>avtor Avtorica \(@[^)]+\)<\/span><span>objavljeno \d{4}-\d\d-\d\d \d\d:\d\d UTC<\/span><span>0 glasov<\/span><\/p>/);
+    expect(anonymous).toContain('<ul class="tags" aria-label="Oznake"><li>agenti</li></ul>');
+    expect(anonymous).toContain('<h2 id="vote-title">Glasovi</h2>');
+    expect(anonymous).toContain('<strong id="vote-count">0 glasov za ta esej</strong>');
+    expect(anonymous).toMatch(/>Prijavite se<\/a> in glasujte za ta esej\./);
+    expect(anonymous).not.toMatch(english);
+
+    expect(await (await srv.get(`/posts/${post.slug}`, { headers: s.headers })).text()).toContain('Ta prispevek ste napisali vi; glasujete lahko za prispevke drugih.');
+    const reader = await sessionFor(srv, 'bralka@example.org', 'Bralka');
+    expect(await (await srv.get(`/posts/${post.slug}`, { headers: reader.headers })).text()).toContain('>Glasuj za ta esej</button>');
+    expect((await srv.get(`/posts/${post.slug}/vote`, { method: 'POST', headers: form(reader), body: 'action=vote', redirect: 'manual' })).status).toBe(303);
+    const voted = await (await srv.get(`/posts/${post.slug}?done=voted`, { headers: reader.headers })).text();
+    expect(voted).toContain('<strong id="vote-count">1 glas za ta esej</strong> (vključno z vašim)');
+    expect(voted).toContain('Vaš glas je upoštevan.');
+    expect(voted).toContain('>Umakni moj glas</button>');
+    expect(voted).toContain('<span>1 glas</span>');
+    expect(voted).not.toMatch(english);
+  });
 });
 
 describe('notification links', () => {
