@@ -1,5 +1,5 @@
 // The leaf bytes, exactly (issue 15, item 12): an event's `entry` is RFC 8785 (JCS) JSON, and its Merkle
-// leaf is SHA-256(0x00 || the UTF-8 bytes of that string), as the README says.
+// leaf is SHA-256(0x00 || the UTF-8 bytes of that string), as docs/audit-log.md says.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
@@ -30,12 +30,12 @@ describe('audit entries are RFC 8785 (JCS) JSON', () => {
     expect(() => canonicalJson({ n: Number.NaN })).toThrow(/NaN/);
   });
 
-  it('has its leaf hash over the UTF-8 bytes, as the README states', () => {
+  it('has its leaf hash over the UTF-8 bytes, as docs/audit-log.md states', () => {
     const entry = canonicalJson({ seq: 1, data: { note: 'ünïcødé ✓ 😀' } });
     const expected = createHash('sha256').update(Buffer.concat([Buffer.from([0x00]), Buffer.from(entry, 'utf8')])).digest();
     expect(leafHash(entry).equals(expected)).toBe(true);
-    const readme = fs.readFileSync(path.resolve('README.md'), 'utf8');
-    expect(readme).toContain('SHA-256(0x00 ‖ UTF-8 bytes of the served `entry` string)');
-    expect(readme).toMatch(/RFC 8785 \(JCS\)/);
+    const doc = fs.readFileSync(path.resolve('docs/audit-log.md'), 'utf8');
+    expect(doc).toContain('SHA-256(0x00 ‖ UTF-8 bytes of the served `entry` string)');
+    expect(doc).toMatch(/RFC 8785 \(JCS\)/);
   });
 });
