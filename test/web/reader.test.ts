@@ -3,23 +3,16 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/server.ts';
-import { describeInBrowser, launchBrowser, layoutShift, screenshot, seriousViolations, type TestBrowser } from './browser.ts';
-import { startWebServer } from './server.ts';
+import { describeInBrowser, layoutShift, screenshot, seriousViolations, type TestBrowser } from './browser.ts';
+import { closeWebBrowser, openWebBrowser } from './server.ts';
 
 let srv: TestServer;
 let browser: TestBrowser;
 let page: Page;
 
 describeInBrowser('a reader', () => {
-  beforeAll(async () => {
-    srv = await startWebServer();
-    browser = await launchBrowser(srv.url);
-    page = browser.page;
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await srv?.stop();
-  });
+  beforeAll(async () => ({ srv, browser, page } = await openWebBrowser()));
+  afterAll(() => closeWebBrowser(srv, browser));
 
   it('opens home and follows a digest source link to its video page', async () => {
     await page.goto(`${srv.url}/`);

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/server.ts';
-import { describeInBrowser, launchBrowser, seriousViolations, type TestBrowser } from './browser.ts';
-import { startWebServer } from './server.ts';
+import { describeInBrowser, seriousViolations, type TestBrowser } from './browser.ts';
+import { closeWebBrowser, openWebBrowser } from './server.ts';
 
 let srv: TestServer;
 let browser: TestBrowser;
@@ -20,15 +20,8 @@ async function relatedAndListed(url: string): Promise<{ related: string[]; liste
 }
 
 describeInBrowser('related items', () => {
-  beforeAll(async () => {
-    srv = await startWebServer();
-    browser = await launchBrowser(srv.url);
-    page = browser.page;
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await srv?.stop();
-  });
+  beforeAll(async () => ({ srv, browser, page } = await openWebBrowser()));
+  afterAll(() => closeWebBrowser(srv, browser));
 
   it('a concept page does not repeat its Sources under Related, and still shows five items', async () => {
     const { related, listed } = await relatedAndListed('/knowledge/shadow-ai');

@@ -9,6 +9,8 @@ import { startServer } from '../../api/server.ts';
 import { buildSite } from '../../scripts/build.ts';
 import { asTestServer, freePort, type TestServer } from '../helpers/server.ts';
 import { fixtureContent } from '../helpers/content.ts';
+import type { Page } from 'playwright-core';
+import { launchBrowser, type TestBrowser } from './browser.ts';
 
 export async function startWebServer(env: Record<string, string> = {}): Promise<TestServer> {
   const port = await freePort();
@@ -31,4 +33,21 @@ export async function startWebServer(env: Record<string, string> = {}): Promise<
   await buildSite({ ...process.env, ...base, PIPELINE: 'off' }, { renderInProcess: true });
   const running = await startServer(loadConfig(base), { log: () => {} });
   return asTestServer(running, dataDir, root);
+}
+
+/**
+ * The web server over the built sample site and a Chromium page on it, for a file's beforeAll; close
+ * both with closeWebBrowser in its afterAll.
+ * @example beforeAll(async () => ({ srv, browser, page } = await openWebBrowser()));
+ */
+export async function openWebBrowser(): Promise<{ srv: TestServer; browser: TestBrowser; page: Page }> {
+  const srv = await startWebServer();
+  const browser = await launchBrowser(srv.url);
+  return { srv, browser, page: browser.page };
+}
+
+/** Closes what openWebBrowser opened (either may be missing when its beforeAll failed). */
+export async function closeWebBrowser(srv: TestServer | undefined, browser: TestBrowser | undefined): Promise<void> {
+  await browser?.close();
+  await srv?.stop();
 }

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/server.ts';
-import { describeInBrowser, launchBrowser, screenshot, seriousViolations, type TestBrowser } from './browser.ts';
-import { startWebServer } from './server.ts';
+import { describeInBrowser, screenshot, seriousViolations, type TestBrowser } from './browser.ts';
+import { closeWebBrowser, openWebBrowser } from './server.ts';
 
 const EMAIL = 'sam@example.org';
 const SAFARI_IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
@@ -34,15 +34,8 @@ async function signInAtForm(): Promise<void> {
 }
 
 describeInBrowser('where a person is signed in', () => {
-  beforeAll(async () => {
-    srv = await startWebServer();
-    browser = await launchBrowser(srv.url);
-    page = browser.page;
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await srv?.stop();
-  });
+  beforeAll(async () => ({ srv, browser, page } = await openWebBrowser()));
+  afterAll(() => closeWebBrowser(srv, browser));
 
   it('lists each session with its device and last use on the account page, this browser marked', async () => {
     await page.goto(`${srv.url}/account`);

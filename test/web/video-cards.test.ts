@@ -3,23 +3,16 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { TestServer } from '../helpers/server.ts';
-import { describeInBrowser, launchBrowser, screenshot, seriousViolations, type TestBrowser } from './browser.ts';
-import { startWebServer } from './server.ts';
+import { describeInBrowser, screenshot, seriousViolations, type TestBrowser } from './browser.ts';
+import { closeWebBrowser, openWebBrowser } from './server.ts';
 
 let srv: TestServer;
 let browser: TestBrowser;
 let page: Page;
 
 describeInBrowser('video cards', () => {
-  beforeAll(async () => {
-    srv = await startWebServer();
-    browser = await launchBrowser(srv.url);
-    page = browser.page;
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await srv?.stop();
-  });
+  beforeAll(async () => ({ srv, browser, page } = await openWebBrowser()));
+  afterAll(() => closeWebBrowser(srv, browser));
 
   it('a video card image shows the channel, not the title printed beside it', async () => {
     const videos = (await (await srv.get('/api/videos?limit=5')).json()).items as { video_id: string; title: string; channel: { name: string } }[];
