@@ -35,6 +35,11 @@ export default defineConfig({
   test: {
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 60_000,
+    // In CI a failed test runs once more, as Playwright's own recommended configuration does (retries on CI
+    // only): the suite starts hundreds of servers, PostgreSQL clusters and Chromium on two shared cores, and a
+    // run that one scheduling stall turns red lands nothing. A failure that comes back is still red, and
+    // vitest names every test that passed only on its second try; locally nothing is retried.
+    retry: process.env.CI === 'true' ? 1 : 0,
     hookTimeout: 180_000,
     pool: 'forks',
     // Test files share their worker process and its modules, one file after another: isolated, every file
