@@ -48,10 +48,12 @@ describePostgres('a write waiting for a lock that another connection holds', () 
       const during = probes.filter((p) => p.beforeWriteEnded);
       expect(during.length).toBeGreaterThanOrEqual(9);
       expect(during.filter((p) => p.status !== 200)).toEqual([]);
-      // Each answer came long before the write's: no probe queued behind the blocked write. (The 50 ms goal
-      // is measured by `npm run bench -- writes`; on a shared test machine a bound that tight would be noise.)
-      const slowest = Math.max(...during.map((p) => p.ms));
-      expect(slowest).toBeLessThan(LOCK_TIMEOUT_MS / 4);
+      // Each answer came at once, not queued behind the blocked write: the median under the issue's 50 ms, and
+      // none near the lock timeout. (The 50 ms bound for every probe is the bench's, `npm run bench -- writes`,
+      // p99 of /api/health; on a test machine shared with other suites one probe can wait for a core.)
+      const ms = during.map((p) => p.ms).sort((a, b) => a - b);
+      expect(ms[Math.floor(ms.length / 2)], JSON.stringify(during)).toBeLessThan(50);
+      expect(ms.at(-1)).toBeLessThan(LOCK_TIMEOUT_MS / 4);
     } finally {
       await holder.query('ROLLBACK').catch(() => {});
       await holder.end();
