@@ -60,29 +60,47 @@ export function redactUrl(url: string): string {
   return url.replace(/([?&](?:device_code|user_code|code|token|access_token|refresh_token|id_token|code_verifier|client_secret|state|api_key|key|idempotency_key)=)[^&]*/gi, '$1[redacted]');
 }
 
-export function readBuildMeta(distDir: string): BuildMeta | null {
+const buildMetaFile = (distDir: string) => path.join(distDir, 'build-meta.json');
+
+function parseBuildMeta(text: string): BuildMeta | null {
   try {
-    return JSON.parse(fs.readFileSync(path.join(distDir, 'build-meta.json'), 'utf8')) as BuildMeta;
+    return JSON.parse(text) as BuildMeta;
   } catch {
     return null;
   }
 }
 
+/** dist/build-meta.json, or null when there is none (or it is not JSON yet). At start-up; a running server uses readBuildMetaAsync. */
+export function readBuildMeta(distDir: string): BuildMeta | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(buildMetaFile(distDir), 'utf8');
+  } catch {
+    return null;
+  }
+  return parseBuildMeta(text);
+}
+
+async function readBuildMetaAsync(distDir: string): Promise<BuildMeta | null> {
+  const text = await fs.promises.readFile(buildMetaFile(distDir), 'utf8').catch(() => null);
+  return text === null ? null : parseBuildMeta(text);
+}
+
 /**
- * The content state the dynamic routes read. When dist/ was built from this very content and origin, the
- * build's generation time and pipeline status are reused, so a dynamic read equals its prerendered file.
+ * The content state the dynamic routes read. When dist/ was built from this very content and origin (`meta`,
+ * its build-meta.json), the build's generation time and pipeline status are reused, so a dynamic read equals
+ * its prerendered file.
  */
-export function loadContentState(config: Config, log: (m: string) => void = console.log): ContentState {
+export function loadContentState(config: Config, meta: BuildMeta | null, log: (m: string) => void = console.log): ContentState {
   // Lenient: a file an editor got wrong is served at its last published version (or left out), never a
   // server that does not start or reload; the pipeline's status names it.
   const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir), lenient: true });
   if (snapshot.invalid.length > 0) log(`server: ${snapshot.invalid.length} content file(s) failed validation and are served at their last valid version or left out (npm run pipeline -- status names them)`);
-  const meta = readBuildMeta(config.distDir);
   const site = siteContext(config);
   if (meta && meta.content_hash === snapshot.contentHash && meta.base_url === config.baseUrl) {
     site.generatedAt = meta.generated_at;
     site.pipeline = meta.pipeline;
-  } else if (fs.existsSync(config.distDir)) {
+  } else if (meta || fs.existsSync(config.distDir)) {
     log('server: dist/ was built from other content or another BASE_URL; run `npm run build` (npm start does)');
   }
   return { snapshot, site };
@@ -95,8 +113,9 @@ export function loadContentState(config: Config, log: (m: string) => void = cons
  */
 export async function startServer(config: Config = loadConfig(), opts: { log?: (m: string) => void } = {}): Promise<RunningServer> {
   const log = opts.log ?? ((m: string) => console.log(m));
-  const content = loadContentState(config, log);
-  const staticSite = initialStaticSite(config, log);
+  const meta = readBuildMeta(config.distDir);
+  const content = loadContentState(config, meta, log);
+  const staticSite = await initialStaticSite(config, meta, log);
   ensurePrivateDir(config.dataDir, log);
   const { db, audit, identity } = await openStores(config, log);
   let localUrl: string | undefined;
@@ -115,7 +134,7 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   const app = createApp({ config, content: () => live.content, db, audit, identity, idp, search: () => live.search, log: (m) => console.error(m), staticSite: () => live.staticSite });
   const monitor = monitorDatabase(db, { log });
   const server = createHttpServer(config, log, app.fetch, () => live.staticSite, embeddedIdp, monitor);
-  const builds = watchBuilds(config, log, live, posts, (site) => {
+  const builds = watchBuilds(config, meta, log, live, posts, (site) => {
     running.staticSite = site;
   });
   await new Promise<void>((resolve, reject) => {
@@ -157,9 +176,9 @@ interface Live {
  * The prerendered files of dist/client. Files built for another origin name that origin in every link and
  * discovery document: never serve them; the dynamic routes answer for this origin until a build for it lands.
  */
-function initialStaticSite(config: Config, log: (m: string) => void): StaticSite {
-  const builtFor = readBuildMeta(config.distDir)?.base_url;
-  const staticSite = builtFor && builtFor !== config.baseUrl ? emptyStaticSite() : loadStaticSite(path.join(config.distDir, 'client'));
+async function initialStaticSite(config: Config, meta: BuildMeta | null, log: (m: string) => void): Promise<StaticSite> {
+  const builtFor = meta?.base_url;
+  const staticSite = builtFor && builtFor !== config.baseUrl ? emptyStaticSite() : await loadStaticSite(path.join(config.distDir, 'client'));
   if (builtFor && builtFor !== config.baseUrl) log(`server: dist/ was built for ${builtFor}, not ${config.baseUrl}; not serving its files (npm run build)`);
   else if (staticSite.fileCount === 0) log(`server: no prerendered files in ${config.distDir}; every read goes through the dynamic routes`);
   return staticSite;
@@ -259,21 +278,22 @@ function answerProbe(req: http.IncomingMessage, res: http.ServerResponse, monito
  * lists, when it built on the build this server holds), so the server never answers from a stale build.
  * A broken build, or one made for another origin, keeps the old.
  */
-function watchBuilds(config: Config, log: (m: string) => void, live: Live, posts: PostStore, onSite: (site: StaticSite) => void) {
-  const metaFile = path.join(config.distDir, 'build-meta.json');
+function watchBuilds(config: Config, served: BuildMeta | null, log: (m: string) => void, live: Live, posts: PostStore, onSite: (site: StaticSite) => void) {
+  const metaFile = buildMetaFile(config.distDir);
   const clientDir = path.join(config.distDir, 'client');
-  let servedBuild = readBuildMeta(config.distDir)?.generated_at ?? null;
+  let servedBuild = served?.generated_at ?? null;
   let reloading = Promise.resolve();
+  // Requests are answered throughout: the files are read asynchronously (the content snapshot is not yet).
   const reload = async () => {
-    const meta = readBuildMeta(config.distDir);
+    const meta = await readBuildMetaAsync(config.distDir);
     if (!meta || meta.generated_at === servedBuild) return;
     if (meta.base_url !== config.baseUrl) {
       log(`server: ignoring a build made for ${meta.base_url} (this server is ${config.baseUrl})`);
       return;
     }
-    const nextContent = loadContentState(config, log);
+    const nextContent = loadContentState(config, meta, log);
     const patch = meta.mode === 'incremental' && meta.previous === servedBuild && meta.written && meta.removed;
-    const nextSite = patch ? patchStaticSite(live.staticSite, clientDir, meta.written!, meta.removed!) : loadStaticSite(clientDir);
+    const nextSite = patch ? await patchStaticSite(live.staticSite, clientDir, meta.written!, meta.removed!) : await loadStaticSite(clientDir);
     const nextSearch = await openSearch(config, nextContent.snapshot, log, live.search);
     await syncPublishedPosts(nextSearch, posts);
     live.content = nextContent;

@@ -1,8 +1,11 @@
-// Serves the prerendered site from memory. Every file in dist/client is read once at start with its
+// Serves the prerendered site from memory. Every file in dist/client is read when the server starts and
+// again when a new build lands (without blocking the event loop: requests are answered meanwhile), with its
 // content type, a strong ETag and cache headers precomputed, and answered straight from the Node request
 // listener, before Hono, for GET/HEAD requests without a query string. Requests with a query string go to
 // the dynamic routes, which call the same read model.
 import fs from 'node:fs';
+import { promisify } from 'node:util';
+import { setImmediate } from 'node:timers/promises';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -97,10 +100,44 @@ function pickEntry(entries: StaticEntry[], accept: string | undefined): StaticEn
   return (prefersJson(accept) ? json : other) ?? entries[0];
 }
 
+// The callback readFile, promisified: fs.promises.readFile costs about twice as much per small file
+// (nodejs/node#37583, #52046), and a build holds tens of thousands of them.
+const readFile = promisify(fs.readFile);
+
 /** A file of dist/client as served: its URL path and representation. */
-function readEntry(clientDir: string, rel: string): { urlPath: string; entry: StaticEntry } {
-  const body = fs.readFileSync(path.join(clientDir, rel));
+async function readEntry(clientDir: string, rel: string): Promise<{ urlPath: string; entry: StaticEntry }> {
+  const body = await readFile(path.join(clientDir, rel));
   return { urlPath: urlPathForDistFile(rel), entry: { body, contentType: contentTypeForFile(rel), etag: etagFor(body), headers: [] } };
+}
+
+/** Files read at once: enough to keep the disk and the thread pool busy, few enough to leave file handles. */
+const READ_CONCURRENCY = 32;
+
+/**
+ * For long loops over a whole build: resolves at once, or after letting the event loop run (requests in
+ * between) when the loop has worked for 10 ms since it last did.
+ */
+function eventLoopTurns(): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < 10) return;
+    await setImmediate();
+    since = performance.now();
+  };
+}
+
+/** readEntry for each file, READ_CONCURRENCY at a time, in the order given. */
+async function readEntries(clientDir: string, rels: readonly string[]): Promise<{ urlPath: string; entry: StaticEntry }[]> {
+  const out: { urlPath: string; entry: StaticEntry }[] = new Array(rels.length);
+  let next = 0;
+  const reader = async () => {
+    while (next < rels.length) {
+      const i = next++;
+      out[i] = await readEntry(clientDir, rels[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, rels.length) }, reader));
+  return out;
 }
 
 /** A file the incremental build is still writing (src/lib/fs-atomic.ts names them so); never served. */
@@ -134,19 +171,40 @@ export function emptyStaticSite(): StaticSite {
   return { files: new Map(), fileCount: 0, bytes: 0 };
 }
 
-export function loadStaticSite(clientDir: string): StaticSite {
-  const files = new Map<string, StaticEntry[]>();
-  if (!fs.existsSync(clientDir)) return { files, fileCount: 0, bytes: 0 };
-  for (const e of fs.readdirSync(clientDir, { withFileTypes: true, recursive: true })) {
+/** The files of dist/client to serve, relative with forward slashes; none when there is no such folder. */
+async function listClientFiles(clientDir: string): Promise<string[]> {
+  let found: fs.Dirent[];
+  try {
+    found = await fs.promises.readdir(clientDir, { withFileTypes: true, recursive: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  const rels: string[] = [];
+  const turn = eventLoopTurns();
+  for (const e of found) {
+    await turn();
     if (!e.isFile()) continue;
     const rel = path.relative(clientDir, path.join(e.parentPath, e.name)).split(path.sep).join('/');
-    if (TEMP_FILE.test(rel)) continue;
-    const { urlPath, entry } = readEntry(clientDir, rel);
+    if (!TEMP_FILE.test(rel)) rels.push(rel);
+  }
+  return rels;
+}
+
+/** Every file of dist/client, read without blocking the event loop (a build at 10k videos has tens of thousands). */
+export async function loadStaticSite(clientDir: string): Promise<StaticSite> {
+  const files = new Map<string, StaticEntry[]>();
+  for (const { urlPath, entry } of await readEntries(clientDir, await listClientFiles(clientDir))) {
     const list = files.get(urlPath) ?? [];
     list.push(entry);
     files.set(urlPath, list);
   }
-  for (const [urlPath, list] of files) finishPath(urlPath, list);
+  // The headers of a large build (each page's CSP) take a while: requests are answered in between.
+  const turn = eventLoopTurns();
+  for (const [urlPath, list] of files) {
+    await turn();
+    finishPath(urlPath, list);
+  }
   return { files, ...totals(files) };
 }
 
@@ -155,7 +213,9 @@ export function loadStaticSite(clientDir: string): StaticSite {
  * removed. Returns a new StaticSite; the one being served is not touched, so a request sees either the
  * old or the new bytes of a document, never a mix.
  */
-export function patchStaticSite(site: StaticSite, clientDir: string, written: readonly string[], removed: readonly string[]): StaticSite {
+export async function patchStaticSite(site: StaticSite, clientDir: string, written: readonly string[], removed: readonly string[]): Promise<StaticSite> {
+  // Read first: the new map is built only from bytes already in memory.
+  const read = await readEntries(clientDir, written);
   const files = new Map(site.files);
   const touched = new Set<string>();
   const drop = (rel: string) => {
@@ -167,11 +227,11 @@ export function patchStaticSite(site: StaticSite, clientDir: string, written: re
     touched.add(urlPath);
   };
   for (const rel of removed) drop(rel);
-  for (const rel of written) {
+  written.forEach((rel, i) => {
     drop(rel);
-    const { urlPath, entry } = readEntry(clientDir, rel);
+    const { urlPath, entry } = read[i];
     files.set(urlPath, [...(files.get(urlPath) ?? []), entry]);
-  }
+  });
   // Entries are shared with the old site: give touched paths fresh entry objects before new headers.
   for (const urlPath of touched) {
     const list = files.get(urlPath);
