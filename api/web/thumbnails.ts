@@ -51,32 +51,32 @@ export function createThumbnailCache(deps: ThumbnailProxyDeps) {
   const inFlight = new Map<string, Promise<{ type: string; bytes: Buffer } | null>>();
   const fileOf = (url: string) => path.join(dir, createHash('sha256').update(url).digest('hex').slice(0, 32));
 
-  function readCached(url: string): { type: string; bytes: Buffer } | null | undefined {
+  async function readCached(url: string): Promise<{ type: string; bytes: Buffer } | null | undefined> {
     const base = fileOf(url);
     let meta: Cached;
     try {
-      meta = JSON.parse(fs.readFileSync(`${base}.json`, 'utf8')) as Cached;
+      meta = JSON.parse(await fs.promises.readFile(`${base}.json`, 'utf8')) as Cached;
     } catch {
       return undefined;
     }
     if (meta.type === null) return meta.until && meta.until > Date.now() ? null : undefined;
     try {
-      return { type: meta.type, bytes: fs.readFileSync(`${base}.img`) };
+      return { type: meta.type, bytes: await fs.promises.readFile(`${base}.img`) };
     } catch {
       return undefined;
     }
   }
 
-  function writeCached(url: string, value: { type: string; bytes: Buffer } | null): void {
-    fs.mkdirSync(dir, { recursive: true });
+  async function writeCached(url: string, value: { type: string; bytes: Buffer } | null): Promise<void> {
+    await fs.promises.mkdir(dir, { recursive: true });
     const base = fileOf(url);
     const tmp = `${base}.${process.pid}.tmp`;
     if (value) {
-      fs.writeFileSync(tmp, value.bytes);
-      fs.renameSync(tmp, `${base}.img`);
+      await fs.promises.writeFile(tmp, value.bytes);
+      await fs.promises.rename(tmp, `${base}.img`);
     }
-    fs.writeFileSync(tmp, JSON.stringify(value ? { type: value.type } : { type: null, until: Date.now() + MISS_TTL_MS }));
-    fs.renameSync(tmp, `${base}.json`);
+    await fs.promises.writeFile(tmp, JSON.stringify(value ? { type: value.type } : { type: null, until: Date.now() + MISS_TTL_MS }));
+    await fs.promises.rename(tmp, `${base}.json`);
   }
 
   async function fetchImage(url: string): Promise<{ type: string; bytes: Buffer } | null> {
@@ -97,13 +97,13 @@ export function createThumbnailCache(deps: ThumbnailProxyDeps) {
 
   /** The image for a source URL: from the cache, or fetched once however many requests wait for it. */
   return async function imageFor(url: string): Promise<{ type: string; bytes: Buffer } | null> {
-    const cached = readCached(url);
+    const cached = await readCached(url);
     if (cached !== undefined) return cached;
     let pending = inFlight.get(url);
     if (!pending) {
-      pending = fetchImage(url).then((img) => {
+      pending = fetchImage(url).then(async (img) => {
         try {
-          writeCached(url, img);
+          await writeCached(url, img);
         } catch {
           // A full or read-only disk costs the cache, not the answer.
         }
