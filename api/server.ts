@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
+import { fairTurns } from './http/fair-turns.ts';
 import { ConfigError, loadConfig, type Config } from '../src/lib/config.ts';
 import { loadSnapshot } from '../src/lib/content/load.ts';
 import { contentCacheDir } from '../src/lib/content/parse-cache.ts';
@@ -232,6 +233,8 @@ function createHttpServer(
 ): http.Server {
   const honoListener = getRequestListener(fetch);
   const serveStatic = createStaticHandler(staticSite);
+  // The app's requests take turns; the probes and prerendered files above them are answered at once.
+  const inTurn = fairTurns((err) => log(`server: a request failed to start: ${(err as Error).message}`));
   // Headers every response carries, whoever answers it (static files, Hono, the embedded identity provider).
   const hsts = config.baseUrl.startsWith('https://');
   const server = http.createServer((req, res) => {
@@ -243,7 +246,7 @@ function createHttpServer(
     if (refuseDeclaredOversize(req, res)) return;
     if (answerProbe(req, res, monitor)) return;
     if (embeddedIdp?.handle(req, res)) return;
-    if (!serveStatic(req, res)) bufferChunkedBody(req, res, () => void honoListener(req, res));
+    if (!serveStatic(req, res)) bufferChunkedBody(req, res, () => inTurn(() => void honoListener(req, res)));
   });
   server.keepAliveTimeout = 65_000;
   return server;
