@@ -7,7 +7,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/lib/config.ts';
 import { startServer } from '../../api/server.ts';
 import { buildSite } from '../../scripts/build.ts';
-import { asTestServer, freePort, type TestServer } from '../helpers/server.ts';
+import { asTestServer, freePort, seedSampleIndex, type TestServer } from '../helpers/server.ts';
 import { fixtureContent } from '../helpers/content.ts';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from './browser.ts';
@@ -31,6 +31,7 @@ export async function startWebServer(env: Record<string, string> = {}): Promise<
     ...env,
   };
   await buildSite({ ...process.env, ...base, PIPELINE: 'off' }, { renderInProcess: true });
+  seedSampleIndex(dataDir);
   const running = await startServer(loadConfig(base), { log: () => {} });
   return asTestServer(running, dataDir, root);
 }
