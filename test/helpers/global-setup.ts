@@ -40,6 +40,9 @@ export default async function setup(project: TestProject) {
   project.provide('fixtureContent', content);
   project.provide('sampleDist', distDir);
   project.provide('sampleIndex', indexDir(indexData));
+  const webBuilds = path.join(root, 'web-builds');
+  fs.mkdirSync(webBuilds);
+  project.provide('webBuilds', webBuilds);
   return () => {
     // A test whose server wrote into the sample content (a draft concept, an applied proposal) would change
     // what the tests after it read, and the sample dist/ no longer matches it mid-run.
@@ -60,5 +63,7 @@ declare module 'vitest' {
     sampleDist: string;
     /** The search index of fixtureContent (DATA_DIR/index), for test servers to start from a copy. */
     sampleIndex: string;
+    /** A folder for the builds of the sample content test/web/server.ts keeps for its next suite. */
+    webBuilds: string;
   }
 }
