@@ -1,10 +1,14 @@
 // Writes out the sample content (content/ as git tracks it) and builds it once for the whole run into a
-// temporary folder; suites read that content and start servers on that build.
+// temporary folder, with its search index; suites read that content and start servers on that build and a
+// copy of that index.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { buildSite } from '../../scripts/build.ts';
+import { loadConfig } from '../../src/lib/config.ts';
+import { loadSnapshot } from '../../src/lib/content/load.ts';
+import { indexDir, openSearch } from '../../src/lib/search/index.ts';
 import { materialiseTrackedContent } from './tracked-content.ts';
 
 /** Every file of the sample content with its size and mtime: tests read it, never write it. */
@@ -29,8 +33,16 @@ export default async function setup(project: TestProject) {
   const distDir = path.join(root, 'dist');
   const dataDir = path.join(root, 'var');
   await buildSite({ ...process.env, CONTENT_DIR: content, DIST_DIR: distDir, DATA_DIR: dataDir, BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true', PORT: '0' }, { renderInProcess: true });
+  // The search index a test server would build at its first start (test/helpers/server.ts), built once here:
+  // the same content and embedder settings, so each server loads a copy instead (it checks both).
+  const indexData = path.join(root, 'index-data');
+  await openSearch(loadConfig({ CONTENT_DIR: content, DATA_DIR: indexData, DIST_DIR: distDir, BASE_URL: 'http://kb.test', ALLOW_DEV_IDP: 'true' }), loadSnapshot(content, { lenient: true }), () => {});
   project.provide('fixtureContent', content);
   project.provide('sampleDist', distDir);
+  project.provide('sampleIndex', indexDir(indexData));
+  const webBuilds = path.join(root, 'web-builds');
+  fs.mkdirSync(webBuilds);
+  project.provide('webBuilds', webBuilds);
   return () => {
     // A test whose server wrote into the sample content (a draft concept, an applied proposal) would change
     // what the tests after it read, and the sample dist/ no longer matches it mid-run.
@@ -49,5 +61,9 @@ declare module 'vitest' {
     /** content/ as git tracks it (test/helpers/content.ts, fixtureContent()). */
     fixtureContent: string;
     sampleDist: string;
+    /** The search index of fixtureContent (DATA_DIR/index), for test servers to start from a copy. */
+    sampleIndex: string;
+    /** A folder for the builds of the sample content test/web/server.ts keeps for its next suite. */
+    webBuilds: string;
   }
 }

@@ -7,6 +7,7 @@ import net from 'node:net';
 import { inject } from 'vitest';
 import { loadConfig } from '../../src/lib/config.ts';
 import { startServer, type RunningServer } from '../../api/server.ts';
+import { indexDir } from '../../src/lib/search/index.ts';
 import { fixtureContent } from './content.ts';
 
 export interface TestServer extends RunningServer {
@@ -61,8 +62,20 @@ async function startIn(dataDir: string, opts: { distDir?: string; contentDir?: s
     ...(await testDatabaseEnv()),
     ...opts.env,
   });
+  // A DATA_DIR the test gives is the test's to check: it starts as the test left it.
+  if (!opts.env?.DATA_DIR) seedSampleIndex(dataDir);
   const running = await startServer(config, { log: () => {} });
   return asTestServer(running, dataDir, dataDir);
+}
+
+/**
+ * Puts a copy of the sample content's search index (built once by global-setup) into a fresh DATA_DIR, as a
+ * restarted server finds its own: the server uses it only when it was built from the content and with the
+ * embedder it has (src/lib/search/open.ts), and builds its own otherwise. Building it at each start took
+ * 1-9 s of CPU a server, and more with both cores busy; index-build.test.ts tests that first build.
+ */
+export function seedSampleIndex(dataDir: string): void {
+  fs.cpSync(inject('sampleIndex'), indexDir(dataDir), { recursive: true });
 }
 
 /**
