@@ -246,7 +246,10 @@ function createHttpServer(
     if (refuseDeclaredOversize(req, res)) return;
     if (answerProbe(req, res, monitor)) return;
     if (embeddedIdp?.handle(req, res)) return;
-    if (!serveStatic(req, res)) bufferChunkedBody(req, res, () => inTurn(() => void honoListener(req, res)));
+    if (serveStatic(req, res)) return;
+    // The liveness probe never waits for a turn (without dist/ no prerendered file answers it).
+    if (req.url === '/api/health') void honoListener(req, res);
+    else bufferChunkedBody(req, res, () => inTurn(() => void honoListener(req, res)));
   });
   server.keepAliveTimeout = 65_000;
   return server;
