@@ -21,8 +21,12 @@ export async function refreshTokenGrant(ctx: OAuthContext, client: Client, param
 
   const outcome = await ctx.db.transaction(async (): Promise<TokenResponse | OAuthError> => {
     const now = iso(ctx.now());
-    const row = await ctx.store.getToken(hash);
-    if (!row || row.kind !== 'refresh' || row.client_id !== client.client_id) throw new InvalidGrant('unknown refresh token');
+    const seen = await ctx.store.getToken(hash);
+    if (!seen || seen.kind !== 'refresh' || seen.client_id !== client.client_id) throw new InvalidGrant('unknown refresh token');
+    // The grant first (store.lockGrant), then the token as it is now: a rotation or revocation that held
+    // the lock meanwhile is seen.
+    await ctx.store.lockGrant(seen.grant_id);
+    const row = (await ctx.store.getToken(hash))!;
     if (row.grant_revoked_at !== null || row.revoked_at !== null) throw new InvalidGrant('refresh token revoked');
 
     // Reuse of a rotated refresh token: revoke the family, commit, then answer invalid_grant.
