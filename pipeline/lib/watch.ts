@@ -148,10 +148,14 @@ export function watchContent(opts: ContentWatcherOptions): ContentWatcher {
     everything = false;
     try {
       const now = await statTree(opts.contentDir);
-      if (previous && !all && !closed) {
+      if (previous && !all && !everything && !closed) {
+        // Events that arrived while the tree was read (now in `evented`) were reported too: a file written
+        // during the scan is in `now` but was not in `excused`, and reporting it again after the quiet
+        // period had ended would start a second run for one change.
+        const told = (rel: string) => excused.has(rel) || evented.has(rel);
         const isExcused = (rel: string) => {
-          if (excused.has(rel)) return true;
-          for (let i = rel.indexOf('/'); i > 0; i = rel.indexOf('/', i + 1)) if (excused.has(rel.slice(0, i))) return true;
+          if (told(rel)) return true;
+          for (let i = rel.indexOf('/'); i > 0; i = rel.indexOf('/', i + 1)) if (told(rel.slice(0, i))) return true;
           return false;
         };
         let unseen = false;

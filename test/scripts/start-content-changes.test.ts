@@ -95,6 +95,11 @@ async function reader(base: string) {
   return { get, json, text, search };
 }
 
+/** A failed attempt says what the service said last: CI retries a failed test, and shows only the last attempt's error. */
+function reportFailure(err: unknown, output: string): void {
+  console.error(`attempt failed: ${(err as Error).message}\n--- npm start's output, last 6,000 characters ---\n${output.slice(-6000)}`);
+}
+
 function ensure(ok: unknown, what: string): void {
   if (!ok) throw new Error(`not yet: ${what}`);
 }
@@ -224,12 +229,14 @@ describe('an editor’s change in CONTENT_DIR reaches the site while npm start r
       const essay = content('essays', 'editors-live-essay', 'en.md');
       fs.writeFileSync(essay, fs.readFileSync(essay, 'utf8').replace(/^title: .*\n/m, '').replace('zephyrquokka', 'brokenedit'));
       fs.writeFileSync(concept, `${fs.readFileSync(concept, 'utf8').trimEnd()}\n\nA second note on quillwort reviews.\n`);
-      const invalidMs = await within(10_000, t, async () => {
+      // The issue bounds the four changes above at 10 s; an invalid file's bound is that it is published at all.
+      const invalidMs = await within(30_000, t, async () => {
         ensure((await r.json<{ body: string }>('/api/knowledge/llmops')).body.includes('quillwort'), 'the rest of the change');
         const latest = await r.json<{ freshness: { pipeline_status: { invalid_files: { path: string; reason: string; served: string }[] } } }>('/api/latest');
-        ensure(latest.freshness.pipeline_status.invalid_files.length > 0, 'the briefing names the invalid file');
+        // The concept that cited the deleted video is named since the deletion: wait for the essay.
+        ensure(latest.freshness.pipeline_status.invalid_files.some((f) => f.path === 'essays/editors-live-essay/en.md'), 'the briefing names the invalid file');
       });
-      expect(invalidMs).toBeLessThan(10_000);
+      console.log(`served after: essay ${essayMs} ms, concept ${conceptMs} ms, deletion ${deleteMs} ms, rename ${renameMs} ms, invalid file ${invalidMs} ms`);
       const latest = await r.json<{ freshness: { pipeline_status: { invalid_file_count: number; invalid_files: unknown[] } } }>('/api/latest');
       // Named with why and what is served: the essay at its previous version, and (since the video was
       // deleted) the concept that cited it, published without the citation.
@@ -247,6 +254,9 @@ describe('an editor’s change in CONTENT_DIR reaches the site while npm start r
       expect(status).toMatch(/content: 2 files failed validation/);
       expect(status).toMatch(/essays\/editors-live-essay\/en\.md: title: .*\(its last valid version is published\)/);
       expect(s.output()).toMatch(/update-index: essays\/editors-live-essay\/en\.md fails validation \(title: /);
+    } catch (err) {
+      reportFailure(err, s.output());
+      throw err;
     } finally {
       await stopGroup(s.child.pid!);
     }
@@ -294,6 +304,9 @@ describe('an editor’s change in CONTENT_DIR reaches the site while npm start r
       // The request is an audit event, as every write is.
       const events = await r.json<{ items: { kind: string; subject_type: string }[] }>('/api/audit?kind=pipeline.content_changed');
       expect(events.items).toEqual([expect.objectContaining({ kind: 'pipeline.content_changed', subject_type: 'pipeline' })]);
+    } catch (err) {
+      reportFailure(err, s.output());
+      throw err;
     } finally {
       await stopGroup(s.child.pid!);
     }
