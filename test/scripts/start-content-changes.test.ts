@@ -95,6 +95,26 @@ async function reader(base: string) {
   return { get, json, text, search };
 }
 
+/** After the invalid edit: both invalid files named with why and what is served, and the essay's previous version served everywhere. */
+async function expectInvalidEssayKept(r: Awaited<ReturnType<typeof reader>>, gone: string): Promise<void> {
+  const latest = await r.json<{ freshness: { pipeline_status: { invalid_file_count: number; invalid_files: unknown[] } } }>('/api/latest');
+  // Named with why and what is served: the essay at its previous version, and (since the video was
+  // deleted) the concept that cited it, published without the citation.
+  expect(latest.freshness.pipeline_status.invalid_file_count).toBe(2);
+  expect(latest.freshness.pipeline_status.invalid_files).toEqual([
+    { path: 'essays/editors-live-essay/en.md', reason: expect.stringMatching(/^title: /), served: 'previous' },
+    { path: 'knowledge/eu-ai-act-deployer-obligations.md', reason: `sources: unknown video "${gone}"; body: link /videos/${gone} points at nothing`, served: 'current' },
+  ]);
+  // Its previous version stays served, everywhere.
+  expect((await r.json<{ title: string; content: string }>('/api/essays/editors-live-essay')).content).toContain('zephyrquokka');
+  expect(await r.text('/essays/editors-live-essay')).toContain('Editors publish live');
+  expect(await r.search('zephyrquokka', false)).toContain('essay:editors-live-essay');
+  expect(await r.search('brokenedit', false)).not.toContain('essay:editors-live-essay');
+  const status = pipelineStatus();
+  expect(status).toMatch(/content: 2 files failed validation/);
+  expect(status).toMatch(/essays\/editors-live-essay\/en\.md: title: .*\(its last valid version is published\)/);
+}
+
 /** A failed attempt says what the service said last: CI retries a failed test, and shows only the last attempt's error. */
 function reportFailure(err: unknown, output: string): void {
   console.error(`attempt failed: ${(err as Error).message}\n--- npm start's output, last 6,000 characters ---\n${output.slice(-6000)}`);
@@ -237,22 +257,7 @@ describe('an editor’s change in CONTENT_DIR reaches the site while npm start r
         ensure(latest.freshness.pipeline_status.invalid_files.some((f) => f.path === 'essays/editors-live-essay/en.md'), 'the briefing names the invalid file');
       });
       console.log(`served after: essay ${essayMs} ms, concept ${conceptMs} ms, deletion ${deleteMs} ms, rename ${renameMs} ms, invalid file ${invalidMs} ms`);
-      const latest = await r.json<{ freshness: { pipeline_status: { invalid_file_count: number; invalid_files: unknown[] } } }>('/api/latest');
-      // Named with why and what is served: the essay at its previous version, and (since the video was
-      // deleted) the concept that cited it, published without the citation.
-      expect(latest.freshness.pipeline_status.invalid_file_count).toBe(2);
-      expect(latest.freshness.pipeline_status.invalid_files).toEqual([
-        { path: 'essays/editors-live-essay/en.md', reason: expect.stringMatching(/^title: /), served: 'previous' },
-        { path: 'knowledge/eu-ai-act-deployer-obligations.md', reason: `sources: unknown video "${gone}"; body: link /videos/${gone} points at nothing`, served: 'current' },
-      ]);
-      // Its previous version stays served, everywhere.
-      expect((await r.json<{ title: string; content: string }>('/api/essays/editors-live-essay')).content).toContain('zephyrquokka');
-      expect(await r.text('/essays/editors-live-essay')).toContain('Editors publish live');
-      expect(await r.search('zephyrquokka', false)).toContain('essay:editors-live-essay');
-      expect(await r.search('brokenedit', false)).not.toContain('essay:editors-live-essay');
-      const status = pipelineStatus();
-      expect(status).toMatch(/content: 2 files failed validation/);
-      expect(status).toMatch(/essays\/editors-live-essay\/en\.md: title: .*\(its last valid version is published\)/);
+      await expectInvalidEssayKept(r, gone);
       expect(s.output()).toMatch(/update-index: essays\/editors-live-essay\/en\.md fails validation \(title: /);
     } catch (err) {
       reportFailure(err, s.output());
