@@ -94,6 +94,8 @@ export function oauthStore(db: Db) {
             g.user_id, g.revoked_at AS grant_revoked_at
        FROM oauth_codes c JOIN oauth_grants g ON g.id = c.grant_id WHERE c.code_hash = ?`,
   );
+  // PostgreSQL only (store.lockGrant); SQLite knows no FOR UPDATE.
+  const grantLock = db.dialect === 'postgres' ? db.prepare<[string]>('SELECT 1 FROM oauth_grants WHERE id = ? FOR UPDATE') : null;
   const tokenRow = db.prepare<[Buffer], TokenRow>(
     `SELECT t.grant_id, t.kind, t.scope, t.resource, t.expires_at, t.used_at, t.revoked_at,
             g.user_id, g.client_id, g.revoked_at AS grant_revoked_at
@@ -163,7 +165,7 @@ export function oauthStore(db: Db) {
      * On SQLite a transaction already has the database to itself.
      */
     async lockGrant(grantId: string): Promise<void> {
-      if (db.dialect === 'postgres') await db.prepare('SELECT 1 FROM oauth_grants WHERE id = ? FOR UPDATE').run(grantId);
+      await grantLock?.run(grantId);
     },
 
     /** A live access token (unrevoked, of an unrevoked grant), whatever its expiry and resource. */
