@@ -11,7 +11,7 @@
 // incremental build then falls back to a full build. Site settings the documents use are keyed once
 // (siteInputs).
 import { createHash, hash } from 'node:crypto';
-import type { Snapshot } from '../content/model.ts';
+import { essayIn, type Snapshot } from '../content/model.ts';
 import type { SiteContext } from '../site.ts';
 import { digestPosition } from '../pages/models.ts';
 import { COVERED_KINDS, keyRecord, movedGroups, type KeyRecord, type MovedGroups } from './moved-keys.ts';
@@ -132,18 +132,28 @@ function listKey(snap: Snapshot, kind: string): string | null {
 }
 
 /**
- * The graph's documents (graphData, graphHtml: /api/graph/data and /api/graph): every concept's file (a
- * published one's title, sources, related concepts and tags are its nodes and edges; a draft's flag keeps
- * it out) and the files of the videos, essays and digests published concepts cite (their titles are
- * labels). A new video no concept cites leaves the graph as it was: at 100k videos the structure, the
- * layout and the 70 MB of JSON are ~4 s of a run otherwise.
+ * The graph's documents (graphData, graphHtml: /api/graph/data and /api/graph): what graphStructure reads
+ * and nothing more. Each concept's slug and draft flag, and a published one's title, sources, related
+ * concepts and tags (its nodes and edges); the title of each video, essay and digest a published concept
+ * cites (its label). A new video no concept cites, or an edit of a concept's or a cited essay's body, leaves
+ * the graph as it was: the layout is ~1 s of an editor's change at 10k videos, and at 100k the structure,
+ * the layout and the 70 MB of JSON are ~4 s of a run.
  */
 function graphKey(snap: Snapshot): string {
   const parts: string[] = [];
   for (const c of snap.concepts) {
-    parts.push(`c:${c.slug}:${hashOf(snap, 'concept', c.slug)}`);
-    if (c.draft) continue;
-    for (const s of c.sources) if (s.type === 'video' || s.type === 'essay' || s.type === 'digest') parts.push(`${s.type}:${s.id}:${hashOf(snap, s.type, s.id)}`);
+    if (c.draft) {
+      parts.push(`c:${c.slug}:draft`);
+      continue;
+    }
+    parts.push(`c:${c.slug}:${JSON.stringify([c.title, c.sources, c.related, c.tags])}`);
+    for (const s of c.sources) {
+      if (s.type === 'video') parts.push(`video:${s.id}:${snap.videosById.get(s.id)?.title ?? '-'}`);
+      else if (s.type === 'essay') {
+        const essay = snap.essaysBySlug.get(s.id);
+        parts.push(`essay:${s.id}:${essay ? essayIn(essay).title : '-'}`);
+      } else if (s.type === 'digest') parts.push(`digest:${s.id}:${snap.digestsByDate.get(s.id)?.title ?? '-'}`);
+    }
   }
   return key(parts);
 }
