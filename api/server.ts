@@ -1,20 +1,16 @@
 // The server: one Node HTTP listener that answers prerendered reads from memory (api/static) and hands
 // everything else to the Hono app. `node api/server.ts` serves an existing dist/; `npm start` builds first.
 import http from 'node:http';
-import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { fairTurns } from './http/fair-turns.ts';
 import { ConfigError, loadConfig, type Config } from '../src/lib/config.ts';
-import { loadSnapshot } from '../src/lib/content/load.ts';
-import { contentCacheDir } from '../src/lib/content/parse-cache.ts';
 import { helpRequested } from '../scripts/cli.ts';
 import { ensurePrivateDir } from '../src/lib/data-dir.ts';
-import { siteContext } from '../src/lib/site.ts';
 import { createApp } from './app.ts';
-import { createStaticHandler, emptyStaticSite, loadStaticSite, patchStaticSite, type StaticSite } from './static/index.ts';
-import type { ContentState } from './content/index.ts';
+import { createStaticHandler, emptyStaticSite, loadStaticSite, type StaticSite } from './static/index.ts';
+import { loadContentState, readBuildMeta, watchBuilds, type BuildMeta, type Live } from './builds.ts';
 import { databaseTarget, openDatabase, type Db } from '../src/lib/data/db/index.ts';
 import { auditOriginOptions, createAuditLog, type AuditLog } from '../src/lib/data/audit/index.ts';
 import { createIdentity, type Identity } from '../src/lib/data/identity/index.ts';
@@ -24,7 +20,7 @@ import { refreshPublishedPosts, syncPublishedPosts } from './search/posts.ts';
 import { listen } from '../src/lib/data/db/listen.ts';
 import { monitorDatabase, type DbMonitor } from '../src/lib/data/db/monitor.ts';
 import { RETRY_AFTER_SECONDS } from '../src/lib/data/db/unavailable.ts';
-import { createPostStore, type PostStore } from '../src/lib/data/posts/store.ts';
+import { createPostStore } from '../src/lib/data/posts/store.ts';
 import { createNotifications } from '../src/lib/data/notifications/index.ts';
 import { bufferChunkedBody, refuseDeclaredOversize } from './errors/body-size.ts';
 
@@ -41,70 +37,25 @@ export interface RunningServer {
    * same process calls it when rebuild-site is done; the server also notices within a second by itself).
    */
   reload(): void;
+  /**
+   * Loads the content of the build under way as its index job (update-index, build-index) lists the folder:
+   * the pipeline in the same process calls it when it hands that job out, and prepareReload uses it.
+   */
+  prepareContent(): void;
+  /**
+   * Opens the search index for the build under way, with its content (prepareContent's, or loaded now),
+   * while its site is built (the pipeline calls it when the index job is done): the reload that follows takes
+   * both when the build is of that same content, and only swaps the files in.
+   */
+  prepareReload(): void;
+  /** Drops what prepareContent and prepareReload loaded (the build under way failed). */
+  dropPrepared(): void;
   close(): Promise<void>;
-}
-
-interface BuildMeta {
-  generated_at: string;
-  base_url: string;
-  content_hash: string;
-  pipeline: { last_run_at: string | null; last_status: string };
-  mode?: 'full' | 'incremental';
-  /** Incremental builds: the build they changed and the files (under dist/client) written and removed. */
-  previous?: string;
-  written?: string[];
-  removed?: string[];
 }
 
 /** Query parameters that carry secrets (device codes, authorization codes, tokens) never reach the log. */
 export function redactUrl(url: string): string {
   return url.replace(/([?&](?:device_code|user_code|code|token|access_token|refresh_token|id_token|code_verifier|client_secret|state|api_key|key|idempotency_key)=)[^&]*/gi, '$1[redacted]');
-}
-
-const buildMetaFile = (distDir: string) => path.join(distDir, 'build-meta.json');
-
-function parseBuildMeta(text: string): BuildMeta | null {
-  try {
-    return JSON.parse(text) as BuildMeta;
-  } catch {
-    return null;
-  }
-}
-
-/** dist/build-meta.json, or null when there is none (or it is not JSON yet). At start-up; a running server uses readBuildMetaAsync. */
-export function readBuildMeta(distDir: string): BuildMeta | null {
-  let text: string;
-  try {
-    text = fs.readFileSync(buildMetaFile(distDir), 'utf8');
-  } catch {
-    return null;
-  }
-  return parseBuildMeta(text);
-}
-
-async function readBuildMetaAsync(distDir: string): Promise<BuildMeta | null> {
-  const text = await fs.promises.readFile(buildMetaFile(distDir), 'utf8').catch(() => null);
-  return text === null ? null : parseBuildMeta(text);
-}
-
-/**
- * The content state the dynamic routes read. When dist/ was built from this very content and origin (`meta`,
- * its build-meta.json), the build's generation time and pipeline status are reused, so a dynamic read equals
- * its prerendered file.
- */
-export function loadContentState(config: Config, meta: BuildMeta | null, log: (m: string) => void = console.log): ContentState {
-  // Lenient: a file an editor got wrong is served at its last published version (or left out), never a
-  // server that does not start or reload; the pipeline's status names it.
-  const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir), lenient: true });
-  if (snapshot.invalid.length > 0) log(`server: ${snapshot.invalid.length} content file(s) failed validation and are served at their last valid version or left out (npm run pipeline -- status names them)`);
-  const site = siteContext(config);
-  if (meta && meta.content_hash === snapshot.contentHash && meta.base_url === config.baseUrl) {
-    site.generatedAt = meta.generated_at;
-    site.pipeline = meta.pipeline;
-  } else if (meta || fs.existsSync(config.distDir)) {
-    log('server: dist/ was built from other content or another BASE_URL; run `npm run build` (npm start does)');
-  }
-  return { snapshot, site };
 }
 
 /**
@@ -156,6 +107,9 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
     identity,
     search: () => live.search,
     reload: builds.reload,
+    prepareContent: builds.prepareContent,
+    prepareReload: builds.prepare,
+    dropPrepared: builds.drop,
     close: async () => {
       builds.stop();
       monitor.stop();
@@ -164,13 +118,6 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
     },
   };
   return running;
-}
-
-/** What a new build replaces while the server runs: the content state, the prerendered files and search. */
-interface Live {
-  content: ContentState;
-  staticSite: StaticSite;
-  search: SearchService;
 }
 
 /**
@@ -276,53 +223,6 @@ function answerProbe(req: http.IncomingMessage, res: http.ServerResponse, monito
   }
   if (req.url === '/api/health' && !state.ok) return send(200, { status: 'degraded', reason: `the database is unavailable: ${state.reason}`, since: state.since });
   return false;
-}
-
-/**
- * The pipeline's rebuild-site writes a new build-meta.json last, after a full build's swap or an
- * incremental build's file writes: reload the snapshot and the files (only those the incremental build
- * lists, when it built on the build this server holds), so the server never answers from a stale build.
- * A broken build, or one made for another origin, keeps the old.
- */
-function watchBuilds(config: Config, served: BuildMeta | null, log: (m: string) => void, live: Live, posts: PostStore, onSite: (site: StaticSite) => void) {
-  const metaFile = buildMetaFile(config.distDir);
-  const clientDir = path.join(config.distDir, 'client');
-  let servedBuild = served?.generated_at ?? null;
-  let reloading = Promise.resolve();
-  // Requests are answered throughout: the files are read asynchronously (the content snapshot is not yet).
-  const reload = async () => {
-    const meta = await readBuildMetaAsync(config.distDir);
-    if (!meta || meta.generated_at === servedBuild) return;
-    if (meta.base_url !== config.baseUrl) {
-      log(`server: ignoring a build made for ${meta.base_url} (this server is ${config.baseUrl})`);
-      return;
-    }
-    const nextContent = loadContentState(config, meta, log);
-    const patch = meta.mode === 'incremental' && meta.previous === servedBuild && meta.written && meta.removed;
-    const nextSite = patch ? await patchStaticSite(live.staticSite, clientDir, meta.written!, meta.removed!) : await loadStaticSite(clientDir);
-    const nextSearch = await openSearch(config, nextContent.snapshot, log, live.search);
-    await syncPublishedPosts(nextSearch, posts);
-    live.content = nextContent;
-    live.staticSite = nextSite;
-    live.search = nextSearch;
-    servedBuild = meta.generated_at;
-    // Posts published while the new index opened went to the old service: sync again (safe twice).
-    await syncPublishedPosts(nextSearch, posts);
-    onSite(nextSite);
-    log(patch ? `server: applied an incremental build (${meta.written!.length} files written, ${meta.removed!.length} removed)` : `server: reloaded a new build (${nextSite.fileCount} files)`);
-  };
-  // One reload at a time, in order: an incremental build patches the site the previous reload made.
-  const reloadInOrder = () => {
-    reloading = reloading.then(reload).catch((err) => {
-      log(`server: a new build could not be loaded, keeping the previous one: ${(err as Error).message.split('\n')[0]}`);
-    });
-  };
-  const onBuild = (cur: fs.Stats, prev: fs.Stats) => {
-    if (cur.mtimeMs === prev.mtimeMs || cur.mtimeMs === 0) return;
-    reloadInOrder();
-  };
-  fs.watchFile(metaFile, { interval: 1000 }, onBuild);
-  return { reload: reloadInOrder, stop: () => fs.unwatchFile(metaFile, onBuild) };
 }
 
 /** Stops listening, seals the audit log with a final checkpoint and closes the database. */

@@ -122,13 +122,15 @@ export interface SchedulerOptions {
   requests?: { poll(): Promise<number>; close?(): Promise<void> };
   /** Told of each job a worker finished (npm start reloads its server when rebuild-site is done, not a second later). */
   onJobDone?: (job: string, ok: boolean) => void;
+  /** Told when an index job (INDEX_JOBS) is handed out: it lists the content now (npm start's server loads it too). */
+  onIndexing?: () => void;
 }
 
 /** How often the scheduler reads admins' requests (SchedulerOptions.requests). */
 export const REQUEST_POLL_MS = 2000;
 
 /** The jobs that list the content folder as they start: a change seen before one is handed to a worker is in what it indexes. */
-const INDEX_JOBS: ReadonlySet<string> = new Set(['update-index', 'build-index']);
+export const INDEX_JOBS: ReadonlySet<string> = new Set(['update-index', 'build-index']);
 
 /** Bree's jobs: every job of pipeline/lib/jobs.ts, each in its own worker, on its schedule (scheduleOf) or none. */
 function breeJobs(env: Record<string, string | undefined>) {
@@ -137,6 +139,15 @@ function breeJobs(env: Record<string, string | undefined>) {
     // Without a schedule Bree would run a job once at start; follow-up jobs run only when chained.
     return { name, path: path.join(here, 'jobs', `${name}.ts`), worker: { workerData: { job: name } }, ...(cron ? { cron } : { timeout: false as const }) };
   });
+}
+
+/**
+ * Whether content listed from `listedAt` on (process.hrtime, the same clock in every thread: update-index's
+ * worker loads the content before it is told to start) is newer than the newest change seen (`changedAt`,
+ * this thread's performance.now()): only then may the job index it without listing the folder again.
+ */
+function listedSince(listedAt: bigint, changedAt: number): boolean {
+  return changedAt < performance.now() - Number(process.hrtime.bigint() - listedAt) / 1e6;
 }
 
 /**
@@ -177,6 +188,29 @@ function pollRequests(source: { poll(): Promise<number> }, log: (line: string) =
       await reading;
     },
   };
+}
+
+/**
+ * Watches the content folder for the scheduler (pipeline/lib/watch.ts): `changing` on the first change of a
+ * batch while no job runs (update-index's worker starts then: the site's render process, Astro's start and
+ * bundling, and the content's load, while the folder settles), `quiet` once the folder is quiet.
+ */
+function watchForRuns(
+  watch: NonNullable<SchedulerOptions['watch']>,
+  log: (line: string) => void,
+  on: { running(): boolean; changing(): void; quiet(at: number): void },
+): ContentWatcher {
+  return watchContent({
+    ...watch,
+    log,
+    mayScan: () => !on.running(),
+    onChanging: () => {
+      if (on.running()) return;
+      log('pipeline: content changing: update-index, then rebuild-site, once the folder is quiet');
+      on.changing();
+    },
+    onChange: on.quiet,
+  });
 }
 
 /**
@@ -225,9 +259,15 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
     // A worker asks before its own job and reports each job it ran, and waits for the answer each time:
     // the job to run next itself, or none.
     workerMessageHandler: (data) => {
-      const { name, message } = data as unknown as { name: string; message: { start: string } | { job: string; result: JobResult & { ok: boolean } } };
+      const { name, message } = data as unknown as { name: string; message: { start: string } | { fresh: string; listedAt: bigint } | { job: string; result: JobResult & { ok: boolean } } };
       if (!message || typeof message !== 'object') return; // not ours: the worker protocol sends objects
       let next: string | null;
+      if ('fresh' in message) {
+        // Either way the job covers every change seen until now (else it lists the folder after this answer).
+        coveredAt = performance.now();
+        bree.workers.get(name)?.postMessage({ fresh: listedSince(message.listedAt, Math.max(changedAt, watcher?.changedAt ?? 0)) });
+        return;
+      }
       if ('start' in message) {
         next = !stopping && requests.mayStart(name) ? name : null;
         // While the content folder settles, an index job waits to be told (its render process starts meanwhile).
@@ -251,7 +291,10 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
    * that), the pipeline's own writes earlier in the chain included.
    */
   const answer = (name: string, next: string | null) => {
-    if (next && INDEX_JOBS.has(next)) coveredAt = performance.now();
+    if (next && INDEX_JOBS.has(next)) {
+      coveredAt = performance.now();
+      opts.onIndexing?.();
+    }
     bree.workers.get(name)?.postMessage({ next });
   };
   const requests = new RunRequests(
@@ -271,7 +314,6 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
   // changes came meanwhile (a git pull of 200 files is one run).
   let changedAt = 0;
   let coveredAt = -Infinity;
-  let watcher: ContentWatcher | null = null;
   /** Workers of index jobs waiting for the content folder to be quiet before they are told to start. */
   const held = new Set<string>();
   const runForChanges = () => {
@@ -279,26 +321,18 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
     log('pipeline: content changed: update-index, then rebuild-site');
     requests.request('update-index');
   };
-  if (opts.watch) {
-    watcher = watchContent({
-      ...opts.watch,
-      log,
-      mayScan: () => bree.workers.size === 0,
-      // The first change of a batch, while nothing runs: update-index's worker starts now and starts the
-      // site's render process (Astro's start and bundling, seconds), then waits until the folder is quiet.
-      onChanging: () => {
-        if (stopping || bree.workers.size > 0) return;
-        log('pipeline: content changing: update-index, then rebuild-site, once the folder is quiet');
-        requests.request('update-index');
-      },
-      onChange: (at) => {
-        changedAt = Math.max(changedAt, at);
-        for (const name of held) answer(name, stopping ? null : name);
-        held.clear();
-        runForChanges();
-      },
-    });
-  }
+  const watcher = opts.watch
+    ? watchForRuns(opts.watch, log, {
+        running: () => stopping || bree.workers.size > 0,
+        changing: () => requests.request('update-index'),
+        quiet: (at) => {
+          changedAt = Math.max(changedAt, at);
+          for (const name of held) answer(name, stopping ? null : name);
+          held.clear();
+          runForChanges();
+        },
+      })
+    : null;
   const polling = opts.requests
     ? pollRequests(opts.requests, log, () => {
         changedAt = performance.now();

@@ -5,8 +5,9 @@ import { loadSnapshot, ContentError } from '../src/lib/content/load.ts';
 import { SERVED_AS } from '../src/lib/content/model.ts';
 import { contentCacheDir } from '../src/lib/content/parse-cache.ts';
 import { buildSiteIncremental } from '../src/lib/static-build/incremental.ts';
-import { readBuildMeta, startServer } from '../api/server.ts';
-import { startScheduler } from '../pipeline/scheduler.ts';
+import { startServer } from '../api/server.ts';
+import { readBuildMeta } from '../api/builds.ts';
+import { INDEX_JOBS, startScheduler } from '../pipeline/scheduler.ts';
 import { contentRequests } from '../pipeline/lib/content-requests.ts';
 import { helpRequested } from './cli.ts';
 
@@ -60,8 +61,18 @@ const scheduler = config.pipeline
       watch: config.pipelineWatch.enabled ? { contentDir: config.contentDir, quietMs: config.pipelineWatch.quietMs, scanSeconds: config.pipelineWatch.scanSeconds } : undefined,
       requests: await contentRequests(running.db, config.dataDir),
       // The new build is served as soon as rebuild-site is done (the server would notice within a second).
+      // The server loads the content of the build under way as its index job lists it, opens the search
+      // index while the site is built, and swaps the build in when rebuild-site is done, not a second later.
+      onIndexing: () => running.prepareContent(),
       onJobDone: (job, ok) => {
-        if (job === 'rebuild-site' && ok) running.reload();
+        if (INDEX_JOBS.has(job)) {
+          if (ok) running.prepareReload();
+          else running.dropPrepared();
+        }
+        if (job === 'rebuild-site') {
+          if (ok) running.reload();
+          else running.dropPrepared();
+        }
       },
     })
   : null;

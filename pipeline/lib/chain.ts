@@ -13,7 +13,7 @@ export type RunResult = JobResult & { ok: boolean; error: string | null };
 /**
  * Runs `first`, then what `next` answers for each finished job (null: the chain ends). Before a job that
  * rebuild-site follows (LEADS_TO_SITE), the site's render process starts, for rebuild-site to use (or the
- * one `render` started already: the worker starts it before it is told to run); a chain that ends
+ * one `initial` holds: the worker starts it before it is told to run); a chain that ends
  * without rebuild-site stops it.
  * @example await runChain('ingest-videos', () => jobContext(), async (job, r) => followUps(job, r)[0] ?? null);
  */
@@ -21,10 +21,11 @@ export async function runChain(
   first: string,
   context: () => JobContext,
   next: (job: string, result: RunResult) => Promise<string | null>,
-  render?: ChainState['render'],
+  /** What the chain starts with: the site's render process, content preloaded (ChainState). */
+  initial: ChainState = {},
 ): Promise<void> {
   let job: string | null = first;
-  const chain: ChainState = { render };
+  const chain: ChainState = { ...initial };
   try {
     while (job) {
       if (!JOBS[job]) throw new Error(`pipeline: no job named "${job}"`);

@@ -7,7 +7,7 @@ import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import { buildSearchIndex, resolveEmbedderSetting } from '../../src/lib/search/index.ts';
 import { updateSearchIndex } from '../../src/lib/search/delta.ts';
 import { progressReport } from './progress.ts';
-import { SERVED_AS, type InvalidFile } from '../../src/lib/content/model.ts';
+import { SERVED_AS, type InvalidFile, type Snapshot } from '../../src/lib/content/model.ts';
 import type { JobContext, JobResult } from './types.ts';
 
 /**
@@ -36,8 +36,9 @@ export async function buildIndex(ctx: JobContext): Promise<JobResult> {
 export async function updateIndex(ctx: JobContext): Promise<JobResult> {
   // In a chain after summarise: the video files as it listed them and wrote them (ChainState.videos), once.
   const videos = ctx.chain?.videos;
-  if (ctx.chain) ctx.chain.videos = undefined;
-  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), videos, lenient: true });
+  const preloaded = ctx.chain?.preloaded;
+  if (ctx.chain) ctx.chain.videos = ctx.chain.preloaded = undefined;
+  const snap = preloaded && preloaded.contentDir === ctx.contentDir ? preloaded.snapshot : loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), videos, lenient: true });
   reportInvalid(ctx, 'update-index', snap.invalid);
   if (ctx.chain) ctx.chain.indexed = { contentDir: ctx.contentDir, snapshot: snap }; // for rebuild-site, next
   const embedder = await resolveEmbedderSetting(ctx.config.embedding, ctx.log);
@@ -46,4 +47,16 @@ export async function updateIndex(ctx: JobContext): Promise<JobResult> {
   bar.finish();
   ctx.log(`update-index: ${r.mode}${r.reason ? ` (${r.reason})` : ''}, ${r.manifest.items} items, ${r.added} new or changed, ${r.removed} removed, in ${r.ms} ms`);
   return { counts: { items: r.manifest.items, added: r.added, removed: r.removed, full: r.mode === 'full' ? 1 : 0, invalid: snap.invalid.length, ms: r.ms }, changed: false, errors: [], invalid: snap.invalid };
+}
+
+/**
+ * update-index's content, loaded before the job is told to start (its worker does this while the scheduler
+ * waits for the folder to be quiet), with the moment its listing began on the process's monotonic clock
+ * (process.hrtime, the same in every thread): the scheduler compares it with the newest change it saw.
+ * The load also warms this thread's parse cache and kept snapshot, so a load after a later change is cheaper.
+ */
+export function preloadContent(ctx: JobContext): { contentDir: string; snapshot: Snapshot; listedAt: bigint } {
+  const listedAt = process.hrtime.bigint();
+  const snapshot = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), lenient: true });
+  return { contentDir: ctx.contentDir, snapshot, listedAt };
 }

@@ -19,6 +19,12 @@ export interface ChainState {
    */
   videos?: VideoListing;
   indexed?: { contentDir: string; snapshot: Snapshot };
+  /**
+   * The content update-index's worker loaded while the scheduler waited for the folder to be quiet
+   * (pipeline/jobs/worker.ts), handed on only when no change was seen after its listing began: update-index
+   * then indexes it as it is, without listing the folder again.
+   */
+  preloaded?: { contentDir: string; snapshot: Snapshot };
   render?: { env: Record<string, string | undefined>; render: EarlyRender };
 }
 

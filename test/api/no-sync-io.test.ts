@@ -11,9 +11,9 @@ const ROOTS = ['api', 'src/lib/data'];
 /** Functions that may do synchronous file-system work: file (from the repository root) → function → why. */
 const ALLOWED: Record<string, Record<string, string>> = {
   // Once at start-up, before the server listens.
-  'api/server.ts': {
+  'api/builds.ts': {
     readBuildMeta: 'start-up (startServer, scripts/start.ts); the reload reads build-meta.json with readBuildMetaAsync',
-    loadContentState: 'existsSync only when there is no build-meta.json, which a reload never gets to (it needs one)',
+    contentStateOf: 'existsSync only when there is no build-meta.json, which a reload never gets to (it needs one)',
   },
   'src/lib/data/keys.ts': { loadOrCreateFile: 'key files, read or created once when the stores and the app are built' },
   'api/oauth/consent.ts': { loadConsentKey: 'the consent key, read or created once when the app is built' },
