@@ -37,9 +37,10 @@ export async function updateIndex(ctx: JobContext): Promise<JobResult> {
   // In a chain after summarise: the video files as it listed them and wrote them (ChainState.videos), once.
   const videos = ctx.chain?.videos;
   if (ctx.chain) ctx.chain.videos = undefined;
-  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), videos, lenient: true });
+  // rebuild-site's thread, beside this one in a chain, loads the same files.
+  const site = ctx.chain?.site;
+  const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), videos, lenient: true, onListed: site && ((listing) => site.listed(listing)) });
   reportInvalid(ctx, 'update-index', snap.invalid);
-  if (ctx.chain) ctx.chain.indexed = { contentDir: ctx.contentDir, snapshot: snap }; // for rebuild-site, next
   const embedder = await resolveEmbedderSetting(ctx.config.embedding, ctx.log);
   const bar = progressReport('update-index (embedding)');
   const r = await updateSearchIndex(snap, { dataDir: ctx.dataDir, embedder, log: ctx.log, now: ctx.now, onProgress: bar.onProgress });

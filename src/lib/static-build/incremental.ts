@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../config.ts';
-import { loadSnapshot } from '../content/load.ts';
+import { loadSnapshot, type PlainListing } from '../content/load.ts';
 import type { Snapshot } from '../content/model.ts';
 import { contentCacheDir } from '../content/parse-cache.ts';
 import { stageFile, writeFileAtomic, writeFilesAtomic } from '../fs-atomic.ts';
@@ -118,8 +118,20 @@ export async function buildSiteIncremental(
   env: Record<string, string | undefined> = process.env,
   opts: BuildOptions & {
     log?: (m: string) => void;
-    /** The content to build from, when the caller has loaded it (a pipeline chain: what update-index indexed); else content/ is loaded. */
+    /** The content to build from, when the caller has loaded it; else content/ is loaded. */
     snapshot?: Snapshot;
+    /**
+     * The files to load content/ from, as another load listed them (a pipeline chain: update-index's, in the
+     * thread beside this one), awaited once the previous build's manifest is read; null: content/ is listed
+     * here. The parse cache is then only read (the other load writes it).
+     */
+    listed?: Promise<PlainListing | null>;
+    /**
+     * Awaited before anything in dist/ changes, once the pages are rendered and the documents made (a
+     * pipeline chain: until update-index is done, so a reader never finds what search cannot); a
+     * rejection abandons the build, leaving dist/ as it was.
+     */
+    beforeWrites?: () => Promise<void>;
   } = {},
 ): Promise<IncrementalResult> {
   const started = performance.now();
@@ -148,9 +160,8 @@ export async function buildSiteIncremental(
   /** Documents made of pieces, written beside their targets, put in place with the other files. */
   const staged: Staged[] = [];
   try {
-    const snapshot = opts.snapshot ?? loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir), lenient: !opts.strict });
+    const snapshot = await contentOf(config, opts, started);
     const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
-    opts.log?.(`rebuild-site: ${opts.snapshot ? 'content handed on, the manifest read' : 'content loaded'} in ${secs(started)} s`);
     if (prev.chrome !== chromeKey(site.siteName, site.baseUrl)) return full('the site name changed', early);
 
     // Each item's input key against the previous build's (none reusable under other site settings).
@@ -195,6 +206,11 @@ export async function buildSiteIncremental(
       opts.log?.(`rebuild-site: ${selected.length} pages rendered by ${secs(tDocs)} s (${how})`);
     }
 
+    if (opts.beforeWrites) {
+      const tWait = performance.now();
+      await opts.beforeWrites();
+      opts.log?.(`rebuild-site: waited ${secs(tWait)} s for the go to write`);
+    }
     const removed = goneFiles(prev, prints, resources);
     const tWrites = performance.now();
     const { pieces, written } = await putInPlace(changes, staged, removed);
@@ -220,6 +236,22 @@ export async function buildSiteIncremental(
     for (const s of staged) s.file.discard(); // none left once committed
     await early?.cancel(); // unless it was given pages to render
   }
+}
+
+/** The content to build: the caller's snapshot, or content/ loaded (from the files another load listed, when they are handed over). */
+async function contentOf(config: ReturnType<typeof loadConfig>, opts: { snapshot?: Snapshot; listed?: Promise<PlainListing | null>; strict?: boolean; log?: (m: string) => void }, started: number): Promise<Snapshot> {
+  const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
+  if (opts.snapshot) {
+    opts.log?.(`rebuild-site: content handed on, the manifest read in ${secs(started)} s`);
+    return opts.snapshot;
+  }
+  const tListed = performance.now();
+  const listed = (await opts.listed) ?? undefined;
+  if (opts.listed) opts.log?.(`rebuild-site: the manifest read by ${secs(started)} s, the listing ${listed ? 'handed over' : 'not handed over'} ${secs(tListed)} s later`);
+  const tLoad = performance.now();
+  const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir), lenient: !opts.strict, listed, readOnlyCache: !!listed });
+  opts.log?.(`rebuild-site: content loaded${listed ? ' from that listing' : ''} in ${secs(opts.listed ? tLoad : started)} s`);
+  return snapshot;
 }
 
 /**
