@@ -74,32 +74,54 @@ function settable<T>() {
   return { promise, resolve, reject };
 }
 
-/** The thread: rebuild-site through runJob, its listing and its go from the chain's messages. */
+/**
+ * The thread: rebuild-site worked out ahead of its turn, its listing and its go from the chain's messages.
+ * Its lock and status entry are taken at its turn (runJob), as if it started then: a chain that ends before
+ * it leaves neither. A build of dist/ made meanwhile by another process makes it build again then.
+ */
 async function runSiteThread(spec: SiteThreadSpec, port: MessagePort): Promise<void> {
-  const [{ jobContext }, { runJob }, { prepareRender, rebuildSite }, { contentCacheDir, warmParseCache }, { renderStats }] = await Promise.all([
+  const [{ jobContext }, { runJob }, { prepareRender, rebuildSite }, { contentCacheDir, warmParseCache }, { renderStats }, { DistChangedMeanwhile }] = await Promise.all([
     import('./context.ts'),
     import('./run-job.ts'),
     import('./site.ts'),
     import('../../src/lib/content/parse-cache.ts'),
     import('../../src/lib/static-build/render.ts'),
+    import('../../src/lib/static-build/incremental.ts'),
   ]);
   const ctx = { ...jobContext(spec.options, spec.env), log: (line: string) => port.postMessage({ log: line } satisfies FromThread) };
   const listing = settable<PlainListing | null>();
   const go = settable<void>();
+  const turn = settable<boolean>();
   const onMessage = (m: ToThread) => {
     if (m === 'cancel') {
       const stopped = new Error('rebuild-site: cancelled, the chain ended before it');
       listing.reject(stopped);
       go.reject(stopped);
+      turn.resolve(false);
     } else if (m === 'go') {
       listing.resolve(null); // none came: content/ is listed by the thread
-      go.resolve();
+      turn.resolve(true);
     } else listing.resolve(m.listing);
   };
   port.on('message', onMessage);
   const render = prepareRender(ctx); // Astro's start and bundling, while the jobs before run
   warmParseCache(contentCacheDir(ctx.dataDir));
-  const result = await runJob('rebuild-site', { ...ctx, chain: { render, beside: { listed: listing.promise, beforeWrites: () => go.promise } } }, rebuildSite);
+  const ahead = rebuildSite({ ...ctx, chain: { render, beside: { listed: listing.promise, beforeWrites: () => go.promise } } });
+  ahead.catch(() => {});
+  let result: RunResult = { counts: {}, changed: false, errors: ['cancelled'], ok: false, error: 'cancelled' };
+  if (await turn.promise) {
+    result = await runJob('rebuild-site', ctx, async (c) => {
+      go.resolve();
+      try {
+        return await ahead;
+      } catch (err) {
+        if (!(err instanceof DistChangedMeanwhile)) throw err;
+        c.log(`${err.message}: built again`);
+        return rebuildSite(c);
+      }
+    });
+  } else await ahead.catch(() => {});
+  await render.render.cancel(); // unless the build used it: a build abandoned early leaves it waiting
   port.postMessage({ result, renderStats: { ...renderStats } } satisfies FromThread);
   port.off('message', onMessage); // nothing else keeps the thread alive: it ends
 }

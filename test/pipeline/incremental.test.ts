@@ -165,27 +165,34 @@ function chainTests(): void {
   }, 180_000);
 
   it('works out rebuild-site in a thread beside update-index, and writes dist/ only once update-index is done', async () => {
-    const lines: string[] = [];
     const page = () => fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'videos', edited, 'index.html'), 'utf8');
-    fs.writeFileSync(videoFile(edited), fs.readFileSync(videoFile(edited), 'utf8').replace(/^title: .*$/m, 'title: "Worked out beside the index"'));
-    await runChain('update-index', () => ({ ...quiet(), log: (m: string) => lines.push(m) }), async (name, r) => {
-      expect(r.ok, `${name}: ${r.error}`).toBe(true);
-      if (name === 'update-index') {
-        // update-index is done and rebuild-site's turn has not come: its thread has loaded the files update-index
-        // listed and rendered the changed pages (or gets there now), and waits for the go to write.
-        for (let waited = 0; !lines.some((l) => / pages rendered by /.test(l)); waited += 50) {
-          if (waited > 120_000) throw new Error(`rebuild-site rendered nothing beside update-index:\n${lines.join('\n')}`);
-          await new Promise((resolve) => setTimeout(resolve, 50));
+    const chain = async (title: string, competing = false) => {
+      const lines: string[] = [];
+      fs.writeFileSync(videoFile(edited), fs.readFileSync(videoFile(edited), 'utf8').replace(/^title: .*$/m, `title: "${title}"`));
+      await runChain('update-index', () => ({ ...quiet(), log: (m: string) => lines.push(m) }), async (name, r) => {
+        expect(r.ok, `${name}: ${r.error}`).toBe(true);
+        if (name === 'update-index') {
+          // update-index is done and rebuild-site's turn has not come: its thread has loaded the files update-index
+          // listed and rendered the changed pages (or gets there now), and waits for the go to write.
+          for (let waited = 0; !lines.some((l) => / pages rendered by /.test(l)); waited += 50) {
+            if (waited > 120_000) throw new Error(`rebuild-site rendered nothing beside update-index:\n${lines.join('\n')}`);
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+          expect(lines.some((l) => /^rebuild-site: content loaded from that listing/.test(l))).toBe(true);
+          expect(page()).not.toContain(title);
+          expect(readStatus(dirs().DATA_DIR).jobs['rebuild-site'].status).toBe('ok'); // the last run's: its turn has not come
+          if (competing) await buildSiteIncremental(env(), {});
         }
-        expect(lines.some((l) => /^rebuild-site: content loaded from that listing/.test(l))).toBe(true);
-        expect(readStatus(dirs().DATA_DIR).jobs['rebuild-site'].status).toBe('running');
-        expect(page()).not.toContain('Worked out beside the index');
-      }
-      return followUps(name, r)[0] ?? null;
-    });
-    expect(page()).toContain('Worked out beside the index');
-    expect(readStatus(dirs().DATA_DIR).jobs['rebuild-site'].status).toBe('ok');
-  }, 180_000);
+        return followUps(name, r)[0] ?? null;
+      });
+      expect(page()).toContain(title);
+      expect(readStatus(dirs().DATA_DIR).jobs['rebuild-site'].status).toBe('ok');
+      return lines;
+    };
+    expect((await chain('Worked out beside the index')).some((l) => /built again/.test(l))).toBe(false);
+    // Another build changes dist/ while the thread waits for its turn: what it worked out is stale, it builds again.
+    expect((await chain('Published after a build in between', true)).some((l) => /^rebuild-site: another build changed dist\/ meanwhile: built again/.test(l))).toBe(true);
+  }, 240_000);
 }
 
 describe('the incremental pipeline', () => {
@@ -313,6 +320,16 @@ describe('the incremental pipeline', () => {
     // The server bundle (for the pages that need a session) comes along.
     expect(fs.existsSync(path.join(dirs('dist-sharded').DIST_DIR, 'server', 'entry.mjs'))).toBe(true);
   }, 180_000);
+
+  it('makes no full build ahead of rebuild-site\'s turn: a chain that ends before it leaves no dist/', async () => {
+    const ran: string[] = [];
+    await runChain('update-index', () => quiet('dist-never'), async (name) => {
+      ran.push(name);
+      return null;
+    });
+    expect(ran).toEqual(['update-index']);
+    expect(fs.existsSync(dirs('dist-never').DIST_DIR)).toBe(false);
+  }, 120_000);
 
   it('falls back to a full build when there is no previous build to update', async () => {
     const r = await buildSiteIncremental(env('dist-new'), {});

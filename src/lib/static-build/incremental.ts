@@ -21,12 +21,15 @@ import { pageFingerprints, type PagePrint } from '../pages/index.ts';
 import { siteContext, type SiteContext } from '../site.ts';
 import { buildMetaOf, buildSite, pageRecords, rendersInProcess, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
 import { renderStats, startPages, startRender, type EarlyRender, type HandedModel } from './render.ts';
-import { chromeKey, listTree, readSiteManifest, rendererHash, writeSiteManifest, type SiteManifest } from './manifest.ts';
+import { chromeKey, listTree, readSiteManifest, rendererHash, SITE_MANIFEST, SITE_MANIFEST_DELTA, writeSiteManifest, type SiteManifest } from './manifest.ts';
 import { InputKeys, pageGroup, siteInputs } from './inputs.ts';
 import { writePieces, type PieceSpans } from './pieces.ts';
 import { sweepBuildLeftovers } from './leftovers.ts';
 import { statKey } from '../content/parse-cache.ts';
 import type { Piece } from '../representation.ts';
+
+/** The file a running server watches: written last by every build. */
+const BUILD_META = 'build-meta.json';
 
 /** Above this share of pages to re-render, one full build is cheaper than a selection build plus the copy. */
 const FULL_BUILD_SHARE = 0.5;
@@ -48,6 +51,18 @@ export interface IncrementalResult extends BuildMeta {
   keys_computed: number;
   /** Item pieces of /llms-full.txt copied from the previous file (their items unchanged) rather than made. */
   pieces_copied: number;
+}
+
+/** Another build changed dist/ while this one waited to write (buildSiteIncremental's beforeWrites). */
+export class DistChangedMeanwhile extends Error {
+  constructor() {
+    super('rebuild-site: another build changed dist/ meanwhile');
+  }
+}
+
+/** What tells one build of dist/ from the next: the stat keys of its build-meta.json and manifest files (each replaced whole by a build). */
+function distStamp(distDir: string): string {
+  return [BUILD_META, SITE_MANIFEST, SITE_MANIFEST_DELTA].map((f) => statKey(path.join(distDir, f))).join('|');
 }
 
 /** Removes a file of dist/ and the folders it leaves empty, up to (not including) root. Returns whether it was there. */
@@ -129,7 +144,8 @@ export async function buildSiteIncremental(
     /**
      * Awaited before anything in dist/ changes, once the pages are rendered and the documents made (a
      * pipeline chain: until update-index is done, so a reader never finds what search cannot); a
-     * rejection abandons the build, leaving dist/ as it was.
+     * rejection abandons the build, leaving dist/ as it was. If another build changed dist/ meanwhile, this
+     * one is abandoned too, with DistChangedMeanwhile (what it worked out is stale): the caller builds again.
      */
     beforeWrites?: () => Promise<void>;
   } = {},
@@ -138,9 +154,12 @@ export async function buildSiteIncremental(
   const config = loadConfig(env);
   const clientDir = path.join(config.distDir, 'client');
   sweepBuildLeftovers(config.distDir, opts.log);
+  const stamp = distStamp(config.distDir);
   const prev = readSiteManifest(config.distDir);
   /** A full build instead, which renders its first shard in the render process started early, if one was. */
   const full = async (reason: string, early: EarlyRender | null | undefined = opts.render) => {
+    // Made at its turn only: a full build swaps in a new dist/ as it ends.
+    await opts.beforeWrites?.();
     opts.log?.(`rebuild-site: full build (${reason})`);
     const meta = await buildSite(env, { ...opts, render: early ?? undefined });
     return { ...meta, fallback: reason, pages_rendered: -1, documents_kept: 0, models_kept: 0, keys_computed: -1, pieces_copied: 0 };
@@ -209,6 +228,7 @@ export async function buildSiteIncremental(
     if (opts.beforeWrites) {
       const tWait = performance.now();
       await opts.beforeWrites();
+      if (distStamp(config.distDir) !== stamp) throw new DistChangedMeanwhile();
       opts.log?.(`rebuild-site: waited ${secs(tWait)} s for the go to write`);
     }
     const removed = goneFiles(prev, prints, resources);
@@ -403,5 +423,5 @@ function nextManifest(
 /** Writes build-meta.json without the build's own figures, last: the server reloads when this file changes. */
 function writeBuildMeta(distDir: string, meta: IncrementalResult): void {
   const { pages_rendered: _, documents_kept: _d, models_kept: _m, keys_computed: _k, pieces_copied: _p, ...published } = meta;
-  writeFileAtomic(path.join(distDir, 'build-meta.json'), JSON.stringify(published, null, 2) + '\n');
+  writeFileAtomic(path.join(distDir, BUILD_META), JSON.stringify(published, null, 2) + '\n');
 }
