@@ -5,9 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { runChain } from '../lib/chain.ts';
 import { jobContext } from '../lib/context.ts';
-import { LEADS_TO_SITE, SITE_BESIDE } from '../lib/jobs.ts';
-import { startSiteThread } from '../lib/site-thread.ts';
-import type { ChainState } from '../lib/types.ts';
+import { LEADS_TO_SITE } from '../lib/jobs.ts';
 
 let cancelled = false;
 let answer: ((next: string | null) => void) | null = null;
@@ -28,21 +26,16 @@ function ask(message: object): Promise<string | null> {
 
 const own = (workerData as { job: string }).job;
 parentPort?.on('message', onMessage);
-// A job that rebuild-site follows starts rebuild-site's thread (or, before build-index, the site's render
-// process) before it asks: the scheduler may hold its answer while the content folder settles (an editor's
-// change), and Astro's start and bundling, and the thread's reading of the parse cache and the site's
-// manifest, overlap that wait (the chain would start them next anyway; they stop if the job is not to run).
-let prepared: Pick<ChainState, 'render' | 'site'> = {};
-if (SITE_BESIDE.has(own)) prepared = { site: startSiteThread(jobContext()) };
-else if (LEADS_TO_SITE.has(own)) prepared = { render: (await import('../lib/site.ts')).prepareRender(jobContext()) };
+// A job that rebuild-site follows starts the site's render process before it asks: the scheduler may hold
+// its answer while the content folder settles (an editor's change), and Astro's start and bundling overlap
+// that wait (the chain would start it next anyway; it is stopped if the job is not to run). rebuild-site then
+// runs after it in this thread, from the snapshot update-index indexed: for a small change (an editor's),
+// starting rebuild-site's own thread (chain.ts, for the hourly chain from summarise) costs more than it saves.
+const render = LEADS_TO_SITE.has(own) ? (await import('../lib/site.ts')).prepareRender(jobContext()) : undefined;
 try {
   const first = parentPort ? await ask({ start: own }) : own;
-  if (first === own) await runChain(first, () => jobContext(), (job, result) => ask({ job, result }), prepared);
-  else {
-    await prepared.site?.cancel();
-    await prepared.render?.render.cancel();
-    if (first) await runChain(first, () => jobContext(), (job, result) => ask({ job, result }));
-  }
+  if (first) await runChain(first, () => jobContext(), (job, result) => ask({ job, result }), first === own && render ? { render } : {});
+  else await render?.render.cancel();
 } finally {
   parentPort?.off('message', onMessage); // nothing else keeps the thread alive: it ends
 }

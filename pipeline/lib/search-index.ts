@@ -41,6 +41,7 @@ export async function updateIndex(ctx: JobContext): Promise<JobResult> {
   const site = ctx.chain?.site;
   const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), videos, lenient: true, onListed: site && ((listing) => site.listed(listing)) });
   reportInvalid(ctx, 'update-index', snap.invalid);
+  if (ctx.chain && !site) ctx.chain.indexed = { contentDir: ctx.contentDir, snapshot: snap }; // for rebuild-site, next in this thread
   const embedder = await resolveEmbedderSetting(ctx.config.embedding, ctx.log);
   const bar = progressReport('update-index (embedding)');
   const r = await updateSearchIndex(snap, { dataDir: ctx.dataDir, embedder, log: ctx.log, now: ctx.now, onProgress: bar.onProgress });

@@ -26,6 +26,7 @@ export async function rebuildSite(ctx: JobContext): Promise<JobResult> {
   // In a chain, in its thread beside update-index (site-thread.ts): the files update-index listed, and its
   // go to write; and the render process the chain started, if it was started for this same build.
   const beside = ctx.chain?.beside;
+  const indexed = ctx.chain?.indexed;
   const prepared = ctx.chain?.render;
   if (ctx.chain) ctx.chain.render = undefined;
   // Started with this build's environment: every variable it had is unchanged (libraries the jobs loaded
@@ -33,6 +34,7 @@ export async function rebuildSite(ctx: JobContext): Promise<JobResult> {
   const same = prepared && Object.entries(prepared.env).every(([k, v]) => env[k] === v);
   if (prepared && !same) await prepared.render.cancel();
   const meta = await buildSiteIncremental(env, {
+    snapshot: indexed && indexed.contentDir === ctx.contentDir ? indexed.snapshot : undefined,
     listed: beside?.listed,
     beforeWrites: beside?.beforeWrites,
     render: same ? prepared.render : undefined,

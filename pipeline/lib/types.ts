@@ -1,6 +1,6 @@
 // What every job receives and returns.
 import type { Config } from '../../src/lib/config.ts';
-import type { InvalidFile } from '../../src/lib/content/model.ts';
+import type { InvalidFile, Snapshot } from '../../src/lib/content/model.ts';
 import type { PlainListing } from '../../src/lib/content/load.ts';
 import type { VideoListing } from '../../src/lib/content/files.ts';
 import type { EarlyRender } from '../../src/lib/static-build/render.ts';
@@ -32,6 +32,8 @@ export interface ChainState {
    */
   videos?: VideoListing;
   site?: SiteThread;
+  /** Without `site`: the snapshot update-index indexed, which rebuild-site, next in this thread, publishes. */
+  indexed?: { contentDir: string; snapshot: Snapshot };
   render?: { env: Record<string, string | undefined>; render: EarlyRender };
   /**
    * In rebuild-site's thread: the listing update-index hands over (null: none, content/ is listed there),

@@ -159,7 +159,7 @@ export async function buildSiteIncremental(
   /** A full build instead, which renders its first shard in the render process started early, if one was. */
   const full = async (reason: string, early: EarlyRender | null | undefined = opts.render) => {
     // Made at its turn only: a full build swaps in a new dist/ as it ends.
-    await opts.beforeWrites?.();
+    if (opts.beforeWrites) await opts.beforeWrites();
     opts.log?.(`rebuild-site: full build (${reason})`);
     const meta = await buildSite(env, { ...opts, render: early ?? undefined });
     return { ...meta, fallback: reason, pages_rendered: -1, documents_kept: 0, models_kept: 0, keys_computed: -1, pieces_copied: 0 };
@@ -181,7 +181,7 @@ export async function buildSiteIncremental(
   try {
     const snapshot = await contentOf(config, opts, started);
     const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
-    if (prev.chrome !== chromeKey(site.siteName, site.baseUrl)) return full('the site name changed', early);
+    if (prev.chrome !== chromeKey(site.siteName, site.baseUrl)) return await full('the site name changed', early); // awaited: `early` is cancelled below once it returns
 
     // Each item's input key against the previous build's (none reusable under other site settings).
     const sameSite = prev.inputs_site === siteInputs(site);
@@ -190,7 +190,7 @@ export async function buildSiteIncremental(
     const tPrints = performance.now();
     const { prints, selected, models, modelsKept } = changedPages(snapshot, site, prev, keys);
     opts.log?.(`rebuild-site: ${prints.size} page models fingerprinted in ${secs(tPrints)} s (${modelsKept} kept: inputs unchanged; ${keys.computed} input keys computed)`);
-    if (selected.length > prints.size * FULL_BUILD_SHARE && prints.size > 20) return full(`${selected.length} of ${prints.size} pages changed`, early);
+    if (selected.length > prints.size * FULL_BUILD_SHARE && prints.size > 20) return await full(`${selected.length} of ${prints.size} pages changed`, early);
     const changes = new DistChanges(clientDir, prev.file_count ?? listTree(clientDir).length);
 
     // Pages whose model changed, rendered by Astro from the same page files as the full build, in a child
@@ -266,8 +266,9 @@ async function contentOf(config: ReturnType<typeof loadConfig>, opts: { snapshot
     return opts.snapshot;
   }
   const tListed = performance.now();
+  const ready = secs(started);
   const listed = (await opts.listed) ?? undefined;
-  if (opts.listed) opts.log?.(`rebuild-site: the manifest read by ${secs(started)} s, the listing ${listed ? 'handed over' : 'not handed over'} ${secs(tListed)} s later`);
+  if (opts.listed) opts.log?.(`rebuild-site: the manifest read by ${ready} s, the listing ${listed ? 'handed over' : 'not handed over'} ${secs(tListed)} s later`);
   const tLoad = performance.now();
   const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir), lenient: !opts.strict, listed, readOnlyCache: !!listed });
   opts.log?.(`rebuild-site: content loaded${listed ? ' from that listing' : ''} in ${secs(opts.listed ? tLoad : started)} s`);
