@@ -46,7 +46,9 @@ const own = (workerData as { job: string }).job;
 parentPort?.on('message', onMessage);
 // A job that rebuild-site follows starts the site's render process before it asks: the scheduler may hold
 // its answer while the content folder settles (an editor's change), and Astro's start and bundling overlap
-// that wait (the chain would start it next anyway; it is stopped if the job is not to run).
+// that wait (the chain would start it next anyway; it is stopped if the job is not to run). rebuild-site then
+// runs after it in this thread, from the snapshot update-index indexed: for a small change (an editor's),
+// starting rebuild-site's own thread (chain.ts, for the hourly chain from summarise) costs more than it saves.
 const render = LEADS_TO_SITE.has(own) ? (await import('../lib/site.ts')).prepareRender(jobContext()) : undefined;
 try {
   const starting = parentPort ? ask({ start: own }) : Promise.resolve(own);

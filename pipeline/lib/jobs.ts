@@ -30,9 +30,11 @@ export const JOBS: Record<string, JobSpec> = {
 /**
  * The jobs rebuild-site follows in a chain when they run as one (followUps): summarise only runs after
  * ingest brought videos, and both index jobs always call for the site. A chain starts the site's render
- * process before them (chain.ts).
+ * process before them (chain.ts); before summarise and update-index, rebuild-site's whole thread
+ * (SITE_BESIDE, site-thread.ts), which works beside them on its own snapshot.
  */
 export const LEADS_TO_SITE: ReadonlySet<string> = new Set(['summarise', 'update-index', 'build-index']);
+export const SITE_BESIDE: ReadonlySet<string> = new Set(['summarise', 'update-index']);
 
 /**
  * What runs when a job finishes: summarise after ingest brought videos; after anything that changed

@@ -38,9 +38,14 @@ export async function updateIndex(ctx: JobContext): Promise<JobResult> {
   const videos = ctx.chain?.videos;
   const preloaded = ctx.chain?.preloaded;
   if (ctx.chain) ctx.chain.videos = ctx.chain.preloaded = undefined;
-  const snap = preloaded && preloaded.contentDir === ctx.contentDir ? preloaded.snapshot : loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), videos, lenient: true });
+  // rebuild-site's thread, beside this one in a chain, loads the same files (a chain that preloaded has none).
+  const site = ctx.chain?.site;
+  const snap =
+    preloaded && !site && preloaded.contentDir === ctx.contentDir
+      ? preloaded.snapshot
+      : loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), videos, lenient: true, onListed: site && ((listing) => site.listed(listing)) });
   reportInvalid(ctx, 'update-index', snap.invalid);
-  if (ctx.chain) ctx.chain.indexed = { contentDir: ctx.contentDir, snapshot: snap }; // for rebuild-site, next
+  if (ctx.chain && !site) ctx.chain.indexed = { contentDir: ctx.contentDir, snapshot: snap }; // for rebuild-site, next in this thread
   const embedder = await resolveEmbedderSetting(ctx.config.embedding, ctx.log);
   const bar = progressReport('update-index (embedding)');
   const r = await updateSearchIndex(snap, { dataDir: ctx.dataDir, embedder, log: ctx.log, now: ctx.now, onProgress: bar.onProgress });

@@ -23,8 +23,9 @@ export function prepareRender(ctx: JobContext): NonNullable<ChainState['render']
 export async function rebuildSite(ctx: JobContext): Promise<JobResult> {
   const env = buildEnv(ctx);
   const bar = progressReport('rebuild-site (pages)');
-  // In a chain after update-index: the snapshot it indexed (ChainState), not content/ walked again; and the
-  // render process the chain started, if it was started for this same build.
+  // In a chain, in its thread beside update-index (site-thread.ts): the files update-index listed, and its
+  // go to write; and the render process the chain started, if it was started for this same build.
+  const beside = ctx.chain?.beside;
   const indexed = ctx.chain?.indexed;
   const prepared = ctx.chain?.render;
   if (ctx.chain) ctx.chain.render = undefined;
@@ -34,6 +35,8 @@ export async function rebuildSite(ctx: JobContext): Promise<JobResult> {
   if (prepared && !same) await prepared.render.cancel();
   const meta = await buildSiteIncremental(env, {
     snapshot: indexed && indexed.contentDir === ctx.contentDir ? indexed.snapshot : undefined,
+    listed: beside?.listed,
+    beforeWrites: beside?.beforeWrites,
     render: same ? prepared.render : undefined,
     log: ctx.log,
     onProgress: bar.onProgress,

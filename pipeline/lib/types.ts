@@ -1,23 +1,38 @@
 // What every job receives and returns.
 import type { Config } from '../../src/lib/config.ts';
 import type { InvalidFile, Snapshot } from '../../src/lib/content/model.ts';
+import type { PlainListing } from '../../src/lib/content/load.ts';
 import type { VideoListing } from '../../src/lib/content/files.ts';
 import type { EarlyRender } from '../../src/lib/static-build/render.ts';
 
 /**
- * What the jobs of one chain (pipeline/lib/chain.ts) hand on to the next. `indexed`: the content snapshot
- * update-index loaded and indexed; rebuild-site, next in the chain, publishes that same snapshot instead of
- * walking content/ again (~2.5 s at 100k videos), so the site shows exactly what search finds. An edit made
- * between the two reaches both at the next run, as any edit made while no job runs does. `render`: the
- * site's render process, started by the chain before the jobs that lead to rebuild-site, so that Astro's
- * start and bundling (~5 s) overlap them; `env` is the build environment it was started with.
+ * What the jobs of one chain (pipeline/lib/chain.ts) hand on to the next. `site`: rebuild-site's thread,
+ * started by the chain before summarise or update-index (site-thread.ts): update-index hands it its listing
+ * of content/, so that both load the same files, and rebuild-site's turn in the chain is the thread's go to
+ * publish. `render`: the site's render process, started by the chain before build-index, so that Astro's
+ * start and bundling (~5 s) overlap it; `env` is the build environment it was started with.
  */
+/** A job's result as runJob returns it. */
+export type RunResult = JobResult & { ok: boolean; error: string | null };
+
+/** The chain's side of rebuild-site's thread (site-thread.ts). */
+export interface SiteThread {
+  /** update-index's listing of content/: the thread loads the same files. */
+  listed(listing: PlainListing): void;
+  /** rebuild-site's turn in the chain: the thread may write dist/ now (and lists content/ itself if no listing came); its result. */
+  publish(): Promise<RunResult>;
+  /** The chain ended before rebuild-site: the thread stops, dist/ unchanged. */
+  cancel(): Promise<void>;
+}
+
 export interface ChainState {
   /**
    * The video files summarise listed, with the ones it wrote put in: update-index, next in the chain, loads
    * the corpus without walking videos/ again (~1–2 s at 100k videos). Taken by the first job that uses it.
    */
   videos?: VideoListing;
+  site?: SiteThread;
+  /** Without `site`: the snapshot update-index indexed, which rebuild-site, next in this thread, publishes. */
   indexed?: { contentDir: string; snapshot: Snapshot };
   /**
    * The content update-index's worker loaded while the scheduler waited for the folder to be quiet
@@ -26,6 +41,11 @@ export interface ChainState {
    */
   preloaded?: { contentDir: string; snapshot: Snapshot };
   render?: { env: Record<string, string | undefined>; render: EarlyRender };
+  /**
+   * In rebuild-site's thread: the listing update-index hands over (null: none, content/ is listed there),
+   * and the go to write dist/ (rejected: the chain ended before rebuild-site).
+   */
+  beside?: { listed: Promise<PlainListing | null>; beforeWrites: () => Promise<void> };
 }
 
 export interface JobContext {

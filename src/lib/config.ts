@@ -38,6 +38,8 @@ const EnvSchema = z.object({
   PIPELINE_WATCH: boolFromEnv.default(true),
   PIPELINE_WATCH_QUIET_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   PIPELINE_WATCH_SCAN_SECONDS: z.coerce.number().min(0).max(86_400).default(60),
+  // The hourly chain's rebuild-site works in a thread beside summarise and update-index (pipeline/lib/site-thread.ts).
+  PIPELINE_SITE_BESIDE: boolFromEnv.default(true),
   EMBEDDING_PROVIDER: z.enum(['auto', 'builtin', 'transformers']).default('auto'),
   EMBEDDING_MODEL: z.string().min(1).default('Xenova/all-MiniLM-L6-v2'),
   EMBEDDING_MODEL_DIR: z.string().optional(),
@@ -162,6 +164,12 @@ export interface Config {
    * for file systems whose events are unreliable.
    */
   pipelineWatch: { enabled: boolean; quietMs: number; scanSeconds: number };
+  /**
+   * In a chain from summarise (the hourly run), rebuild-site works out the site in a thread of its own beside
+   * summarise and update-index, on its own copy of the content (~1.5 GB more at 100k videos while the run
+   * lasts), instead of after them (PIPELINE_SITE_BESIDE; off on a one-core or memory-tight host).
+   */
+  pipelineSiteBeside: boolean;
   /** Searches that miss the result cache, per person or (anonymous) per client address, per minute before 429. */
   searchRateLimitPerMinute: number;
   /** Browser sign-ins a client address may start per minute before 429. */
@@ -314,6 +322,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     oauth: { registrationsPerHour: e.OAUTH_REGISTRATIONS_PER_HOUR, unusedClientTtlHours: e.OAUTH_UNUSED_CLIENT_TTL_HOURS },
     pipeline: e.PIPELINE === 'on',
     pipelineWatch: { enabled: e.PIPELINE_WATCH, quietMs: e.PIPELINE_WATCH_QUIET_MS, scanSeconds: e.PIPELINE_WATCH_SCAN_SECONDS },
+    pipelineSiteBeside: e.PIPELINE_SITE_BESIDE,
     mcpAllowedOrigins: originList(e.MCP_ALLOWED_ORIGINS) ?? [],
     device: { codeTtlSeconds: e.DEVICE_CODE_TTL_SECONDS, pollIntervalSeconds: e.DEVICE_POLL_INTERVAL_SECONDS },
     vcs: vcsConfig(e),

@@ -98,6 +98,116 @@ afterAll(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
+/** The jobs of a chain (update-index, then rebuild-site) as the scheduler's worker runs them: what each publishes, and when. */
+function chainTests(): void {
+  it('publishes in a chain the content update-index indexed; an edit made between the two reaches both in the next run', async () => {
+    const titleOnSite = (id: string) => JSON.parse(fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'api', 'videos', id, 'index.json'), 'utf8')).title;
+    const siteHash = () => JSON.parse(fs.readFileSync(path.join(dirs().DIST_DIR, 'build-meta.json'), 'utf8')).content_hash;
+    const indexHash = () => readManifest(path.join(dirs().DATA_DIR, 'index'))!.content_hash;
+    const before = titleOnSite(edited);
+    const ran: string[] = [];
+    let indexed = '';
+    const chain = (between?: () => void) =>
+      runChain('update-index', () => quiet(), async (name, r) => {
+        expect(r.ok, `${name}: ${r.error}`).toBe(true);
+        ran.push(name);
+        if (name === 'update-index') {
+          indexed = indexHash();
+          between?.();
+        }
+        return followUps(name, r)[0] ?? null;
+      });
+    await chain(() => fs.writeFileSync(videoFile(edited), fs.readFileSync(videoFile(edited), 'utf8').replace(/^title: .*$/m, 'title: "Zorbleflux: retitled while the chain ran"')));
+    expect(ran).toEqual(['update-index', 'rebuild-site']);
+    // The site shows the content search was updated with (the running server, seeing the edit when it
+    // reloads, may rebuild the index meanwhile: the index's hash is the one update-index left).
+    expect(titleOnSite(edited)).toBe(before);
+    expect(siteHash()).toBe(indexed);
+    // The next run brings the edit to both.
+    await chain();
+    expect(titleOnSite(edited)).toBe('Zorbleflux: retitled while the chain ran');
+    expect(siteHash()).toBe(indexed);
+    expect(await keywordIds(dirs().DATA_DIR, dirs().CONTENT_DIR, 'zorbleflux')).toContain(`video:${edited}`);
+  }, 180_000);
+
+  it('starts the render process before the jobs that lead to rebuild-site, and stops it when the chain ends before', async () => {
+    const lines: string[] = [];
+    const chain = (stopAfter?: string) =>
+      runChain('update-index', () => ({ ...quiet(), log: (m: string) => lines.push(m) }), async (name, r) => {
+        expect(r.ok, `${name}: ${r.error}`).toBe(true);
+        return name === stopAfter ? null : (followUps(name, r)[0] ?? null);
+      });
+    // update-index, then rebuild-site, which renders the edited page with the process started before update-index.
+    fs.writeFileSync(videoFile(edited), fs.readFileSync(videoFile(edited), 'utf8').replace(/^title: .*$/m, 'title: "Rendered by the prepared process"'));
+    const before = renderStats.lastPid;
+    await chain();
+    const pid = renderStats.lastPid;
+    expect(pid).not.toBe(before);
+    expect(lines.find((l) => / pages rendered by /.test(l))).toMatch(/^rebuild-site: [1-9]\d* pages rendered by .*the render process, started before this job, bundled the site by/);
+    expect(lines.filter((l) => / pages rendered by /.test(l))).toHaveLength(1);
+    expect(fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'videos', edited, 'index.html'), 'utf8')).toContain('Rendered by the prepared process');
+    expect(gone(pid)).toBe(true);
+    expect(fs.existsSync(stagingFolder(process.pid, pid, 1))).toBe(false);
+
+    // The chain ends after update-index: rebuild-site's thread, working beside it, writes nothing; the process
+    // it started is stopped, its folder gone.
+    lines.length = 0;
+    fs.writeFileSync(videoFile(edited), fs.readFileSync(videoFile(edited), 'utf8').replace(/^title: .*$/m, 'title: "Indexed, not yet published"'));
+    await chain('update-index');
+    expect(renderStats.lastPid).not.toBe(pid);
+    expect(lines.some((l) => / files written /.test(l))).toBe(false);
+    expect(fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'videos', edited, 'index.html'), 'utf8')).not.toContain('Indexed, not yet published');
+    expect(gone(renderStats.lastPid)).toBe(true);
+    expect(fs.existsSync(stagingFolder(process.pid, renderStats.lastPid, 1))).toBe(false);
+    // The next run publishes it, as any chain would.
+    await chain();
+    expect(fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'videos', edited, 'index.html'), 'utf8')).toContain('Indexed, not yet published');
+  }, 180_000);
+
+  it('works out rebuild-site in a thread beside update-index, and writes dist/ only once update-index is done', async () => {
+    const page = () => fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'videos', edited, 'index.html'), 'utf8');
+    const chain = async (title: string, competing = false) => {
+      const lines: string[] = [];
+      fs.writeFileSync(videoFile(edited), fs.readFileSync(videoFile(edited), 'utf8').replace(/^title: .*$/m, `title: "${title}"`));
+      await runChain('update-index', () => ({ ...quiet(), log: (m: string) => lines.push(m) }), async (name, r) => {
+        expect(r.ok, `${name}: ${r.error}`).toBe(true);
+        if (name === 'update-index') {
+          // update-index is done and rebuild-site's turn has not come: its thread has loaded the files update-index
+          // listed and rendered the changed pages (or gets there now), and waits for the go to write.
+          for (let waited = 0; !lines.some((l) => / pages rendered by /.test(l)); waited += 50) {
+            if (waited > 120_000) throw new Error(`rebuild-site rendered nothing beside update-index:\n${lines.join('\n')}`);
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+          expect(lines.some((l) => /^rebuild-site: content loaded from that listing/.test(l))).toBe(true);
+          expect(page()).not.toContain(title);
+          expect(readStatus(dirs().DATA_DIR).jobs['rebuild-site'].status).toBe('ok'); // the last run's: its turn has not come
+          if (competing) await buildSiteIncremental(env(), {});
+        }
+        return followUps(name, r)[0] ?? null;
+      });
+      expect(page()).toContain(title);
+      expect(readStatus(dirs().DATA_DIR).jobs['rebuild-site'].status).toBe('ok');
+      return lines;
+    };
+    expect((await chain('Worked out beside the index')).some((l) => /built again/.test(l))).toBe(false);
+    // Another build changes dist/ while the thread waits for its turn: what it worked out is stale, it builds again.
+    expect((await chain('Published after a build in between', true)).some((l) => /^rebuild-site: another build changed dist\/ meanwhile: built again/.test(l))).toBe(true);
+  }, 240_000);
+
+  it('with PIPELINE_SITE_BESIDE=off, builds the site after update-index in the chain’s own thread, from the content it indexed', async () => {
+    const lines: string[] = [];
+    fs.writeFileSync(videoFile(edited), fs.readFileSync(videoFile(edited), 'utf8').replace(/^title: .*$/m, 'title: "Built after the index"'));
+    const ctx = () => ({ ...jobContext({}, { ...env(), PIPELINE_SITE_BESIDE: 'off' }), log: (m: string) => lines.push(m) });
+    await runChain('update-index', ctx, async (name, r) => {
+      expect(r.ok, `${name}: ${r.error}`).toBe(true);
+      return followUps(name, r)[0] ?? null;
+    });
+    expect(fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'videos', edited, 'index.html'), 'utf8')).toContain('Built after the index');
+    expect(lines.some((l) => /^rebuild-site: content handed on/.test(l))).toBe(true);
+    expect(lines.some((l) => /^rebuild-site: content loaded from that listing/.test(l))).toBe(false);
+  });
+}
+
 describe('the incremental pipeline', () => {
   it('ends with the same dist/ and the same search hits as a full build of the same content', async () => {
     const before = srv.staticSite;
@@ -181,67 +291,7 @@ describe('the incremental pipeline', () => {
     expect(search.hits.map((h: { id: string }) => h.id)).toContain('incr0000002');
   }, 180_000);
 
-  it('publishes in a chain the content update-index indexed; an edit made between the two reaches both in the next run', async () => {
-    const titleOnSite = (id: string) => JSON.parse(fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'api', 'videos', id, 'index.json'), 'utf8')).title;
-    const siteHash = () => JSON.parse(fs.readFileSync(path.join(dirs().DIST_DIR, 'build-meta.json'), 'utf8')).content_hash;
-    const indexHash = () => readManifest(path.join(dirs().DATA_DIR, 'index'))!.content_hash;
-    const before = titleOnSite(edited);
-    const ran: string[] = [];
-    let indexed = '';
-    const chain = (between?: () => void) =>
-      runChain('update-index', () => quiet(), async (name, r) => {
-        expect(r.ok, `${name}: ${r.error}`).toBe(true);
-        ran.push(name);
-        if (name === 'update-index') {
-          indexed = indexHash();
-          between?.();
-        }
-        return followUps(name, r)[0] ?? null;
-      });
-    await chain(() => fs.writeFileSync(videoFile(edited), fs.readFileSync(videoFile(edited), 'utf8').replace(/^title: .*$/m, 'title: "Zorbleflux: retitled while the chain ran"')));
-    expect(ran).toEqual(['update-index', 'rebuild-site']);
-    // The site shows the content search was updated with (the running server, seeing the edit when it
-    // reloads, may rebuild the index meanwhile: the index's hash is the one update-index left).
-    expect(titleOnSite(edited)).toBe(before);
-    expect(siteHash()).toBe(indexed);
-    // The next run brings the edit to both.
-    await chain();
-    expect(titleOnSite(edited)).toBe('Zorbleflux: retitled while the chain ran');
-    expect(siteHash()).toBe(indexed);
-    expect(await keywordIds(dirs().DATA_DIR, dirs().CONTENT_DIR, 'zorbleflux')).toContain(`video:${edited}`);
-  }, 180_000);
-
-  it('starts the render process before the jobs that lead to rebuild-site, and stops it when the chain ends before', async () => {
-    const lines: string[] = [];
-    const chain = (stopAfter?: string) =>
-      runChain('update-index', () => ({ ...quiet(), log: (m: string) => lines.push(m) }), async (name, r) => {
-        expect(r.ok, `${name}: ${r.error}`).toBe(true);
-        return name === stopAfter ? null : (followUps(name, r)[0] ?? null);
-      });
-    // update-index, then rebuild-site, which renders the edited page with the process started before update-index.
-    fs.writeFileSync(videoFile(edited), fs.readFileSync(videoFile(edited), 'utf8').replace(/^title: .*$/m, 'title: "Rendered by the prepared process"'));
-    const before = renderStats.lastPid;
-    await chain();
-    const pid = renderStats.lastPid;
-    expect(pid).not.toBe(before);
-    expect(lines.find((l) => / pages rendered by /.test(l))).toMatch(/^rebuild-site: [1-9]\d* pages rendered by .*the render process, started before this job, bundled the site by/);
-    expect(lines.filter((l) => / pages rendered by /.test(l))).toHaveLength(1);
-    expect(fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'videos', edited, 'index.html'), 'utf8')).toContain('Rendered by the prepared process');
-    expect(gone(pid)).toBe(true);
-    expect(fs.existsSync(stagingFolder(process.pid, pid, 1))).toBe(false);
-
-    // The chain ends after update-index: the process it started for rebuild-site is stopped, its folder gone.
-    lines.length = 0;
-    fs.writeFileSync(videoFile(edited), fs.readFileSync(videoFile(edited), 'utf8').replace(/^title: .*$/m, 'title: "Indexed, not yet published"'));
-    await chain('update-index');
-    expect(renderStats.lastPid).not.toBe(pid);
-    expect(lines.some((l) => l.startsWith('rebuild-site'))).toBe(false);
-    expect(gone(renderStats.lastPid)).toBe(true);
-    expect(fs.existsSync(stagingFolder(process.pid, renderStats.lastPid, 1))).toBe(false);
-    // The next run publishes it, as any chain would.
-    await chain();
-    expect(fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'videos', edited, 'index.html'), 'utf8')).toContain('Indexed, not yet published');
-  }, 180_000);
+  chainTests();
 
   it('stops the render process it started early when nothing is to be rendered, and gives it the first shard of a large selection', async () => {
     const staging = (pid: number) => stagingFolder(process.pid, pid, 1);
@@ -283,6 +333,16 @@ describe('the incremental pipeline', () => {
     // The server bundle (for the pages that need a session) comes along.
     expect(fs.existsSync(path.join(dirs('dist-sharded').DIST_DIR, 'server', 'entry.mjs'))).toBe(true);
   }, 180_000);
+
+  it('makes no full build ahead of rebuild-site\'s turn: a chain that ends before it leaves no dist/', async () => {
+    const ran: string[] = [];
+    await runChain('update-index', () => quiet('dist-never'), async (name) => {
+      ran.push(name);
+      return null;
+    });
+    expect(ran).toEqual(['update-index']);
+    expect(fs.existsSync(dirs('dist-never').DIST_DIR)).toBe(false);
+  }, 120_000);
 
   it('falls back to a full build when there is no previous build to update', async () => {
     const r = await buildSiteIncremental(env('dist-new'), {});

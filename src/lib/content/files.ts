@@ -40,6 +40,27 @@ export function walk(dir: string, ext: string, out: string[] = []): string[] {
 }
 
 /**
+ * A file whose hash is known, its text read when first asked for: if its bytes no longer have that hash,
+ * the load that asked starts again (ChangedWhileLoading).
+ */
+function fileWithHash(full: string, rel: string, sha: string, vouched: boolean): RawFile {
+  let text: string | undefined;
+  return {
+    rel,
+    sha,
+    vouched,
+    get text() {
+      if (text === undefined) {
+        const bytes = fs.readFileSync(full);
+        if (sha256(bytes) !== sha) throw new ChangedWhileLoading(rel);
+        text = bytes.toString('utf8');
+      }
+      return text;
+    },
+  };
+}
+
+/**
  * The files under dir with their hashes. With a parse cache, a file whose stat key (size, mtime, ctime,
  * inode: a write always moves ctime) is the one recorded when its bytes were hashed is not read, unless
  * its text is asked for (a parse the cache lacks); the stat is taken before the read, and a file changed
@@ -63,20 +84,7 @@ export function listFiles(root: string, dir: string, ext: string, cache: ParseCa
     const key = `${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.ino}`;
     const known = cache.shaByStat(rel, key);
     if (known) {
-      let text: string | undefined;
-      out.push({
-        rel,
-        sha: known,
-        vouched: true,
-        get text() {
-          if (text === undefined) {
-            const bytes = fs.readFileSync(full);
-            if (sha256(bytes) !== known) throw new ChangedWhileLoading(rel);
-            text = bytes.toString('utf8');
-          }
-          return text;
-        },
-      });
+      out.push(fileWithHash(full, rel, known, true));
       continue;
     }
     const bytes = fs.readFileSync(full);
@@ -110,4 +118,20 @@ export function withWrites(listing: VideoListing, written: ReadonlyMap<string, s
   const files = listing.files.filter((f) => !written.has(f.rel));
   for (const [rel, text] of written) files.push({ rel, text, sha: sha256(Buffer.from(text, 'utf8')) });
   return { contentDir: listing.contentDir, files: files.sort(byRel) };
+}
+
+/**
+ * A listing of files as plain data (path, hash, whether the stat key vouched for it), to hand to another
+ * thread: a pipeline chain's update-index lists content/ and rebuild-site, in a thread beside it, loads the
+ * same files (pipeline/lib/site-thread.ts), so that the site shows what search finds.
+ */
+export type PlainFile = { rel: string; sha: string; vouched: boolean };
+
+export function plainFiles(files: readonly RawFile[]): PlainFile[] {
+  return files.map((f) => ({ rel: f.rel, sha: f.sha, vouched: f.vouched === true }));
+}
+
+/** The files of a plain listing under `root` again, each read when its text is first asked for (and checked against its hash). */
+export function filesFromPlain(root: string, files: readonly PlainFile[]): RawFile[] {
+  return files.map((f) => fileWithHash(path.join(root, f.rel), f.rel, f.sha, f.vouched));
 }

@@ -160,6 +160,14 @@ function readCache(file: string, deltaFile: string): CacheContents {
   return { entries, baseId, baseRels, deltaRels };
 }
 
+/**
+ * Reads the cache's base ahead of a load in this thread (a pipeline chain's rebuild-site thread, while the
+ * jobs before it run), so that the load reads only the delta written since, unless the base was replaced.
+ */
+export function warmParseCache(cacheDir: string): void {
+  readCache(parseCacheFile(cacheDir), parseCacheDeltaFile(cacheDir));
+}
+
 /** Opens the parse cache of a folder (see the top of this file); the load that opened it saves it. */
 export function openParseCache(cacheDir: string, opts: { /** false: no stat key vouches for a file (every file is read). */ statKeys?: boolean } = {}): ParseCache {
   const file = parseCacheFile(cacheDir);

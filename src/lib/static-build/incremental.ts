@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../config.ts';
-import { loadSnapshot } from '../content/load.ts';
+import { loadSnapshot, type PlainListing } from '../content/load.ts';
 import type { Snapshot } from '../content/model.ts';
 import { contentCacheDir } from '../content/parse-cache.ts';
 import { stageFile, writeFileAtomic, writeFilesAtomic } from '../fs-atomic.ts';
@@ -21,12 +21,15 @@ import { pageFingerprints, type PagePrint } from '../pages/index.ts';
 import { siteContext, type SiteContext } from '../site.ts';
 import { buildMetaOf, buildSite, pageRecords, rendersInProcess, resourceFiles, type BuildMeta, type BuildOptions } from './full.ts';
 import { renderStats, startPages, startRender, type EarlyRender, type HandedModel } from './render.ts';
-import { chromeKey, listTree, readSiteManifest, rendererHash, writeSiteManifest, type SiteManifest } from './manifest.ts';
+import { chromeKey, listTree, readSiteManifest, rendererHash, SITE_MANIFEST, SITE_MANIFEST_DELTA, writeSiteManifest, type SiteManifest } from './manifest.ts';
 import { InputKeys, pageGroup, siteInputs } from './inputs.ts';
 import { writePieces, type PieceSpans } from './pieces.ts';
 import { sweepBuildLeftovers } from './leftovers.ts';
 import { statKey } from '../content/parse-cache.ts';
 import type { Piece } from '../representation.ts';
+
+/** The file a running server watches: written last by every build. */
+const BUILD_META = 'build-meta.json';
 
 /** Above this share of pages to re-render, one full build is cheaper than a selection build plus the copy. */
 const FULL_BUILD_SHARE = 0.5;
@@ -48,6 +51,18 @@ export interface IncrementalResult extends BuildMeta {
   keys_computed: number;
   /** Item pieces of /llms-full.txt copied from the previous file (their items unchanged) rather than made. */
   pieces_copied: number;
+}
+
+/** Another build changed dist/ while this one waited to write (buildSiteIncremental's beforeWrites). */
+export class DistChangedMeanwhile extends Error {
+  constructor() {
+    super('rebuild-site: another build changed dist/ meanwhile');
+  }
+}
+
+/** What tells one build of dist/ from the next: the stat keys of its build-meta.json and manifest files (each replaced whole by a build). */
+function distStamp(distDir: string): string {
+  return [BUILD_META, SITE_MANIFEST, SITE_MANIFEST_DELTA].map((f) => statKey(path.join(distDir, f))).join('|');
 }
 
 /** Removes a file of dist/ and the folders it leaves empty, up to (not including) root. Returns whether it was there. */
@@ -118,17 +133,33 @@ export async function buildSiteIncremental(
   env: Record<string, string | undefined> = process.env,
   opts: BuildOptions & {
     log?: (m: string) => void;
-    /** The content to build from, when the caller has loaded it (a pipeline chain: what update-index indexed); else content/ is loaded. */
+    /** The content to build from, when the caller has loaded it; else content/ is loaded. */
     snapshot?: Snapshot;
+    /**
+     * The files to load content/ from, as another load listed them (a pipeline chain: update-index's, in the
+     * thread beside this one), awaited once the previous build's manifest is read; null: content/ is listed
+     * here. The parse cache is then only read (the other load writes it).
+     */
+    listed?: Promise<PlainListing | null>;
+    /**
+     * Awaited before anything in dist/ changes, once the pages are rendered and the documents made (a
+     * pipeline chain: until update-index is done, so a reader never finds what search cannot); a
+     * rejection abandons the build, leaving dist/ as it was. If another build changed dist/ meanwhile, this
+     * one is abandoned too, with DistChangedMeanwhile (what it worked out is stale): the caller builds again.
+     */
+    beforeWrites?: () => Promise<void>;
   } = {},
 ): Promise<IncrementalResult> {
   const started = performance.now();
   const config = loadConfig(env);
   const clientDir = path.join(config.distDir, 'client');
   sweepBuildLeftovers(config.distDir, opts.log);
+  const stamp = distStamp(config.distDir);
   const prev = readSiteManifest(config.distDir);
   /** A full build instead, which renders its first shard in the render process started early, if one was. */
   const full = async (reason: string, early: EarlyRender | null | undefined = opts.render) => {
+    // Made at its turn only: a full build swaps in a new dist/ as it ends.
+    if (opts.beforeWrites) await opts.beforeWrites();
     opts.log?.(`rebuild-site: full build (${reason})`);
     const meta = await buildSite(env, { ...opts, render: early ?? undefined });
     return { ...meta, fallback: reason, pages_rendered: -1, documents_kept: 0, models_kept: 0, keys_computed: -1, pieces_copied: 0 };
@@ -148,10 +179,9 @@ export async function buildSiteIncremental(
   /** Documents made of pieces, written beside their targets, put in place with the other files. */
   const staged: Staged[] = [];
   try {
-    const snapshot = opts.snapshot ?? loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir), lenient: !opts.strict });
+    const snapshot = await contentOf(config, opts, started);
     const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
-    opts.log?.(`rebuild-site: ${opts.snapshot ? 'content handed on, the manifest read' : 'content loaded'} in ${secs(started)} s`);
-    if (prev.chrome !== chromeKey(site.siteName, site.baseUrl)) return full('the site name changed', early);
+    if (prev.chrome !== chromeKey(site.siteName, site.baseUrl)) return await full('the site name changed', early); // awaited: `early` is cancelled below once it returns
 
     // Each item's input key against the previous build's (none reusable under other site settings).
     const sameSite = prev.inputs_site === siteInputs(site);
@@ -160,7 +190,7 @@ export async function buildSiteIncremental(
     const tPrints = performance.now();
     const { prints, selected, models, modelsKept } = changedPages(snapshot, site, prev, keys);
     opts.log?.(`rebuild-site: ${prints.size} page models fingerprinted in ${secs(tPrints)} s (${modelsKept} kept: inputs unchanged; ${keys.computed} input keys computed)`);
-    if (selected.length > prints.size * FULL_BUILD_SHARE && prints.size > 20) return full(`${selected.length} of ${prints.size} pages changed`, early);
+    if (selected.length > prints.size * FULL_BUILD_SHARE && prints.size > 20) return await full(`${selected.length} of ${prints.size} pages changed`, early);
     const changes = new DistChanges(clientDir, prev.file_count ?? listTree(clientDir).length);
 
     // Pages whose model changed, rendered by Astro from the same page files as the full build, in a child
@@ -195,6 +225,12 @@ export async function buildSiteIncremental(
       opts.log?.(`rebuild-site: ${selected.length} pages rendered by ${secs(tDocs)} s (${how})`);
     }
 
+    if (opts.beforeWrites) {
+      const tWait = performance.now();
+      await opts.beforeWrites();
+      if (distStamp(config.distDir) !== stamp) throw new DistChangedMeanwhile();
+      opts.log?.(`rebuild-site: waited ${secs(tWait)} s for the go to write`);
+    }
     const removed = goneFiles(prev, prints, resources);
     const tWrites = performance.now();
     const { pieces, written } = await putInPlace(changes, staged, removed);
@@ -220,6 +256,23 @@ export async function buildSiteIncremental(
     for (const s of staged) s.file.discard(); // none left once committed
     await early?.cancel(); // unless it was given pages to render
   }
+}
+
+/** The content to build: the caller's snapshot, or content/ loaded (from the files another load listed, when they are handed over). */
+async function contentOf(config: ReturnType<typeof loadConfig>, opts: { snapshot?: Snapshot; listed?: Promise<PlainListing | null>; strict?: boolean; log?: (m: string) => void }, started: number): Promise<Snapshot> {
+  const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
+  if (opts.snapshot) {
+    opts.log?.(`rebuild-site: content handed on, the manifest read in ${secs(started)} s`);
+    return opts.snapshot;
+  }
+  const tListed = performance.now();
+  const ready = secs(started);
+  const listed = (await opts.listed) ?? undefined;
+  if (opts.listed) opts.log?.(`rebuild-site: the manifest read by ${ready} s, the listing ${listed ? 'handed over' : 'not handed over'} ${secs(tListed)} s later`);
+  const tLoad = performance.now();
+  const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir), lenient: !opts.strict, listed, readOnlyCache: !!listed });
+  opts.log?.(`rebuild-site: content loaded${listed ? ' from that listing' : ''} in ${secs(opts.listed ? tLoad : started)} s`);
+  return snapshot;
 }
 
 /**
@@ -371,5 +424,5 @@ function nextManifest(
 /** Writes build-meta.json without the build's own figures, last: the server reloads when this file changes. */
 function writeBuildMeta(distDir: string, meta: IncrementalResult): void {
   const { pages_rendered: _, documents_kept: _d, models_kept: _m, keys_computed: _k, pieces_copied: _p, ...published } = meta;
-  writeFileAtomic(path.join(distDir, 'build-meta.json'), JSON.stringify(published, null, 2) + '\n');
+  writeFileAtomic(path.join(distDir, BUILD_META), JSON.stringify(published, null, 2) + '\n');
 }
