@@ -10,7 +10,7 @@ import type { Snapshot } from '../src/lib/content/model.ts';
 import { contentCacheDir } from '../src/lib/content/parse-cache.ts';
 import { siteContext } from '../src/lib/site.ts';
 import { openSearch, type SearchService } from '../src/lib/search/index.ts';
-import { INDEX_FILES, indexDir } from '../src/lib/search/manifest.ts';
+import { indexDir, readManifestAsync } from '../src/lib/search/manifest.ts';
 import { loadStaticSite, patchStaticSite, type StaticSite } from './static/index.ts';
 import type { ContentState } from './content/index.ts';
 import { syncPublishedPosts } from './search/posts.ts';
@@ -91,15 +91,6 @@ function contentStateOf(config: Config, meta: BuildMeta | null, snapshot: Snapsh
   return { snapshot, site };
 }
 
-/** The content hash the search index on disk was built from (its manifest), or null. */
-async function indexedContentHash(dataDir: string): Promise<string | null> {
-  try {
-    return (JSON.parse(await fs.promises.readFile(path.join(indexDir(dataDir), INDEX_FILES.manifest), 'utf8')) as { content_hash?: string }).content_hash ?? null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * The pipeline's rebuild-site writes a new build-meta.json last, after a full build's swap or an
  * incremental build's file writes: reload the snapshot and the files (only those the incremental build
@@ -132,7 +123,7 @@ export function watchBuilds(config: Config, served: BuildMeta | null, log: (m: s
     prepared = (async () => {
       // The snapshot of what the index was built from: the one loaded early if the content did not move
       // since, else loaded now; none when it moved after the index too (the reload loads what its build needs).
-      const indexed = await indexedContentHash(config.dataDir);
+      const indexed = (await readManifestAsync(indexDir(config.dataDir)))?.content_hash ?? null;
       let snapshot = await early;
       if (snapshot?.contentHash !== indexed) snapshot = loadServedSnapshot(config, log);
       if (snapshot.contentHash !== indexed) return null;

@@ -60,7 +60,6 @@ const scheduler = config.pipeline
       dataDir: config.dataDir,
       watch: config.pipelineWatch.enabled ? { contentDir: config.contentDir, quietMs: config.pipelineWatch.quietMs, scanSeconds: config.pipelineWatch.scanSeconds } : undefined,
       requests: await contentRequests(running.db, config.dataDir),
-      // The new build is served as soon as rebuild-site is done (the server would notice within a second).
       // The server loads the content of the build under way as its index job lists it, opens the search
       // index while the site is built, and swaps the build in when rebuild-site is done, not a second later.
       onIndexing: () => running.prepareContent(),

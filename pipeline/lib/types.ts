@@ -5,13 +5,6 @@ import type { PlainListing } from '../../src/lib/content/load.ts';
 import type { VideoListing } from '../../src/lib/content/files.ts';
 import type { EarlyRender } from '../../src/lib/static-build/render.ts';
 
-/**
- * What the jobs of one chain (pipeline/lib/chain.ts) hand on to the next. `site`: rebuild-site's thread,
- * started by the chain before summarise or update-index (site-thread.ts): update-index hands it its listing
- * of content/, so that both load the same files, and rebuild-site's turn in the chain is the thread's go to
- * publish. `render`: the site's render process, started by the chain before build-index, so that Astro's
- * start and bundling (~5 s) overlap it; `env` is the build environment it was started with.
- */
 /** A job's result as runJob returns it. */
 export type RunResult = JobResult & { ok: boolean; error: string | null };
 
@@ -25,6 +18,14 @@ export interface SiteThread {
   cancel(): Promise<void>;
 }
 
+/**
+ * What the jobs of one chain (pipeline/lib/chain.ts) hand on to the next. `site`: rebuild-site's thread,
+ * started by the chain before summarise or update-index (site-thread.ts): update-index hands it its listing
+ * of content/, so that both load the same files, and rebuild-site's turn in the chain is the thread's go to
+ * publish. `render`: the site's render process, started before build-index (by the chain) or before an
+ * editor's update-index (by its worker), so that Astro's start and bundling (~5 s) overlap them; `env` is the
+ * build environment it was started with.
+ */
 export interface ChainState {
   /**
    * The video files summarise listed, with the ones it wrote put in: update-index, next in the chain, loads

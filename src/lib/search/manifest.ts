@@ -89,6 +89,15 @@ export function readManifest(dir: string): IndexManifest | null {
   }
 }
 
+/** readManifest without blocking the event loop (a running server preparing a reload). */
+export async function readManifestAsync(dir: string): Promise<IndexManifest | null> {
+  try {
+    return JSON.parse(await fs.promises.readFile(path.join(dir, INDEX_FILES.manifest), 'utf8')) as IndexManifest;
+  } catch {
+    return null;
+  }
+}
+
 /** Why the index in `dir` cannot serve this content and embedder, or null when it can. */
 export function staleReason(manifest: IndexManifest | null, contentHash: string, setting: EmbedderSetting): string | null {
   if (!manifest) return 'no index yet';

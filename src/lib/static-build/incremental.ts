@@ -31,6 +31,9 @@ import type { Piece } from '../representation.ts';
 /** The file a running server watches: written last by every build. */
 const BUILD_META = 'build-meta.json';
 
+/** Seconds since `t` (performance.now()), for the build's log lines. */
+const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
+
 /** Above this share of pages to re-render, one full build is cheaper than a selection build plus the copy. */
 const FULL_BUILD_SHARE = 0.5;
 
@@ -180,7 +183,6 @@ export async function buildSiteIncremental(
   const staged: Staged[] = [];
   try {
     const snapshot = await contentOf(config, opts, started);
-    const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
     if (prev.chrome !== chromeKey(site.siteName, site.baseUrl)) return await full('the site name changed', early); // awaited: `early` is cancelled below once it returns
 
     // Each item's input key against the previous build's (none reusable under other site settings).
@@ -260,7 +262,6 @@ export async function buildSiteIncremental(
 
 /** The content to build: the caller's snapshot, or content/ loaded (from the files another load listed, when they are handed over). */
 async function contentOf(config: ReturnType<typeof loadConfig>, opts: { snapshot?: Snapshot; listed?: Promise<PlainListing | null>; strict?: boolean; log?: (m: string) => void }, started: number): Promise<Snapshot> {
-  const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
   if (opts.snapshot) {
     opts.log?.(`rebuild-site: content handed on, the manifest read in ${secs(started)} s`);
     return opts.snapshot;
