@@ -112,7 +112,11 @@ export function watchBuilds(config: Config, served: BuildMeta | null, log: (m: s
     log(`server: the next build's content could not be prepared (${(err as Error).message.split('\n')[0]}); it is loaded with the build`);
     return null;
   };
-  const prepareContent = () => {
+  /** When the load of preparedContent began (performance.now()): it holds every change seen before then. */
+  let contentLoadedAt = -Infinity;
+  const prepareContent = (changedAt: number) => {
+    if (preparedContent && contentLoadedAt > changedAt) return; // loaded since the newest change (as the folder settled)
+    contentLoadedAt = performance.now();
     preparedContent = Promise.resolve()
       .then(() => loadServedSnapshot(config, log))
       .catch(failed);
@@ -169,8 +173,9 @@ export function watchBuilds(config: Config, served: BuildMeta | null, log: (m: s
   fs.watchFile(metaFile, { interval: 1000 }, onBuild);
   return {
     reload: reloadInOrder,
-    prepareContent: () => {
-      reloading = reloading.then(prepareContent);
+    /** Loads the content now, unless a load under way or done began after `changedAt` (performance.now()). */
+    prepareContent: (changedAt = Infinity) => {
+      reloading = reloading.then(() => prepareContent(changedAt));
     },
     prepare: () => {
       reloading = reloading.then(prepare);

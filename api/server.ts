@@ -38,10 +38,12 @@ export interface RunningServer {
    */
   reload(): void;
   /**
-   * Loads the content of the build under way as its index job (update-index, build-index) lists the folder:
-   * the pipeline in the same process calls it when it hands that job out, and prepareReload uses it.
+   * Loads the content of the build under way, for prepareReload: the pipeline in the same process calls it
+   * as the watched folder starts changing, and when it hands out an index job (update-index, build-index),
+   * which lists the folder then: with `changedAt`, the newest change seen (performance.now()), a load that
+   * began after it is kept, else the content is loaded again.
    */
-  prepareContent(): void;
+  prepareContent(changedAt?: number): void;
   /**
    * Opens the search index for the build under way, with its content (prepareContent's, or loaded now),
    * while its site is built (the pipeline calls it when the index job is done): the reload that follows takes

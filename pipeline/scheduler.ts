@@ -122,8 +122,16 @@ export interface SchedulerOptions {
   requests?: { poll(): Promise<number>; close?(): Promise<void> };
   /** Told of each job a worker finished (npm start reloads its server when rebuild-site is done, not a second later). */
   onJobDone?: (job: string, ok: boolean) => void;
-  /** Told when an index job (INDEX_JOBS) is handed out: it lists the content now (npm start's server loads it too). */
-  onIndexing?: () => void;
+  /**
+   * Told when an index job (INDEX_JOBS) is handed out: it lists the content now (npm start's server loads it
+   * too, unless its load began after `changedAt`, the newest change seen, in performance.now() time).
+   */
+  onIndexing?: (changedAt: number) => void;
+  /**
+   * Told when the watched content folder starts changing while no job runs: update-index will run once the
+   * folder is quiet (npm start's server starts loading the content meanwhile, as update-index's worker does).
+   */
+  onChanging?: () => void;
 }
 
 /** How often the scheduler reads admins' requests (SchedulerOptions.requests). */
@@ -265,7 +273,7 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
       if ('fresh' in message) {
         // Either way the job covers every change seen until now (else it lists the folder after this answer).
         coveredAt = performance.now();
-        bree.workers.get(name)?.postMessage({ fresh: listedSince(message.listedAt, Math.max(changedAt, watcher?.changedAt ?? 0)) });
+        bree.workers.get(name)?.postMessage({ fresh: listedSince(message.listedAt, newestChange()) });
         return;
       }
       if ('start' in message) {
@@ -293,7 +301,7 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
   const answer = (name: string, next: string | null) => {
     if (next && INDEX_JOBS.has(next)) {
       coveredAt = performance.now();
-      opts.onIndexing?.();
+      opts.onIndexing?.(newestChange());
     }
     bree.workers.get(name)?.postMessage({ next });
   };
@@ -314,6 +322,8 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
   // changes came meanwhile (a git pull of 200 files is one run).
   let changedAt = 0;
   let coveredAt = -Infinity;
+  /** When the newest change was seen (performance.now()): the watcher's, or an admin's request's. */
+  const newestChange = () => Math.max(changedAt, watcher?.changedAt ?? 0);
   /** Workers of index jobs waiting for the content folder to be quiet before they are told to start. */
   const held = new Set<string>();
   const runForChanges = () => {
@@ -324,7 +334,10 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
   const watcher = opts.watch
     ? watchForRuns(opts.watch, log, {
         running: () => stopping || bree.workers.size > 0,
-        changing: () => requests.request('update-index'),
+        changing: () => {
+          requests.request('update-index');
+          opts.onChanging?.();
+        },
         quiet: (at) => {
           changedAt = Math.max(changedAt, at);
           for (const name of held) answer(name, stopping ? null : name);

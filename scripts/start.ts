@@ -60,9 +60,11 @@ const scheduler = config.pipeline
       dataDir: config.dataDir,
       watch: config.pipelineWatch.enabled ? { contentDir: config.contentDir, quietMs: config.pipelineWatch.quietMs, scanSeconds: config.pipelineWatch.scanSeconds } : undefined,
       requests: await contentRequests(running.db, config.dataDir),
-      // The server loads the content of the build under way as its index job lists it, opens the search
-      // index while the site is built, and swaps the build in when rebuild-site is done, not a second later.
-      onIndexing: () => running.prepareContent(),
+      // The server loads the content of the build under way as the folder settles (again as its index job
+      // lists it, if a change came after that load began), opens the search index while the site is built,
+      // and swaps the build in when rebuild-site is done, not a second later.
+      onChanging: () => running.prepareContent(),
+      onIndexing: (changedAt) => running.prepareContent(changedAt),
       onJobDone: (job, ok) => {
         if (INDEX_JOBS.has(job)) {
           if (ok) running.prepareReload();
