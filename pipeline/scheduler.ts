@@ -201,12 +201,13 @@ function pollRequests(source: { poll(): Promise<number> }, log: (line: string) =
 /**
  * Watches the content folder for the scheduler (pipeline/lib/watch.ts): `changing` on the first change of a
  * batch while no job runs (update-index's worker starts then: the site's render process, Astro's start and
- * bundling, and the content's load, while the folder settles), `quiet` once the folder is quiet.
+ * bundling, and the content's load, while the folder settles; `told`, SchedulerOptions.onChanging, then too),
+ * `quiet` once the folder is quiet.
  */
 function watchForRuns(
   watch: NonNullable<SchedulerOptions['watch']>,
   log: (line: string) => void,
-  on: { running(): boolean; changing(): void; quiet(at: number): void },
+  on: { running(): boolean; changing(): void; quiet(at: number): void; told?: () => void },
 ): ContentWatcher {
   return watchContent({
     ...watch,
@@ -216,6 +217,7 @@ function watchForRuns(
       if (on.running()) return;
       log('pipeline: content changing: update-index, then rebuild-site, once the folder is quiet');
       on.changing();
+      on.told?.();
     },
     onChange: on.quiet,
   });
@@ -248,6 +250,12 @@ async function runOnStart(
   return { started, asFirstStart: firstStart && !requested.length };
 }
 
+/** Bree's options but the message handler: the job files, their schedules, and Bree's log lines in ours. */
+function breeOptions(env: Record<string, string | undefined>, log: (line: string) => void) {
+  const say = (...a: unknown[]) => log(`pipeline: ${a.join(' ')}`);
+  return { root: path.join(here, 'jobs'), defaultExtension: 'ts', acceptedExtensions: ['.ts'], logger: { info: () => {}, warn: say, error: say } as never, jobs: breeJobs(env) };
+}
+
 /**
  * Starts Bree with every job of pipeline/lib/jobs.ts. `PIPELINE_CRON_<JOB>` overrides a schedule (`off`: none);
  * `PIPELINE_RUN_ON_START=a,b` runs those jobs at once (else the first-start jobs when DATA_DIR holds no
@@ -259,11 +267,7 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
   const log = opts.log ?? ((line: string) => console.log(line));
   const firstStart = !fs.existsSync(statusPath(opts.dataDir));
   const bree = new Bree({
-    root: path.join(here, 'jobs'),
-    defaultExtension: 'ts',
-    acceptedExtensions: ['.ts'],
-    logger: { info: () => {}, warn: (...a: unknown[]) => log(`pipeline: ${a.join(' ')}`), error: (...a: unknown[]) => log(`pipeline: ${a.join(' ')}`) } as never,
-    jobs: breeJobs(env),
+    ...breeOptions(env, log),
     // A worker asks before its own job and reports each job it ran, and waits for the answer each time:
     // the job to run next itself, or none.
     workerMessageHandler: (data) => {
@@ -322,8 +326,7 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
   // changes came meanwhile (a git pull of 200 files is one run).
   let changedAt = 0;
   let coveredAt = -Infinity;
-  /** When the newest change was seen (performance.now()): the watcher's, or an admin's request's. */
-  const newestChange = () => Math.max(changedAt, watcher?.changedAt ?? 0);
+  const newestChange = () => Math.max(changedAt, watcher?.changedAt ?? 0); // the watcher's, or an admin request's
   /** Workers of index jobs waiting for the content folder to be quiet before they are told to start. */
   const held = new Set<string>();
   const runForChanges = () => {
@@ -334,10 +337,8 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
   const watcher = opts.watch
     ? watchForRuns(opts.watch, log, {
         running: () => stopping || bree.workers.size > 0,
-        changing: () => {
-          requests.request('update-index');
-          opts.onChanging?.();
-        },
+        changing: () => requests.request('update-index'),
+        told: opts.onChanging,
         quiet: (at) => {
           changedAt = Math.max(changedAt, at);
           for (const name of held) answer(name, stopping ? null : name);
