@@ -6,6 +6,46 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 
 /**
+ * The largest memory a process and its descendants held at once: their resident sizes summed, sampled every
+ * `ms` from /proc (Linux; null elsewhere). The sum of each process's own peak is an upper bound of it (their
+ * peaks need not coincide); this is the figure itself, give or take what rises and falls between two samples.
+ */
+export function sampleTreeRss(pid: number, ms = 200): { stop(): number | null } {
+  if (!fs.existsSync('/proc/self/status')) return { stop: () => null };
+  let peakKb = 0;
+  let busy = false;
+  const read = (file: string) => fs.promises.readFile(file, 'utf8').catch(() => '');
+  const tick = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const parent = new Map<number, number>();
+      for (const d of await fs.promises.readdir('/proc')) {
+        if (!/^\d+$/.test(d)) continue;
+        const stat = await read(`/proc/${d}/stat`); // "pid (name) state ppid …": the name may hold spaces
+        if (stat) parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      }
+      const inTree = (p: number) => {
+        for (let x: number | undefined = p; x; x = parent.get(x)) if (x === pid) return true;
+        return false;
+      };
+      let kb = 0;
+      for (const p of parent.keys()) if (inTree(p)) kb += Number(/VmRSS:\s+(\d+)/.exec(await read(`/proc/${p}/status`))?.[1] ?? 0);
+      peakKb = Math.max(peakKb, kb);
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), ms);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Math.round(peakKb / 1024);
+    },
+  };
+}
+
+/**
  * The benchmarks' own folder: their corpora and state (corpus/) and results.json. BENCH_DIR moves it (a test
  * that runs a suite through npm run bench keeps the project's bench/ as it was); bench/ in the project by default.
  */

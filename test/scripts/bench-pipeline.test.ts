@@ -15,7 +15,15 @@ const benchDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-bench-pipeline-'));
 afterAll(() => fs.rmSync(benchDir, { recursive: true, force: true }));
 
 type Row = { job: string; ok: boolean; counts: Record<string, number> };
-type Results = { pipeline: { videos: number; full: { jobs: Row[] }; incremental: { jobs: Row[] }; noop: { jobs: Row[] }; editor: { edits_ms: number[]; median_ms: number } } };
+type Results = {
+  pipeline: {
+    videos: number;
+    full: { jobs: Row[] };
+    incremental: { jobs: Row[]; peak_rss_mb: number; peak_all_processes_mb: number; peak_together_mb: number | null };
+    noop: { jobs: Row[] };
+    editor: { edits_ms: number[]; median_ms: number };
+  };
+};
 
 async function bench(args: string[]): Promise<{ stdout: string; results: Results }> {
   // Vite sets BASE_URL=/ in the test process; the bench sets the origin of its own.
@@ -48,6 +56,12 @@ describe('npm run bench -- pipeline', () => {
     expect(inc.summarise.summarised).toBe(50);
     expect(inc['update-index']).toMatchObject({ added: 50, removed: 0, full: 0 });
     expect(inc['rebuild-site'].full).toBe(0);
+    // What the incremental run's processes held at once, sampled from /proc (these tests run on Linux), in MB:
+    // about the sum of each process's own peak (the bound the table shows beside it, read as each job ends,
+    // so a process's last moments are in the sample only), and never a thousand times it (kB for MB).
+    expect(incremental.peak_together_mb).toBeGreaterThan(incremental.peak_all_processes_mb / 4);
+    expect(incremental.peak_together_mb).toBeLessThan(incremental.peak_all_processes_mb * 1.5);
+    expect(stdout).toMatch(new RegExp(`at once \\(sampled\\)[\\s\\S]*\\b${incremental.peak_together_mb} MB`));
     expect(inc['rebuild-site'].pages_rendered).toBeGreaterThanOrEqual(50);
     expect(counts(noop.jobs)['ingest-videos'].added).toBe(0);
     expect(noop.jobs).toHaveLength(1);
