@@ -6,6 +6,7 @@
 // build-index, the site's render process is started instead. Each job still goes through runJob: its own
 // lock, status entry and result.
 import { JOBS, LEADS_TO_SITE, SITE_BESIDE } from './jobs.ts';
+import { releaseLoaded } from './memory.ts';
 import { runJob } from './run-job.ts';
 import { startSiteThread } from './site-thread.ts';
 import type { ChainState, JobContext, RunResult } from './types.ts';
@@ -36,7 +37,12 @@ export async function runChain(
       }
       const site = job === 'rebuild-site' ? chain.site : undefined;
       chain.site = site ? undefined : chain.site;
-      const result = site ? await site.publish() : await runJob(job, ctx, JOBS[job].run);
+      let result: RunResult;
+      if (site) {
+        const published = site.publish(); // the go first: the collection below holds this thread a moment
+        releaseLoaded(chain); // what this thread loaded, given back for rebuild-site's thread to use (memory.ts)
+        result = await published;
+      } else result = await runJob(job, ctx, JOBS[job].run);
       job = await next(job, result);
     }
   } finally {

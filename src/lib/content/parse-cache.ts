@@ -98,6 +98,15 @@ function writeCacheFile(file: string, head: Omit<CacheFile, 'entries'>, entries:
  */
 const baseMemo = new Map<string, { key: string; id: string; entries: Map<string, Entry> }>();
 
+/**
+ * Forgets the bases this thread read: a thread done loading for now gives their memory back (a pipeline
+ * chain's thread once update-index is done, while rebuild-site's thread works on). The next load here reads
+ * the base again.
+ */
+export function forgetParseCacheBases(): void {
+  baseMemo.clear();
+}
+
 /** A file's stat key (size, mtime, ctime, inode), or null when it is not there: a write moves ctime, which no one can set back. */
 export function statKey(file: string): string | null {
   try {

@@ -1,0 +1,39 @@
+// pipeline/lib/memory.ts: once its jobs are done, a chain's thread gives back what it loaded while
+// rebuild-site's thread works on. What must hold: the chain's hand-ons are dropped, the next load in the thread
+// loads anew (the snapshot it kept is gone) and gets the same content, and nothing else of the chain is touched.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateCorpus } from '../../scripts/gen-corpus.ts';
+import { releaseLoaded } from '../../pipeline/lib/memory.ts';
+import type { ChainState } from '../../pipeline/lib/types.ts';
+import { loadSnapshot } from '../../src/lib/content/load.ts';
+
+let root: string;
+const contentDir = () => path.join(root, 'content');
+const cacheDir = () => path.join(root, 'cache');
+
+beforeAll(async () => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-memory-'));
+  generateCorpus({ dir: contentDir(), videos: 8, seed: 4 });
+  // A file changed within the last two seconds is read again by every load (its stat cannot vouch for its
+  // bytes), and a load that reads a file keeps no snapshot for the next: the files must be older than that.
+  await new Promise((resolve) => setTimeout(resolve, 2100));
+});
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+describe("a chain's thread done loading", () => {
+  it('drops the hand-ons and the kept snapshot, and the next load gets the same content anew', () => {
+    const kept = loadSnapshot(contentDir(), { cacheDir: cacheDir() });
+    expect(loadSnapshot(contentDir(), { cacheDir: cacheDir() })).toBe(kept); // kept for the next load of the same files
+    const site = { listed: () => {}, publish: async () => ({ counts: {}, changed: false, errors: [], ok: true, error: null }), cancel: async () => {} };
+    const chain: ChainState = { indexed: { contentDir: contentDir(), snapshot: kept }, preloaded: { contentDir: contentDir(), snapshot: kept }, site };
+    releaseLoaded(chain);
+    expect(chain).toEqual({ indexed: undefined, preloaded: undefined, videos: undefined, site });
+    const again = loadSnapshot(contentDir(), { cacheDir: cacheDir() });
+    expect(again).not.toBe(kept);
+    expect(again.contentHash).toBe(kept.contentHash);
+    expect(again.videos.map((v) => v.video_id)).toEqual(kept.videos.map((v) => v.video_id));
+  });
+});
