@@ -136,7 +136,7 @@ async function initialStaticSite(config: Config, meta: BuildMeta | null, log: (m
 
 /** The database, the audit log (checkpointing from now) and the identity, its roles brought in line with the configuration. */
 async function openStores(config: Config, log: (m: string) => void): Promise<{ db: Db; audit: AuditLog; identity: Identity }> {
-  const db = await openDatabase(databaseTarget(config), { poolSize: config.pgPoolSize, lockTimeoutMs: config.pgLockTimeoutMs, log });
+  const db = await openDatabase(databaseTarget(config), { poolSize: config.pgPoolSize, lockTimeoutMs: config.pgLockTimeoutMs, connectTimeoutMs: config.pgConnectTimeoutMs, log });
   const audit = await createAuditLog(db, {
     dataDir: config.dataDir,
     ...auditOriginOptions(config),

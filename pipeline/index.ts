@@ -78,7 +78,7 @@ async function daemon(): Promise<void> {
   const stays = config.pipelineWatch.enabled || Object.keys(JOBS).some((job) => scheduleOf(job, process.env) !== null);
   // Admins' requests (POST /api/admin/content-changed on a server of this database) reach the scheduler
   // through the database: a connection of its own.
-  const db = stays ? await openDatabase(databaseTarget(config), { applicationName: 'kb-pipeline' }) : null;
+  const db = stays ? await openDatabase(databaseTarget(config), { applicationName: 'kb-pipeline', connectTimeoutMs: config.pgConnectTimeoutMs }) : null;
   const scheduler = await startScheduler({
     dataDir,
     watch: config.pipelineWatch.enabled ? { contentDir, quietMs: config.pipelineWatch.quietMs, scanSeconds: config.pipelineWatch.scanSeconds } : undefined,

@@ -110,7 +110,7 @@ async function writeDraftConcept(ctx: JobContext, snap: Snapshot, db: Db, audit:
 
 export async function buildKnowledge(ctx: JobContext): Promise<JobResult> {
   const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), lenient: true });
-  const db = await openDatabase(databaseTarget(ctx.config), { applicationName: 'kb-pipeline' });
+  const db = await openDatabase(databaseTarget(ctx.config), { applicationName: 'kb-pipeline', connectTimeoutMs: ctx.config.pgConnectTimeoutMs });
   const errors: string[] = [];
   let concepts = 0;
   let links = 0;

@@ -18,9 +18,11 @@ const EnvSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\/\S+$/i, 'a postgres:// or postgresql:// URL')
     .optional(),
-  // PostgreSQL only: connections per instance, and how long a write waits for a lock before it answers 503.
+  // PostgreSQL only: connections per instance, how long a write waits for a lock before it answers 503, and
+  // how long opening a connection may take before the request that needs it answers 503.
   PG_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   PG_LOCK_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+  PG_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   CONTENT_DIR: z.string().default('content'),
   DIST_DIR: z.string().default('dist'),
   SITE_NAME: z.string().min(1).default('AI Transformation Knowledge Base'),
@@ -126,6 +128,8 @@ export interface Config {
   pgPoolSize: number;
   /** PostgreSQL: how long a statement waits for a lock before it fails with 503 (PG_LOCK_TIMEOUT_MS). */
   pgLockTimeoutMs: number;
+  /** PostgreSQL: how long opening a connection may take before it fails with 503 (PG_CONNECT_TIMEOUT_MS). */
+  pgConnectTimeoutMs: number;
   contentDir: string;
   distDir: string;
   siteName: string;
@@ -292,6 +296,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL || undefined,
     pgPoolSize: e.PG_POOL_SIZE,
     pgLockTimeoutMs: e.PG_LOCK_TIMEOUT_MS,
+    pgConnectTimeoutMs: e.PG_CONNECT_TIMEOUT_MS,
     contentDir: path.resolve(cwd, e.CONTENT_DIR),
     distDir: path.resolve(cwd, e.DIST_DIR),
     siteName: e.SITE_NAME,

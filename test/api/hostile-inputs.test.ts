@@ -1,5 +1,5 @@
 // The worst inputs a caller can send to the routes whose input reaches a regex or a parser, beyond search
-// (test/search/hostile-queries.test.ts): each is answered within 3 s while /api/health stays
+// (test/search/hostile-queries.test.ts): each is answered in seconds, not minutes, while /api/health stays
 // responsive. Before the note title was parsed line by line, a note whose heading was "# a", 40,000 spaces
 // and "x" held the event loop for ~7 s on PUT and on every later list of that person's notes (the title
 // regexes backtracked quadratically); at the content cap it would have been minutes. Likewise a post's
@@ -22,12 +22,13 @@ import { connect, person, type Person } from './personal-knowledge/helpers.ts';
 import { fixtureContent } from '../helpers/content.ts';
 
 /**
- * What the worst input may take. The regressions these guard took seconds at a fifth of the cap and minutes
- * at it; a well-behaved answer takes tens of milliseconds, and up to ~1.2 s on a loaded 2-core CI machine,
- * where a bound of one second failed the suite on a clean clone. (The note routes' cases cannot be retried:
- * the first attempt has created the note, so a retry's PUT answers 409.)
+ * What the worst input may take: a bound on complexity, not a speed goal (those are in the bench). The
+ * regressions these guard are quadratic: ~7 s at a fifth of the cap, so minutes at it. A well-behaved answer
+ * takes tens of milliseconds on a quiet machine and up to 3.5 s on a loaded 2-core CI machine, where bounds of
+ * one and then three seconds failed the suite. Twenty seconds sits well apart from both. (The note routes'
+ * cases cannot be retried: the first attempt has created the note, so a retry's PUT answers 409.)
  */
-const LIMIT_MS = 3000;
+const LIMIT_MS = 20_000;
 /** The note content cap (NotePutBody), less room for the characters around the filler. */
 const N = 200_000 - 40;
 const spaces = (n: number) => ' '.repeat(n);
@@ -73,7 +74,7 @@ async function within(label: string, call: () => Promise<Response>, on: TestServ
 describe('the note routes, with the worst contents at the content cap', () => {
   const slugs = Object.keys(WORST_NOTES).map((_, i) => `hostile-${i}`);
 
-  it.each(Object.entries(WORST_NOTES).map(([name, content], i) => [name, content, slugs[i]]))('%s: PUT, GET and history each answer within 3 s', async (name, content, slug) => {
+  it.each(Object.entries(WORST_NOTES).map(([name, content], i) => [name, content, slugs[i]]))('%s: PUT, GET and history each answer in seconds', async (name, content, slug) => {
     expect(content.length).toBeLessThanOrEqual(200_000);
     const put = await within(`PUT (${name})`, () => p.api(`/api/me/personal-knowledge/notes/${slug}`, { method: 'PUT', json: { content, base_blob: null } }));
     expect(put.status).toBe(200);
@@ -104,7 +105,7 @@ describe('the note routes, with the worst contents at the content cap', () => {
     expect(titles['hostile-8']).toBe('a');
   });
 
-  it('lists every such note, and the whole history, within 3 s', async () => {
+  it('lists every such note, and the whole history, in seconds', async () => {
     const list = await within('the list of notes', () => p.api('/api/me/personal-knowledge/notes'));
     expect(list.status).toBe(200);
     expect(list.body.items.map((n: { slug: string }) => n.slug).sort()).toEqual([...slugs].sort());
@@ -135,7 +136,7 @@ describe('the note routes, with the worst contents at the content cap', () => {
     expect(res.body).toMatch(/valid e-mail/);
   });
 
-  it('deletes each within 3 s', async () => {
+  it('deletes each in seconds', async () => {
     for (const slug of slugs) {
       const del = await within(`DELETE ${slug}`, () => p.api(`/api/me/personal-knowledge/notes/${slug}`, { method: 'DELETE' }));
       expect(del.status).toBe(200);
@@ -194,7 +195,7 @@ describe('posts, sources and drafted concepts, with the worst Markdown', () => {
     if (contentDir) fs.rmSync(contentDir, { recursive: true, force: true });
   });
 
-  it.each(Object.entries(WORST_MARKDOWN))('a published post of %s is indexed, found and shown, each within 3 s', async (name, body) => {
+  it.each(Object.entries(WORST_MARKDOWN))('a published post of %s is indexed, found and shown, each in seconds', async (name, body) => {
     const send = sender(s2);
     const author = await sessionFor(s2, `author-${name.replace(/\W+/g, '-')}@example.org`, 'Author');
     const word = `hostile${Object.keys(WORST_MARKDOWN).indexOf(name)}marker`;
@@ -211,7 +212,7 @@ describe('posts, sources and drafted concepts, with the worst Markdown', () => {
     expect(page.status).toBe(200);
   });
 
-  it('a fetched source of the worst Markdown, and a concept drafted from it, each within 3 s', async () => {
+  it('a fetched source of the worst Markdown, and a concept drafted from it, each in seconds', async () => {
     const send = sender(s2);
     const ana = await sessionFor(s2, 'hostile-sources@example.org', 'Ana');
     const added = await within('adding the source', () => send('/api/sources', { method: 'POST', as: ana, json: { url: `${page.origin}/hostile.txt` } }), s2);
@@ -231,7 +232,7 @@ describe('posts, sources and drafted concepts, with the worst Markdown', () => {
     expect(added.body.title.length).toBeGreaterThan(0);
   });
 
-  it('a path of slashes reaches the page fallback and is answered within 3 s', async () => {
+  it('a path of slashes reaches the page fallback and is answered in seconds', async () => {
     const res = await within('a path of 8,000 slashes', () => s2.get(`/${'/'.repeat(8000)}x/`, { headers: { Accept: 'text/html' } }), s2);
     expect(res.status).toBe(404);
   });

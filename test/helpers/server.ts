@@ -80,13 +80,15 @@ export function seedSampleIndex(dataDir: string): void {
 
 /**
  * In the `postgres` test project (TEST_DATABASE=postgres), a fresh database for each server on the
- * file's PostgreSQL (test/helpers/postgres-setup.ts); elsewhere nothing, and the server uses SQLite.
+ * file's PostgreSQL (test/helpers/postgres-setup.ts); elsewhere nothing, and the server uses SQLite. A new
+ * connection may take 30 s: on a loaded CI machine one took over the default 5 s, and the server's start
+ * failed with it.
  */
 export async function testDatabaseEnv(): Promise<Record<string, string>> {
   if (process.env.TEST_DATABASE !== 'postgres') return {};
   const cluster = (globalThis as { kbTestPostgres?: { createDatabase(): Promise<string> } }).kbTestPostgres;
   if (!cluster) throw new Error('TEST_DATABASE=postgres, but no PostgreSQL was started (test/helpers/postgres-setup.ts)');
-  return { DATABASE_URL: await cluster.createDatabase() };
+  return { DATABASE_URL: await cluster.createDatabase(), PG_CONNECT_TIMEOUT_MS: '30000' };
 }
 
 /** A running server as tests use it; stopping it also removes `cleanup` (its temporary folder). */

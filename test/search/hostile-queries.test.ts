@@ -1,7 +1,7 @@
 // The worst queries an anonymous caller can send, through every entry point that reaches the search code:
 // GET /api/search (hybrid and keyword), the /search page, chat retrieval and the MCP search tool. Each
-// must answer within a second while /api/health stays responsive. Before the expansion was bounded, one
-// word of 300 letters took ~15 s and stalled the process, and 15,000 letters ended it (heap exhausted).
+// must answer within 5 s while /api/health stays responsive. Before the expansion was bounded, one word of
+// 300 letters took ~15 s and stalled the process, and 15,000 letters ended it (heap exhausted).
 // Also: the query bounds in the schema (422), and the per-address limit (429) on searches that miss the cache.
 import * as oauth from 'oauth4webapi';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -44,10 +44,15 @@ async function chat(content: string): Promise<Response> {
   return send('/api/chat/completions', { method: 'POST', headers: { Authorization: `Bearer ${token}` }, json: { messages: [{ role: 'user', content }] } });
 }
 
-const LIMIT_MS = 1000;
+/**
+ * A bound on complexity, not a speed goal (the bench has those): the regression it guards took ~15 s a
+ * query; a well-behaved answer takes milliseconds on a quiet machine and can take over a second on a loaded
+ * 2-core CI machine, as the note routes' one-second bound did (test/api/hostile-inputs.test.ts).
+ */
+const LIMIT_MS = 5000;
 
 describe('the worst queries, through every entry point', () => {
-  it.each(Object.entries(WORST))('%s: /api/search (hybrid and keyword) and /search answer within a second', async (_name, q) => {
+  it.each(Object.entries(WORST))('%s: /api/search (hybrid and keyword) and /search answer within 5 s', async (_name, q) => {
     for (const path of [`/api/search?q=${encodeURIComponent(q)}`, `/api/search?hybrid=false&q=${encodeURIComponent(q)}`, `/search?q=${encodeURIComponent(q)}`]) {
       let status = 0;
       const t = await timed(async () => {
@@ -61,7 +66,7 @@ describe('the worst queries, through every entry point', () => {
     }
   });
 
-  it.each(Object.entries({ ...WORST, ...OVERSIZED }))('%s: chat retrieval and the MCP search tool answer within a second', async (_name, q) => {
+  it.each(Object.entries({ ...WORST, ...OVERSIZED }))('%s: chat retrieval and the MCP search tool answer within 5 s', async (_name, q) => {
     let status = 0;
     const c = await timed(async () => {
       const res = await chat(q);

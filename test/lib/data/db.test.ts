@@ -6,6 +6,7 @@
 // lock, a lock wait bounded by the lock timeout, and a pool that outlives its connections.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -13,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toPostgres } from '../../../src/lib/data/db/translate.ts';
 import { migrationFiles, openDatabase, type Db } from '../../../src/lib/data/db/index.ts';
 import { PgError } from '../../../src/lib/data/db/errors.ts';
+import { PgDb } from '../../../src/lib/data/db/postgres.ts';
+import { loadConfig } from '../../../src/lib/config.ts';
 import { databaseUnavailable } from '../../../src/lib/data/db/unavailable.ts';
 import { describePostgres, startPostgres, type PgCluster } from '../../helpers/postgres.ts';
 
@@ -128,6 +131,35 @@ sharedBehaviour('SQLite', async () => {
   const db = await openDatabase(path.join(dir, 'kb.sqlite'));
   await db.exec(TABLE_T.replace('BYTEA', 'BLOB'));
   return db;
+});
+
+describe('a PostgreSQL that accepts connections and never answers', () => {
+  // What a stalled or overloaded database looks like to the pool: the TCP connection opens, the startup
+  // message gets no answer. PG_CONNECT_TIMEOUT_MS bounds the wait, and the error counts as an outage (503).
+  it('fails the query after PG_CONNECT_TIMEOUT_MS with an error that says unavailable', async () => {
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((s) => sockets.push(s));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const { port } = silent.address() as net.AddressInfo;
+    const config = loadConfig({ DATABASE_URL: `postgres://kb@127.0.0.1:${port}/kb`, PG_CONNECT_TIMEOUT_MS: '300' });
+    const db = new PgDb(config.databaseUrl!, { connectTimeoutMs: config.pgConnectTimeoutMs, log: () => {} });
+    try {
+      const err = await db.prepare('SELECT 1').get().then(() => null, (e: unknown) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect(databaseUnavailable(err)).not.toBeNull();
+      expect(sockets.length).toBeGreaterThan(0);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await db.close().catch(() => {});
+      await new Promise((r) => silent.close(r));
+    }
+  }, 4000);
+
+  it('refuses a connect timeout outside 100..600000 ms, and defaults to 5 s', () => {
+    expect(loadConfig({}).pgConnectTimeoutMs).toBe(5000);
+    expect(() => loadConfig({ PG_CONNECT_TIMEOUT_MS: '50' })).toThrow(/PG_CONNECT_TIMEOUT_MS/);
+    expect(() => loadConfig({ PG_CONNECT_TIMEOUT_MS: 'soon' })).toThrow(/PG_CONNECT_TIMEOUT_MS/);
+  });
 });
 
 describePostgres('PostgreSQL behind the asynchronous interface', () => {

@@ -34,6 +34,8 @@ export interface PgOptions {
   poolSize?: number;
   /** How long a statement waits for a lock before it fails (503 at the edge). */
   lockTimeoutMs?: number;
+  /** How long opening a connection may take before the query that needs it fails (503 at the edge). */
+  connectTimeoutMs?: number;
   /** Where an idle connection's error is reported. */
   log?: (message: string) => void;
 }
@@ -144,7 +146,7 @@ export class PgDb implements Db {
       connectionString: url,
       application_name: this.applicationName,
       max: opts.poolSize ?? 10,
-      connectionTimeoutMillis: 5000,
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
       idleTimeoutMillis: 30_000,
       // A writer waits at most lockTimeout for a lock (then its request answers 503, instead of hanging),
       // and a connection that stalls inside a transaction loses it, and its locks, after 60 s.
