@@ -11,7 +11,7 @@ import { ensurePrivateDir } from '../src/lib/data-dir.ts';
 import { createApp } from './app.ts';
 import { createStaticHandler, emptyStaticSite, loadStaticSite, type StaticSite } from './static/index.ts';
 import { loadContentState, readBuildMeta, watchBuilds, type BuildMeta, type Live } from './builds.ts';
-import { databaseTarget, openDatabase, type Db } from '../src/lib/data/db/index.ts';
+import { databaseTarget, openDatabase, pgOptions, type Db } from '../src/lib/data/db/index.ts';
 import { auditOriginOptions, createAuditLog, type AuditLog } from '../src/lib/data/audit/index.ts';
 import { createIdentity, type Identity } from '../src/lib/data/identity/index.ts';
 import { createEmbeddedIdp, type EmbeddedIdp } from './auth/embedded-idp/index.ts';
@@ -83,7 +83,7 @@ export async function startServer(config: Config = loadConfig(), opts: { log?: (
   // reaches this one's live index when the database names it (LISTEN kb_posts: publication changes only,
   // src/lib/data/db/migrations/postgres/014); after a reconnection every published post is read again.
   const postsListener = config.databaseUrl
-    ? await listen(config.databaseUrl, 'kb_posts', (ids) => (ids ? refreshPublishedPosts(live.search, posts, ids) : syncPublishedPosts(live.search, posts)), log)
+    ? await listen(config.databaseUrl, 'kb_posts', (ids) => (ids ? refreshPublishedPosts(live.search, posts, ids) : syncPublishedPosts(live.search, posts)), log, pgOptions(config))
     : null;
   const app = createApp({ config, content: () => live.content, db, audit, identity, idp, search: () => live.search, log: (m) => console.error(m), staticSite: () => live.staticSite });
   const monitor = monitorDatabase(db, { log });
@@ -136,7 +136,7 @@ async function initialStaticSite(config: Config, meta: BuildMeta | null, log: (m
 
 /** The database, the audit log (checkpointing from now) and the identity, its roles brought in line with the configuration. */
 async function openStores(config: Config, log: (m: string) => void): Promise<{ db: Db; audit: AuditLog; identity: Identity }> {
-  const db = await openDatabase(databaseTarget(config), { poolSize: config.pgPoolSize, lockTimeoutMs: config.pgLockTimeoutMs, connectTimeoutMs: config.pgConnectTimeoutMs, log });
+  const db = await openDatabase(databaseTarget(config), { ...pgOptions(config), log });
   const audit = await createAuditLog(db, {
     dataDir: config.dataDir,
     ...auditOriginOptions(config),

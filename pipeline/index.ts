@@ -10,7 +10,7 @@ import { readStatus } from './lib/status.ts';
 import { SERVED_AS } from '../src/lib/content/model.ts';
 import { LockedError } from './lib/lock.ts';
 import { ConfigError } from '../src/lib/config.ts';
-import { databaseTarget, openDatabase } from '../src/lib/data/db/index.ts';
+import { databaseTarget, openDatabase, pgOptions } from '../src/lib/data/db/index.ts';
 import { contentRequests } from './lib/content-requests.ts';
 
 const HELP = `usage: npm run pipeline [-- run <job> [--date YYYY-MM-DD] | status | --help]
@@ -78,7 +78,7 @@ async function daemon(): Promise<void> {
   const stays = config.pipelineWatch.enabled || Object.keys(JOBS).some((job) => scheduleOf(job, process.env) !== null);
   // Admins' requests (POST /api/admin/content-changed on a server of this database) reach the scheduler
   // through the database: a connection of its own.
-  const db = stays ? await openDatabase(databaseTarget(config), { applicationName: 'kb-pipeline', connectTimeoutMs: config.pgConnectTimeoutMs }) : null;
+  const db = stays ? await openDatabase(databaseTarget(config), { ...pgOptions(config), applicationName: 'kb-pipeline' }) : null;
   const scheduler = await startScheduler({
     dataDir,
     watch: config.pipelineWatch.enabled ? { contentDir, quietMs: config.pipelineWatch.quietMs, scanSeconds: config.pipelineWatch.scanSeconds } : undefined,

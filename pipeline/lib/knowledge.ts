@@ -9,7 +9,7 @@ import path from 'node:path';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import type { Snapshot, Video } from '../../src/lib/content/model.ts';
-import { databaseTarget, openDatabase, type Db } from '../../src/lib/data/db/index.ts';
+import { databaseTarget, openDatabase, pgOptions, type Db } from '../../src/lib/data/db/index.ts';
 import { auditOriginOptions, createAuditLog, type AuditLog } from '../../src/lib/data/audit/index.ts';
 import { createProposal } from '../../src/lib/data/proposals/store.ts';
 import { sha256 } from '../../src/lib/data/sources/store.ts';
@@ -110,7 +110,7 @@ async function writeDraftConcept(ctx: JobContext, snap: Snapshot, db: Db, audit:
 
 export async function buildKnowledge(ctx: JobContext): Promise<JobResult> {
   const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), lenient: true });
-  const db = await openDatabase(databaseTarget(ctx.config), { applicationName: 'kb-pipeline', connectTimeoutMs: ctx.config.pgConnectTimeoutMs });
+  const db = await openDatabase(databaseTarget(ctx.config), { ...pgOptions(ctx.config), applicationName: 'kb-pipeline' });
   const errors: string[] = [];
   let concepts = 0;
   let links = 0;

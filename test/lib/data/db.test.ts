@@ -12,7 +12,8 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toPostgres } from '../../../src/lib/data/db/translate.ts';
-import { migrationFiles, openDatabase, type Db } from '../../../src/lib/data/db/index.ts';
+import { migrationFiles, openDatabase, pgOptions, type Db } from '../../../src/lib/data/db/index.ts';
+import { listen } from '../../../src/lib/data/db/listen.ts';
 import { PgError } from '../../../src/lib/data/db/errors.ts';
 import { PgDb } from '../../../src/lib/data/db/postgres.ts';
 import { loadConfig } from '../../../src/lib/config.ts';
@@ -134,25 +135,45 @@ sharedBehaviour('SQLite', async () => {
 });
 
 describe('a PostgreSQL that accepts connections and never answers', () => {
-  // What a stalled or overloaded database looks like to the pool: the TCP connection opens, the startup
-  // message gets no answer. PG_CONNECT_TIMEOUT_MS bounds the wait, and the error counts as an outage (503).
-  it('fails the query after PG_CONNECT_TIMEOUT_MS with an error that says unavailable', async () => {
-    const sockets: net.Socket[] = [];
-    const silent = net.createServer((s) => sockets.push(s));
+  // What a stalled or overloaded database looks like to a client: the TCP connection opens, the startup
+  // message gets no answer. PG_CONNECT_TIMEOUT_MS bounds the wait of every connection the service opens (the
+  // migration lock's and the pool's as the server or the pipeline opens the database, the listener's), and
+  // the error counts as an outage (503). Each case's own timeout (4 s) is under pg's fixed 5 s of before.
+  let silent: net.Server;
+  const sockets: net.Socket[] = [];
+  let config: ReturnType<typeof loadConfig>;
+  beforeAll(async () => {
+    silent = net.createServer((s) => sockets.push(s));
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     const { port } = silent.address() as net.AddressInfo;
-    const config = loadConfig({ DATABASE_URL: `postgres://kb@127.0.0.1:${port}/kb`, PG_CONNECT_TIMEOUT_MS: '300' });
-    const db = new PgDb(config.databaseUrl!, { connectTimeoutMs: config.pgConnectTimeoutMs, log: () => {} });
+    config = loadConfig({ DATABASE_URL: `postgres://kb@127.0.0.1:${port}/kb`, PG_CONNECT_TIMEOUT_MS: '300' });
+  });
+  afterAll(async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => silent.close(r));
+  });
+  const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e);
+
+  it('opening the database fails after PG_CONNECT_TIMEOUT_MS with an error that says unavailable', async () => {
+    const before = sockets.length;
+    const err = await failure(openDatabase(config.databaseUrl!, { ...pgOptions(config), log: () => {} }));
+    expect(err).toBeInstanceOf(Error);
+    expect(databaseUnavailable(err)).toMatch(/no database connection could be had in time/);
+    expect(sockets.length).toBeGreaterThan(before);
+  }, 4000);
+
+  it("a query of the pool fails so too", async () => {
+    const db = new PgDb(config.databaseUrl!, { ...pgOptions(config), log: () => {} });
     try {
-      const err = await db.prepare('SELECT 1').get().then(() => null, (e: unknown) => e);
-      expect(err).toBeInstanceOf(Error);
-      expect(databaseUnavailable(err)).toMatch(/no database connection could be had in time/);
-      expect(sockets.length).toBeGreaterThan(0);
+      expect(databaseUnavailable(await failure(db.prepare('SELECT 1').get()))).toMatch(/no database connection could be had in time/);
     } finally {
-      for (const s of sockets) s.destroy();
       await db.close().catch(() => {});
-      await new Promise((r) => silent.close(r));
     }
+  }, 4000);
+
+  it('the listener of another instance\'s writes fails so too', async () => {
+    const err = await failure(listen(config.databaseUrl!, 'kb_posts', () => {}, () => {}, pgOptions(config)));
+    expect(databaseUnavailable(err)).toMatch(/no database connection could be had in time/);
   }, 4000);
 
   it('refuses a connect timeout outside 100..600000 ms, and defaults to 5 s', () => {

@@ -29,6 +29,15 @@ export function databaseTarget(config: { dataDir: string; databaseUrl?: string }
 }
 
 /**
+ * The PostgreSQL settings of a configuration (PG_POOL_SIZE, PG_LOCK_TIMEOUT_MS, PG_CONNECT_TIMEOUT_MS), for
+ * every connection the service opens: the server's pool, the pipeline's, the listener's.
+ * @example await openDatabase(databaseTarget(config), { ...pgOptions(config), applicationName: 'kb-pipeline' })
+ */
+export function pgOptions(config: { pgPoolSize: number; pgLockTimeoutMs: number; pgConnectTimeoutMs: number }): PgOptions {
+  return { poolSize: config.pgPoolSize, lockTimeoutMs: config.pgLockTimeoutMs, connectTimeoutMs: config.pgConnectTimeoutMs };
+}
+
+/**
  * Opens (creating if needed) the database at `target` — a file path, or a postgres:// URL — and brings
  * its schema up to date.
  * @example const db = await openDatabase(databaseTarget(config))

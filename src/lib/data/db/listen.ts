@@ -11,9 +11,16 @@ export interface Listener {
 /**
  * Calls `onChange` (at most once per `debounceMs`) with the distinct payloads of the notifications on
  * `channel` since the last call, in order; with null after each reconnection (what was missed is unknown).
- * @example const l = await listen(config.databaseUrl, 'kb_posts', (ids) => ids ? refreshPublishedPosts(search(), posts, ids) : syncPublishedPosts(search(), posts), log)
+ * @example const l = await listen(config.databaseUrl, 'kb_posts', (ids) => ids ? refreshPublishedPosts(search(), posts, ids) : syncPublishedPosts(search(), posts), log, pgOptions(config))
  */
-export async function listen(url: string, channel: string, onChange: (payloads: string[] | null) => void | Promise<void>, log: (m: string) => void, debounceMs = 100): Promise<Listener> {
+export async function listen(
+  url: string,
+  channel: string,
+  onChange: (payloads: string[] | null) => void | Promise<void>,
+  log: (m: string) => void,
+  opts: { debounceMs?: number; /** PG_CONNECT_TIMEOUT_MS: a connection not open by then fails (and is tried again). */ connectTimeoutMs?: number } = {},
+): Promise<Listener> {
+  const debounceMs = opts.debounceMs ?? 100;
   if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`invalid channel name ${channel}`);
   let client: pg.Client | null = null;
   let closed = false;
@@ -36,7 +43,7 @@ export async function listen(url: string, channel: string, onChange: (payloads: 
     }, debounceMs);
   };
   const connect = async (): Promise<void> => {
-    const c = new pg.Client({ connectionString: url, application_name: `kb-listen-${channel}` });
+    const c = new pg.Client({ connectionString: url, application_name: `kb-listen-${channel}`, connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000 });
     c.on('notification', (n) => fire(n.payload ?? null));
     c.on('error', (err) => {
       log(`listen ${channel}: connection lost (${err.message}); reconnecting`);

@@ -136,17 +136,20 @@ export class PgDb implements Db {
   private readonly context = new AsyncLocalStorage<Tx>();
   readonly url: string;
   private readonly applicationName: string;
+  /** How long each connection it opens may take to open (the pool's and its own: the migration lock's, the probe's). */
+  readonly connectTimeoutMs: number;
   private probe: pg.Client | null = null;
 
   constructor(url: string, opts: PgOptions = {}) {
     this.url = url;
     this.applicationName = opts.applicationName ?? 'kb';
+    this.connectTimeoutMs = opts.connectTimeoutMs ?? 5000;
     const lockTimeout = opts.lockTimeoutMs ?? 5000;
     this.pool = new pg.Pool({
       connectionString: url,
       application_name: this.applicationName,
       max: opts.poolSize ?? 10,
-      connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
+      connectionTimeoutMillis: this.connectTimeoutMs,
       idleTimeoutMillis: 30_000,
       // A writer waits at most lockTimeout for a lock (then its request answers 503, instead of hanging),
       // and a connection that stalls inside a transaction loses it, and its locks, after 60 s.
@@ -253,7 +256,7 @@ export class PgDb implements Db {
   async exclusive<T>(key: number, fn: () => Promise<T>): Promise<T> {
     // The session lock on a connection of its own, outside the pool: `fn` uses the pool, which may be a
     // single connection.
-    const holder = new pg.Client({ connectionString: this.url, application_name: `${this.applicationName}-migrate` });
+    const holder = new pg.Client({ connectionString: this.url, application_name: `${this.applicationName}-migrate`, connectionTimeoutMillis: this.connectTimeoutMs });
     holder.on('error', () => {}); // a lost holder fails its next query, handled below
     try {
       await holder.connect();
@@ -279,7 +282,7 @@ export class PgDb implements Db {
     });
     const probe = async () => {
       if (!this.probe) {
-        const client = new pg.Client({ connectionString: this.url, application_name: `${this.applicationName}-probe` });
+        const client = new pg.Client({ connectionString: this.url, application_name: `${this.applicationName}-probe`, connectionTimeoutMillis: this.connectTimeoutMs });
         client.on('error', () => {
           if (this.probe === client) this.probe = null;
           client.end().catch(() => {});

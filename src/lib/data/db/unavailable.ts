@@ -24,8 +24,9 @@ export function databaseUnavailable(err: unknown): string | null {
   const code = (err as { code?: unknown }).code;
   if (typeof code !== 'string') {
     // PG_CONNECT_TIMEOUT_MS passed: no connection of the pool came free ("timeout exceeded when trying to
-    // connect"), or a new one was not opened ("Connection terminated due to connection timeout"), in time.
-    if (/timeout exceeded when trying to connect|terminated due to connection timeout/i.test(err.message)) return 'no database connection could be had in time (all busy, or the database slow to answer)';
+    // connect"), or a new one was not opened in time (the pool's: "Connection terminated due to connection
+    // timeout"; a client of its own, the listener's or the migration lock's: "timeout expired").
+    if (/timeout exceeded when trying to connect|terminated due to connection timeout|^timeout expired$/i.test(err.message)) return 'no database connection could be had in time (all busy, or the database slow to answer)';
     return /Connection terminated|connection (?:was )?lost|encountered a connection error/i.test(err.message) ? 'the connection to the database was lost' : null;
   }
   if (NETWORK_CODES.has(code)) return 'the database cannot be reached';
