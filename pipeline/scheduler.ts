@@ -201,13 +201,12 @@ function pollRequests(source: { poll(): Promise<number> }, log: (line: string) =
 /**
  * Watches the content folder for the scheduler (pipeline/lib/watch.ts): `changing` on the first change of a
  * batch while no job runs (update-index's worker starts then: the site's render process, Astro's start and
- * bundling, and the content's load, while the folder settles; `told`, SchedulerOptions.onChanging, then too),
- * `quiet` once the folder is quiet.
+ * bundling, and the content's load, while the folder settles), `quiet` once the folder is quiet.
  */
 function watchForRuns(
   watch: NonNullable<SchedulerOptions['watch']>,
   log: (line: string) => void,
-  on: { running(): boolean; changing(): void; quiet(at: number): void; told?: () => void },
+  on: { running(): boolean; changing(): void; quiet(at: number): void },
 ): ContentWatcher {
   return watchContent({
     ...watch,
@@ -217,7 +216,6 @@ function watchForRuns(
       if (on.running()) return;
       log('pipeline: content changing: update-index, then rebuild-site, once the folder is quiet');
       on.changing();
-      on.told?.();
     },
     onChange: on.quiet,
   });
@@ -337,8 +335,10 @@ export async function startScheduler(opts: SchedulerOptions): Promise<Scheduler>
   const watcher = opts.watch
     ? watchForRuns(opts.watch, log, {
         running: () => stopping || bree.workers.size > 0,
-        changing: () => requests.request('update-index'),
-        told: opts.onChanging,
+        changing: () => {
+          requests.request('update-index'); // its worker starts now, and waits for the quiet to be told to run
+          opts.onChanging?.();
+        },
         quiet: (at) => {
           changedAt = Math.max(changedAt, at);
           for (const name of held) answer(name, stopping ? null : name);
