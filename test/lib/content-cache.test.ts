@@ -1,7 +1,7 @@
 // The content loader's parse cache (issue 14, item 2): a cached load is the same snapshot as an uncached
 // one through edits (even same-size edits that keep the mtime), additions, deletions and invalid files; a
 // load that finds nothing new parses nothing, so it does not even rewrite the cache; a process reads the
-// cache's base once while it stays the same file.
+// cache's base once while it stays the same file, and a listing reads the stat keys alone.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
 import { ContentError, forgetLastSnapshot, loadSnapshot, loadVideos, loadVideosListed } from '../../src/lib/content/load.ts';
 import { withWrites } from '../../src/lib/content/files.ts';
-import { parseCacheDeltaFile, parseCacheFile } from '../../src/lib/content/parse-cache.ts';
+import { forgetParseCacheBases, parseCacheDeltaFile, parseCacheFile, statKeysFile } from '../../src/lib/content/parse-cache.ts';
 
 let root: string;
 let content: string;
@@ -312,5 +312,49 @@ describe('the snapshot a process keeps from its last load', () => {
     // The lost cache was made again whole (not a cache of stat keys without parses).
     expect(fs.existsSync(cacheFile())).toBe(true);
     expect(JSON.parse(fs.readFileSync(cacheFile(), 'utf8')).entries[`videos/${kept.videos[0].video_id}.md`].values.front).toBeTruthy();
+  });
+});
+
+describe('the stat keys, apart from the parses', () => {
+  it('lists content/ from the stat keys alone: the parses are read after the listing is handed on, and either file may be lost', async () => {
+    await new Promise((r) => setTimeout(r, 2100)); // past the racy window: the next load records every file's stat key
+    expect(cached()).toEqual(uncached());
+    expect(fs.existsSync(statKeysFile(cacheDir))).toBe(true);
+    const reads = vi.spyOn(fs, 'readFileSync');
+    const baseReads = () => reads.mock.calls.filter(([f]) => String(f) === cacheFile()).length;
+    const contentReads = () => reads.mock.calls.filter(([f]) => String(f).startsWith(path.join(content, 'videos') + path.sep)).length;
+    try {
+      forgetParseCacheBases();
+      forgetLastSnapshot();
+      reads.mockClear();
+      let atListing: { base: number; videos: number } | undefined;
+      const snap = loadSnapshot(content, { cacheDir, onListed: () => (atListing = { base: baseReads(), videos: contentReads() }) });
+      // Listed with no video read (the stat keys vouch for them) and the parses not read yet; then read once.
+      expect(atListing).toEqual({ base: 0, videos: 0 });
+      expect(baseReads()).toBe(1);
+      expect(snap).toEqual(uncached());
+
+      // The stat keys lost: every file is read and hashed, nothing parsed again, and the keys are written again.
+      fs.rmSync(statKeysFile(cacheDir));
+      forgetLastSnapshot();
+      reads.mockClear();
+      const unvouched = cached();
+      expect(contentReads()).toBe(snap.videos.length);
+      expect(unvouched).toEqual(uncached());
+      expect(fs.existsSync(statKeysFile(cacheDir))).toBe(true);
+
+      // The parses lost, the stat keys kept: the vouched files are read for the parses the cache lacks.
+      fs.rmSync(cacheFile());
+      fs.rmSync(parseCacheDeltaFile(cacheDir), { force: true });
+      forgetParseCacheBases();
+      forgetLastSnapshot();
+      reads.mockClear();
+      const unparsed = cached();
+      expect(contentReads()).toBe(snap.videos.length);
+      expect(unparsed).toEqual(uncached());
+      expect(fs.existsSync(cacheFile())).toBe(true);
+    } finally {
+      reads.mockRestore();
+    }
   });
 });

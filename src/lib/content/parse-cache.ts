@@ -6,21 +6,28 @@
 // back) and another hash, and is read and parsed again; a deleted one leaves the cache when it is next
 // saved. The cache only ever returns what parsing the same bytes returned, so a cached load equals an
 // uncached one.
+//
+// The stat keys live in a file of their own (content-stat.json, a few MB at 100k videos), read when the
+// cache is opened; the parses (content-parse.json and its delta, ~375 MB) are read when a parse is first
+// asked for. Listing content/ needs only the first: a pipeline chain's update-index hands its listing to
+// rebuild-site's thread before it reads the parses, and summarise, which keeps its own record of the
+// videos (pipeline/lib/summarise.ts), may read none.
 import fs from 'node:fs';
 import path from 'node:path';
 import { stageFile } from '../fs-atomic.ts';
 import { deltaFits, newBaseId, objectPieces, readJsonFile, writeJsonPieces } from '../json-file.ts';
 
 /** Bumped when what is cached, or how it is computed, changes: an old cache is then ignored. */
-const CACHE_VERSION = 3;
+const CACHE_VERSION = 4;
+
+/** Bumped when the stat keys file's form changes. */
+const STAT_VERSION = 1;
 
 /** A cache file's JSON: the head's fields, then each entry (by file) under `entries`. */
 type CacheFile = { version: number; id?: string; base?: string; removed?: string[]; entries: Record<string, Entry> };
 
 interface Entry {
   sha: string;
-  /** The file's stat key when these bytes were read, if the file was older than the racy window then. */
-  stat?: string;
   values: Record<string, unknown>;
   /** A lenient load published these bytes as they are (they were valid with everything else then). */
   ok?: true;
@@ -42,7 +49,7 @@ export interface ParseCache {
   memo<T>(rel: string, sha: string, kind: string, compute: () => T): T;
   /** The SHA-256 of the file's bytes when its stat key is the one recorded with them, else undefined. */
   shaByStat(rel: string, stat: string): string | undefined;
-  /** Records the stat key the file had before its bytes (with this SHA-256) were read. */
+  /** Records the stat key the file had before its bytes (with this SHA-256) were read, if it was older than the racy window then. */
   noteStat(rel: string, sha: string, stat: string): void;
   /** True when the cache holds this file's parse for these bytes (its front matter's, at least); the entry is then kept at the next save, like every file this load saw. */
   knows(rel: string, sha: string): boolean;
@@ -66,6 +73,11 @@ export interface ParseCache {
 /** The cache file of a data directory's content cache (the base; see parseCacheDeltaFile). */
 export function parseCacheFile(cacheDir: string): string {
   return path.join(cacheDir, 'content-parse.json');
+}
+
+/** The stat keys file: by file, the stat key it had before its bytes were read, and their SHA-256 (see the top of this file). */
+export function statKeysFile(cacheDir: string): string {
+  return path.join(cacheDir, 'content-stat.json');
 }
 
 /**
@@ -93,18 +105,21 @@ function writeCacheFile(file: string, head: Omit<CacheFile, 'entries'>, entries:
  * The base last read in this process, by file, with the stat key the file had then: a process
  * that loads again (the server on every rebuild, a pipeline run's chained jobs) does not read and parse the
  * base again while the file is the same one (at 100k videos that is 355 MB of JSON, 2–4 s). Entries are
- * shared between loads of one process; what a load adds to one (a parse of the same bytes, a stat key
- * that vouches for them) is true for every later load too.
+ * shared between loads of one process; what a load adds to one (a parse of the same bytes) is true for
+ * every later load too.
  */
 const baseMemo = new Map<string, { key: string; id: string; entries: Map<string, Entry> }>();
 
 /**
  * Forgets the bases this thread read: a thread done loading for now gives their memory back (a pipeline
  * chain's thread once update-index is done, while rebuild-site's thread works on). The next load here reads
- * the base again.
+ * the base again. Returns how many files' entries were forgotten.
  */
-export function forgetParseCacheBases(): void {
+export function forgetParseCacheBases(): number {
+  let files = 0;
+  for (const base of baseMemo.values()) files += base.entries.size;
   baseMemo.clear();
+  return files;
 }
 
 /** A file's stat key (size, mtime, ctime, inode), or null when it is not there: a write moves ctime, which no one can set back. */
@@ -177,12 +192,102 @@ export function warmParseCache(cacheDir: string): void {
   readCache(parseCacheFile(cacheDir), parseCacheDeltaFile(cacheDir));
 }
 
-/** Opens the parse cache of a folder (see the top of this file); the load that opened it saves it. */
-export function openParseCache(cacheDir: string, opts: { /** false: no stat key vouches for a file (every file is read). */ statKeys?: boolean } = {}): ParseCache {
+/** A stat key and the SHA-256 of the bytes read after it was taken. */
+type StatKey = { stat: string; sha: string };
+
+/** The stat keys file's contents (missing, unreadable or of another version: none). */
+function readStatKeys(file: string): Map<string, StatKey> {
+  const keys = new Map<string, StatKey>();
+  try {
+    const raw = readJsonFile(file) as { version?: number; keys?: Record<string, [string, string]> };
+    if (raw.version !== STAT_VERSION || !raw.keys || typeof raw.keys !== 'object') return keys;
+    for (const [rel, [stat, sha]] of Object.entries(raw.keys)) keys.set(rel, { stat, sha });
+  } catch {
+    // missing or unreadable: no file is vouched for, and the next save replaces it
+  }
+  return keys;
+}
+
+/** Writes the stat keys file (atomically, not flushed: keys lost in a crash only make the next listing read every file). */
+function writeStatKeys(file: string, keys: Iterable<[string, StatKey]>): void {
+  const each = function* (): Generator<[string, string]> {
+    for (const [rel, k] of keys) yield [rel, JSON.stringify([k.stat, k.sha])];
+  };
+  const members: [string, string | Iterable<string>][] = [
+    ['version', String(STAT_VERSION)],
+    ['keys', objectPieces(each())],
+  ];
+  stageFile(file, (fd) => writeJsonPieces(fd, objectPieces(members)), { flush: false }).commit();
+}
+
+/**
+ * The stat keys of a cache folder, as one load uses them: read when it opens the cache, written at its save
+ * with the keys of the files it saw (`touched`; with `within`, every key outside that folder too), each while
+ * it names the bytes the load used (`seenSha`).
+ */
+function openStatKeys(cacheDir: string) {
+  const file = statKeysFile(cacheDir);
+  let keys = readStatKeys(file);
+  let dirty = false;
+  return {
+    get: (rel: string) => keys.get(rel),
+    set(rel: string, key: StatKey): void {
+      const k = keys.get(rel);
+      if (k?.stat === key.stat && k.sha === key.sha) return;
+      keys.set(rel, key);
+      dirty = true;
+    },
+    save(touched: ReadonlySet<string>, seenSha: (rel: string) => string | undefined, within: string | undefined): void {
+      const kept = new Map<string, StatKey>();
+      for (const [rel, k] of keys) {
+        if ((within !== undefined && !rel.startsWith(within)) || (touched.has(rel) && (seenSha(rel) ?? k.sha) === k.sha)) kept.set(rel, k);
+      }
+      if (!dirty && kept.size === keys.size) return;
+      fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+      writeStatKeys(file, kept);
+      keys = kept;
+      dirty = false;
+    },
+  };
+}
+
+/**
+ * Writes the parses a save keeps (`kept`; `dirty`: those created or changed since `was` was read or written):
+ * the delta of what changed over the base, or a new base once the delta would no longer be small.
+ */
+function writeParses(cacheDir: string, was: CacheContents, kept: Map<string, Entry>, dirty: ReadonlySet<string>): CacheContents {
   const file = parseCacheFile(cacheDir);
   const deltaFile = parseCacheDeltaFile(cacheDir);
-  // The base's id and files, and the files whose entry the delta holds: a save writes the delta against them.
-  let { entries, baseId, baseRels, deltaRels } = readCache(file, deltaFile);
+  fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+  const inDelta = [...kept.keys()].filter((rel) => dirty.has(rel) || was.deltaRels.has(rel) || !was.baseRels.has(rel));
+  const removed = [...was.baseRels].filter((rel) => !kept.has(rel));
+  if (!was.baseId || !deltaFits(inDelta.length + removed.length, kept.size)) {
+    const baseId = newBaseId();
+    writeCacheFile(file, { version: CACHE_VERSION, id: baseId }, kept);
+    fs.rmSync(deltaFile, { force: true });
+    // Not remembered here: another process may replace the file between this rename and any stat of
+    // it, so the next open reads what is really there (a new base is written rarely).
+    return { entries: new Map(kept), baseId, baseRels: new Set(kept.keys()), deltaRels: new Set() };
+  }
+  writeCacheFile(deltaFile, { version: CACHE_VERSION, base: was.baseId, removed }, inDelta.map((rel) => [rel, kept.get(rel)!]));
+  return { ...was, entries: new Map(kept), deltaRels: new Set(inDelta) };
+}
+
+/**
+ * Opens the parse cache of a folder (see the top of this file); the load that opened it saves it. The stat
+ * keys are read now, the parses when one is first asked for (a listing asks for none).
+ */
+export function openParseCache(cacheDir: string, opts: { /** false: no stat key vouches for a file (every file is read). */ statKeys?: boolean } = {}): ParseCache {
+  const keys = openStatKeys(cacheDir);
+  /** The files this load listed or parsed: their stat keys are kept at the next save. */
+  const touched = new Set<string>();
+  // The base's entries, id and files, and the files whose entry the delta holds (a save writes the delta
+  // against them): read when first needed.
+  let contents: CacheContents | null = null;
+  const read = (): CacheContents => {
+    contents ??= readCache(parseCacheFile(cacheDir), parseCacheDeltaFile(cacheDir));
+    return contents;
+  };
   const seen = new Map<string, Entry>();
   /** Files whose entry this load created or changed. */
   const dirty = new Set<string>();
@@ -190,7 +295,7 @@ export function openParseCache(cacheDir: string, opts: { /** false: no stat key 
   const entryFor = (rel: string, sha: string): Entry => {
     let entry = seen.get(rel);
     if (!entry || entry.sha !== sha) {
-      const old = entries.get(rel);
+      const old = read().entries.get(rel);
       if (old && old.sha === sha) entry = old;
       else {
         entry = { sha, values: {} };
@@ -201,32 +306,33 @@ export function openParseCache(cacheDir: string, opts: { /** false: no stat key 
         dirty.add(rel);
       }
       seen.set(rel, entry);
+      touched.add(rel);
     }
     return entry;
   };
+  const known = (rel: string): Entry | undefined => seen.get(rel) ?? read().entries.get(rel);
   return {
     stats,
     shaByStat(rel: string, stat: string): string | undefined {
       if (opts.statKeys === false) return undefined;
-      const entry = seen.get(rel) ?? entries.get(rel);
-      if (entry?.stat !== stat) return undefined;
-      seen.set(rel, entry); // kept at the next save, like every file this load saw
-      return entry.sha;
+      const k = keys.get(rel);
+      if (k?.stat !== stat) return undefined;
+      touched.add(rel); // kept at the next save, like every file this load saw
+      return k.sha;
     },
     noteStat(rel: string, sha: string, stat: string): void {
-      const entry = entryFor(rel, sha);
-      if (entry.stat === stat) return;
-      entry.stat = stat;
-      dirty.add(rel);
+      touched.add(rel);
+      keys.set(rel, { stat, sha });
     },
     knows(rel: string, sha: string): boolean {
-      const entry = seen.get(rel) ?? entries.get(rel);
+      const entry = known(rel);
       if (entry?.sha !== sha || !('front' in entry.values)) return false;
       seen.set(rel, entry);
+      touched.add(rel);
       return true;
     },
     previousVersion(rel: string): PreviousVersion | undefined {
-      const entry = seen.get(rel) ?? entries.get(rel);
+      const entry = known(rel);
       if (!entry) return undefined;
       return entry.ok ? { sha: entry.sha, values: entry.values } : entry.good;
     },
@@ -252,29 +358,16 @@ export function openParseCache(cacheDir: string, opts: { /** false: no stat key 
     },
     save(saveOpts = {}) {
       const within = saveOpts.within;
+      keys.save(touched, (rel) => seen.get(rel)?.sha, within);
+      // The parses: not read, nothing to write (a load that listed and kept its last snapshot).
+      if (!contents) return;
+      const { entries } = contents;
       // What the cache holds after this save: the files this load saw, and with `within` every entry outside it.
-      let kept = seen;
-      if (within !== undefined) {
-        kept = new Map(seen);
-        for (const [rel, entry] of entries) if (!rel.startsWith(within) && !kept.has(rel)) kept.set(rel, entry);
-      }
+      const kept = new Map(seen);
+      for (const rel of touched) if (!kept.has(rel) && entries.has(rel)) kept.set(rel, entries.get(rel)!);
+      if (within !== undefined) for (const [rel, entry] of entries) if (!rel.startsWith(within) && !kept.has(rel)) kept.set(rel, entry);
       if (dirty.size === 0 && kept.size === entries.size) return;
-      fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
-      const inDelta = [...kept.keys()].filter((rel) => dirty.has(rel) || deltaRels.has(rel) || !baseRels.has(rel));
-      const removed = [...baseRels].filter((rel) => !kept.has(rel));
-      if (!baseId || !deltaFits(inDelta.length + removed.length, kept.size)) {
-        baseId = newBaseId();
-        writeCacheFile(file, { version: CACHE_VERSION, id: baseId }, kept);
-        fs.rmSync(deltaFile, { force: true });
-        // Not remembered here: another process may replace the file between this rename and any stat of
-        // it, so the next open reads what is really there (a new base is written rarely).
-        baseRels = new Set(kept.keys());
-        deltaRels = new Set();
-      } else {
-        writeCacheFile(deltaFile, { version: CACHE_VERSION, base: baseId, removed }, inDelta.map((rel) => [rel, kept.get(rel)!]));
-        deltaRels = new Set(inDelta);
-      }
-      entries = new Map(kept);
+      contents = writeParses(cacheDir, contents, kept, dirty);
       dirty.clear();
     },
   };
