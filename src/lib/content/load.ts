@@ -70,21 +70,40 @@ export function loadVideos(contentDir: string, opts: LoadOptions = {}): Video[] 
   return loadVideosListed(contentDir, opts).videos;
 }
 
-/** loadVideos, and the listing it loaded them from (for loadSnapshot's `videos`). */
-export function loadVideosListed(contentDir: string, opts: LoadOptions = {}): { videos: Video[]; listing: VideoListing } {
+/** Which of the listed video files a load of the videos loads, and how (loadVideosListed's `select`). */
+export interface VideoSelection {
+  /** True for a file to load; the others are listed only (neither read nor parsed). */
+  load: (file: RawFile) => boolean;
+  /** false: parsed from the files, the parse cache's parses not read at all (a few files out of many). */
+  viaCache: boolean;
+}
+
+/** loadVideos, the listing it loaded them from (for loadSnapshot's `videos`), and by path each file it loaded: its video, or null when it failed validation. */
+export function loadVideosListed(
+  contentDir: string,
+  opts: LoadOptions & {
+    /** Chooses, once the files are listed, which to load (default: all, through the parse cache). */
+    select?: (files: readonly RawFile[]) => VideoSelection;
+  } = {},
+): { videos: Video[]; listing: VideoListing; loaded: ReadonlyMap<string, Video | null> } {
   const once = (cache: ParseCache | null) => {
     const problems: string[] = [];
     const videos: Video[] = [];
+    const loaded = new Map<string, Video | null>();
     const files = listFiles(contentDir, 'videos', '.md', cache);
+    const { load, viaCache } = opts.select?.(files) ?? { load: () => true, viaCache: true };
+    const front = (f: RawFile) => (cache && viaCache ? cache.memo(f.rel, f.sha, 'front', () => parseFront(f, VideoFront)) : parseFront(f, VideoFront));
     for (const file of files) {
-      const v = videoOf(file, (f) => (cache ? cache.memo(f.rel, f.sha, 'front', () => parseFront(f, VideoFront)) : parseFront(f, VideoFront)));
+      if (!load(file)) continue;
+      const v = videoOf(file, front);
+      loaded.set(file.rel, 'problems' in v ? null : v);
       if ('problems' in v) problems.push(...v.problems);
       else videos.push(v);
     }
     // Lenient: a video file that fails is left out (the whole load reports it).
     if (problems.length > 0 && !opts.lenient) throw new ContentError(problems);
     cache?.save({ within: 'videos/' });
-    return { videos: videos.sort(byDateThenId), listing: { contentDir, files } };
+    return { videos: videos.sort(byDateThenId), listing: { contentDir, files }, loaded };
   };
   try {
     return once(opts.cacheDir ? openParseCache(opts.cacheDir) : null);
