@@ -6,6 +6,7 @@ import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import { buildSearchIndex, resolveEmbedderSetting } from '../../src/lib/search/index.ts';
 import { updateSearchIndex } from '../../src/lib/search/delta.ts';
+import { releaseParses } from './memory.ts';
 import { progressReport } from './progress.ts';
 import { SERVED_AS, type InvalidFile, type Snapshot } from '../../src/lib/content/model.ts';
 import type { JobContext, JobResult } from './types.ts';
@@ -44,6 +45,7 @@ export async function updateIndex(ctx: JobContext): Promise<JobResult> {
     preloaded && !site && preloaded.contentDir === ctx.contentDir
       ? preloaded.snapshot
       : loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), videos, lenient: true, onListed: site && ((listing) => site.listed(listing)) });
+  if (site) releaseParses(); // rebuild-site's thread, loading beside this one, needs the memory more than this thread needs the base
   reportInvalid(ctx, 'update-index', snap.invalid);
   if (ctx.chain && !site) ctx.chain.indexed = { contentDir: ctx.contentDir, snapshot: snap }; // for rebuild-site, next in this thread
   const embedder = await resolveEmbedderSetting(ctx.config.embedding, ctx.log);

@@ -3,6 +3,7 @@
 // A running server notices the new build-meta.json and reloads exactly the files it lists.
 import { buildSiteIncremental } from '../../src/lib/static-build/incremental.ts';
 import { startRender } from '../../src/lib/static-build/render.ts';
+import { releaseParses } from './memory.ts';
 import { progressReport } from './progress.ts';
 import type { ChainState, JobContext, JobResult } from './types.ts';
 
@@ -36,6 +37,8 @@ export async function rebuildSite(ctx: JobContext): Promise<JobResult> {
   const meta = await buildSiteIncremental(env, {
     snapshot: indexed && indexed.contentDir === ctx.contentDir ? indexed.snapshot : undefined,
     listed: beside?.listed,
+    // Beside update-index: the parse cache's base this thread read goes once the content is loaded (memory.ts).
+    onLoaded: beside ? releaseParses : undefined,
     beforeWrites: beside?.beforeWrites,
     render: same ? prepared.render : undefined,
     log: ctx.log,

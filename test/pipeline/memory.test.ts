@@ -4,11 +4,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
-import { releaseLoaded } from '../../pipeline/lib/memory.ts';
+import { releaseLoaded, releaseParses } from '../../pipeline/lib/memory.ts';
 import type { ChainState } from '../../pipeline/lib/types.ts';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
+import { parseCacheFile } from '../../src/lib/content/parse-cache.ts';
 
 let root: string;
 const contentDir = () => path.join(root, 'content');
@@ -35,5 +36,28 @@ describe("a chain's thread done loading", () => {
     expect(again).not.toBe(kept);
     expect(again.contentHash).toBe(kept.contentHash);
     expect(again.videos.map((v) => v.video_id)).toEqual(kept.videos.map((v) => v.video_id));
+  });
+});
+
+describe('a thread done loading, working on with its snapshot (releaseParses)', () => {
+  it('keeps the snapshot and forgets the parse cache’s base: the next load that needs a parse reads it again', () => {
+    const kept = loadSnapshot(contentDir(), { cacheDir: cacheDir() });
+    expect(loadSnapshot(contentDir(), { cacheDir: cacheDir() })).toBe(kept);
+    const reads = vi.spyOn(fs, 'readFileSync');
+    const baseReads = () => reads.mock.calls.filter(([f]) => String(f) === parseCacheFile(cacheDir())).length;
+    const video = path.join(contentDir(), 'videos', `${kept.videos[0].video_id}.md`);
+    const text = fs.readFileSync(video, 'utf8');
+    try {
+      releaseParses();
+      expect(loadSnapshot(contentDir(), { cacheDir: cacheDir() })).toBe(kept); // the files unchanged: no parse needed
+      expect(baseReads()).toBe(0);
+      fs.writeFileSync(video, text.replace(/^title: "/m, 'title: "Released '));
+      const edited = loadSnapshot(contentDir(), { cacheDir: cacheDir() });
+      expect(edited.videos.find((v) => v.video_id === kept.videos[0].video_id)!.title).toMatch(/^Released /);
+      expect(baseReads()).toBe(1); // forgotten: read again (a base kept in memory is not)
+    } finally {
+      reads.mockRestore();
+      fs.writeFileSync(video, text);
+    }
   });
 });

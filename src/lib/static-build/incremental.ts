@@ -144,6 +144,8 @@ export async function buildSiteIncremental(
      * here. The parse cache is then only read (the other load writes it).
      */
     listed?: Promise<PlainListing | null>;
+    /** Called once content/ is loaded here (not handed over as `snapshot`): a thread beside another load gives back what only loading needed (pipeline/lib/memory.ts). */
+    onLoaded?: () => void;
     /**
      * Awaited before anything in dist/ changes, once the pages are rendered and the documents made (a
      * pipeline chain: until update-index is done, so a reader never finds what search cannot); a
@@ -261,7 +263,11 @@ export async function buildSiteIncremental(
 }
 
 /** The content to build: the caller's snapshot, or content/ loaded (from the files another load listed, when they are handed over). */
-async function contentOf(config: ReturnType<typeof loadConfig>, opts: { snapshot?: Snapshot; listed?: Promise<PlainListing | null>; strict?: boolean; log?: (m: string) => void }, started: number): Promise<Snapshot> {
+async function contentOf(
+  config: ReturnType<typeof loadConfig>,
+  opts: { snapshot?: Snapshot; listed?: Promise<PlainListing | null>; onLoaded?: () => void; strict?: boolean; log?: (m: string) => void },
+  started: number,
+): Promise<Snapshot> {
   if (opts.snapshot) {
     opts.log?.(`rebuild-site: content handed on, the manifest read in ${secs(started)} s`);
     return opts.snapshot;
@@ -273,6 +279,7 @@ async function contentOf(config: ReturnType<typeof loadConfig>, opts: { snapshot
   const tLoad = performance.now();
   const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir), lenient: !opts.strict, listed, readOnlyCache: !!listed });
   opts.log?.(`rebuild-site: content loaded${listed ? ' from that listing' : ''} in ${secs(opts.listed ? tLoad : started)} s`);
+  opts.onLoaded?.();
   return snapshot;
 }
 
