@@ -8,7 +8,7 @@ import path from 'node:path';
 import { isAscii } from 'node:buffer';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
-import { ContentError, forgetLastSnapshot, loadSnapshot, loadVideos, loadVideosListed } from '../../src/lib/content/load.ts';
+import { ContentError, forgetLastSnapshot, loadSnapshot, loadVideos, loadVideosListed, type PlainListing } from '../../src/lib/content/load.ts';
 import { withWrites } from '../../src/lib/content/files.ts';
 import { forgetParseCacheBases, parseCacheDeltaFile, parseCacheFile, statKeysFile } from '../../src/lib/content/parse-cache.ts';
 
@@ -333,6 +333,14 @@ describe('the stat keys, apart from the parses', () => {
       expect(atListing).toEqual({ base: 0, videos: 0 });
       expect(baseReads()).toBe(1);
       expect(snap).toEqual(uncached());
+
+      // A load from that listing (rebuild-site's thread beside update-index) reads no stat key.
+      let listing: PlainListing | undefined;
+      loadSnapshot(content, { cacheDir, onListed: (l) => (listing = l) });
+      forgetLastSnapshot();
+      reads.mockClear();
+      expect(loadSnapshot(content, { cacheDir, listed: listing, readOnlyCache: true })).toEqual(snap);
+      expect(reads.mock.calls.filter(([f]) => String(f) === statKeysFile(cacheDir)).length).toBe(0);
 
       // The stat keys lost: every file is read and hashed, nothing parsed again, and the keys are written again.
       fs.rmSync(statKeysFile(cacheDir));

@@ -21,7 +21,7 @@ import { deltaFits, newBaseId, objectPieces, readJsonFile, writeJsonPieces } fro
 const CACHE_VERSION = 4;
 
 /** Bumped when the stat keys file's form changes. */
-const STAT_VERSION = 1;
+const STAT_VERSION = 2;
 
 /** A cache file's JSON: the head's fields, then each entry (by file) under `entries`. */
 type CacheFile = { version: number; id?: string; base?: string; removed?: string[]; entries: Record<string, Entry> };
@@ -192,26 +192,25 @@ export function warmParseCache(cacheDir: string): void {
   readCache(parseCacheFile(cacheDir), parseCacheDeltaFile(cacheDir));
 }
 
-/** A stat key and the SHA-256 of the bytes read after it was taken. */
-type StatKey = { stat: string; sha: string };
-
-/** The stat keys file's contents (missing, unreadable or of another version: none). */
-function readStatKeys(file: string): Map<string, StatKey> {
-  const keys = new Map<string, StatKey>();
+/**
+ * The stat keys file's contents, by file: `<stat key> <SHA-256>` (missing, unreadable or of another version:
+ * none). Kept as the file's strings, one per file (~212k at 100k videos), not split into objects: reading
+ * them is a JSON.parse and a Map.
+ */
+function readStatKeys(file: string): Map<string, string> {
   try {
-    const raw = readJsonFile(file) as { version?: number; keys?: Record<string, [string, string]> };
-    if (raw.version !== STAT_VERSION || !raw.keys || typeof raw.keys !== 'object') return keys;
-    for (const [rel, [stat, sha]] of Object.entries(raw.keys)) keys.set(rel, { stat, sha });
+    const raw = readJsonFile(file) as { version?: number; keys?: Record<string, string> };
+    if (raw.version === STAT_VERSION && raw.keys && typeof raw.keys === 'object') return new Map(Object.entries(raw.keys));
   } catch {
     // missing or unreadable: no file is vouched for, and the next save replaces it
   }
-  return keys;
+  return new Map();
 }
 
 /** Writes the stat keys file (atomically, not flushed: keys lost in a crash only make the next listing read every file). */
-function writeStatKeys(file: string, keys: Iterable<[string, StatKey]>): void {
+function writeStatKeys(file: string, keys: Iterable<[string, string]>): void {
   const each = function* (): Generator<[string, string]> {
-    for (const [rel, k] of keys) yield [rel, JSON.stringify([k.stat, k.sha])];
+    for (const [rel, k] of keys) yield [rel, JSON.stringify(k)];
   };
   const members: [string, string | Iterable<string>][] = [
     ['version', String(STAT_VERSION)],
@@ -221,26 +220,36 @@ function writeStatKeys(file: string, keys: Iterable<[string, StatKey]>): void {
 }
 
 /**
- * The stat keys of a cache folder, as one load uses them: read when it opens the cache, written at its save
- * with the keys of the files it saw (`touched`; with `within`, every key outside that folder too), each while
- * it names the bytes the load used (`seenSha`).
+ * The stat keys of a cache folder, as one load uses them: read when first asked for (a load from another
+ * load's listing asks for none), written at its save with the keys of the files it saw (`touched`; with
+ * `within`, every key outside that folder too), each while it names the bytes the load used (`seenSha`).
  */
 function openStatKeys(cacheDir: string) {
   const file = statKeysFile(cacheDir);
-  let keys = readStatKeys(file);
+  let keys: Map<string, string> | null = null;
+  const all = () => {
+    keys ??= readStatKeys(file);
+    return keys;
+  };
   let dirty = false;
+  const shaOf = (key: string) => key.slice(key.indexOf(' ') + 1);
   return {
-    get: (rel: string) => keys.get(rel),
-    set(rel: string, key: StatKey): void {
-      const k = keys.get(rel);
-      if (k?.stat === key.stat && k.sha === key.sha) return;
-      keys.set(rel, key);
+    /** The SHA-256 recorded with this stat key, if the file's recorded key is this one. */
+    sha(rel: string, stat: string): string | undefined {
+      const k = all().get(rel);
+      return k !== undefined && k.length === stat.length + 65 && k.startsWith(stat) && k[stat.length] === ' ' ? shaOf(k) : undefined;
+    },
+    set(rel: string, stat: string, sha: string): void {
+      const key = `${stat} ${sha}`;
+      if (all().get(rel) === key) return;
+      all().set(rel, key);
       dirty = true;
     },
     save(touched: ReadonlySet<string>, seenSha: (rel: string) => string | undefined, within: string | undefined): void {
-      const kept = new Map<string, StatKey>();
+      if (!keys) return; // none read, none set
+      const kept = new Map<string, string>();
       for (const [rel, k] of keys) {
-        if ((within !== undefined && !rel.startsWith(within)) || (touched.has(rel) && (seenSha(rel) ?? k.sha) === k.sha)) kept.set(rel, k);
+        if ((within !== undefined && !rel.startsWith(within)) || (touched.has(rel) && (seenSha(rel) ?? shaOf(k)) === shaOf(k))) kept.set(rel, k);
       }
       if (!dirty && kept.size === keys.size) return;
       fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
@@ -315,14 +324,14 @@ export function openParseCache(cacheDir: string, opts: { /** false: no stat key 
     stats,
     shaByStat(rel: string, stat: string): string | undefined {
       if (opts.statKeys === false) return undefined;
-      const k = keys.get(rel);
-      if (k?.stat !== stat) return undefined;
+      const sha = keys.sha(rel, stat);
+      if (sha === undefined) return undefined;
       touched.add(rel); // kept at the next save, like every file this load saw
-      return k.sha;
+      return sha;
     },
     noteStat(rel: string, sha: string, stat: string): void {
       touched.add(rel);
-      keys.set(rel, { stat, sha });
+      keys.set(rel, stat, sha);
     },
     knows(rel: string, sha: string): boolean {
       const entry = known(rel);
