@@ -13,6 +13,7 @@ import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import { buildSearchIndex } from '../../src/lib/search/index.ts';
 import { updateSearchIndex, type DeltaFile } from '../../src/lib/search/delta.ts';
 import { docKey, documentsFromSnapshot } from '../../src/lib/search/documents.ts';
+import { shortItemHash } from '../../src/lib/content/assemble.ts';
 import { documentHash } from '../../src/lib/search/manifest.ts';
 
 const builtin = { provider: 'builtin' as const, dimensions: 64 };
@@ -25,7 +26,7 @@ const edit = (rel: string, change: (text: string) => string) => fs.writeFileSync
 const indexFile = (name: string) => JSON.parse(fs.readFileSync(path.join(dataDir, 'index', name), 'utf8'));
 
 /** Updates the index and returns what it built, after checking its delta against every document's. */
-async function updateAndCheck(): Promise<{ built: number; changed: string[] }> {
+async function updateAndCheck(): Promise<{ built: number; computed: number; changed: string[] }> {
   const snap = load();
   const logs: string[] = [];
   const r = await updateSearchIndex(snap, { dataDir, embedder: builtin, log: (m) => logs.push(m) });
@@ -40,7 +41,8 @@ async function updateAndCheck(): Promise<{ built: number; changed: string[] }> {
   const removed = Object.keys(base).filter((k) => !current.has(k) || expected.some((d) => docKey(d.type, d.id) === k));
   expect(new Set(delta.removed)).toEqual(new Set(removed));
   const built = Number(/; (\d+) of \d+ documents built/.exec(logs.join('\n'))?.[1]);
-  return { built, changed: delta.documents.map((d) => docKey(d.doc.type, d.doc.id)) };
+  const computed = Number(/; (\d+) input keys computed/.exec(logs.join('\n'))?.[1]);
+  return { built, computed, changed: delta.documents.map((d) => docKey(d.doc.type, d.doc.id)) };
 }
 
 let video: string;
@@ -72,6 +74,8 @@ describe('update-index builds only the documents whose inputs moved', () => {
     const r = await updateAndCheck();
     expect(r.changed).toEqual([docKey('video', video)]);
     expect(r.built).toBe(1);
+    // Its key alone is computed: every other is taken as recorded (and checked: KB_CHECK_INPUT_KEYS=1).
+    expect(r.computed).toBe(1);
   });
 
   it('a concept that starts citing a video changes the video (its citations) and the concept', async () => {
@@ -113,6 +117,24 @@ describe('update-index builds only the documents whose inputs moved', () => {
     const removed = await updateAndCheck();
     expect(removed.changed).not.toContain(docKey('video', 'keysNew0002'));
     expect(removed.changed).toContain(docKey('video', 'keysNew0001'));
+  });
+
+  it('computes every key when the record is of the first form (keys alone), and builds none it need not', async () => {
+    const inputs = indexFile('doc-inputs.json') as { keys: Record<string, [string, string]> };
+    fs.writeFileSync(path.join(dataDir, 'index', 'doc-inputs.json'), JSON.stringify(inputs.keys));
+    edit(`videos/${video}.md`, (t) => t.replace(/^title: "/m, 'title: "Once more '));
+    const r = await updateAndCheck();
+    expect(r.computed).toBe(load().videos.length + load().essays.length + load().digests.length + load().concepts.length + load().personas.length);
+    expect(r.built).toBe(1);
+  });
+
+  it('a record that says an item did not change when it did is caught by the check the tests run with', async () => {
+    edit(`videos/${cited}.md`, (t) => t.replace(/^title: "/m, 'title: "Caught '));
+    const file = path.join(dataDir, 'index', 'doc-inputs.json');
+    const inputs = indexFile('doc-inputs.json') as { record: { items: Record<string, string> } };
+    inputs.record.items[docKey('video', cited)] = shortItemHash(load().itemHashes.get(`video:${cited}`)!);
+    fs.writeFileSync(file, JSON.stringify(inputs));
+    await expect(updateSearchIndex(load(), { dataDir, embedder: builtin })).rejects.toThrow(`the search input key of ${docKey('video', cited)} moved, but no input of it changed`);
   });
 
   it('builds every document again when the recorded keys are gone', async () => {

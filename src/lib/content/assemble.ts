@@ -4,7 +4,7 @@
 // lenient load assembles again without the files that fail); every problem is collected here, each with
 // the file and the field.
 import path from 'node:path';
-import { createHash, type Hash } from 'node:crypto';
+import { createHash, hash, type Hash } from 'node:crypto';
 import matter from 'gray-matter';
 import yaml from 'js-yaml';
 import type { z } from 'zod';
@@ -195,6 +195,14 @@ export function assemble(files: Listing, cache: ParseCache | null, withoutMissin
 }
 
 /** Channels: channels/<channel_id>.md. */
+/**
+ * An item's hash (Snapshot.itemHashes) in 64 bits: a file's SHA-256 cut short, an essay's several files'
+ * hashed again. What the builds record to tell next time whether the item changed (enough to tell builds apart).
+ */
+export function shortItemHash(sha: string): string {
+  return sha.length === 64 ? sha.slice(0, 16) : hash('sha1', sha, 'base64url').slice(0, 16);
+}
+
 function assembleChannels({ files, front, problem, itemHashes }: Assembly) {
   const channels: Channel[] = [];
   for (const file of files.channels) {

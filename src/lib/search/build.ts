@@ -92,7 +92,7 @@ export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): 
     // What each indexed document was, so later runs can add only what changed (delta.ts).
     const hashes = documentHashes(docs);
     fs.writeFileSync(path.join(tmp, DELTA_FILES.hashes), stringifyAscii(hashes));
-    fs.writeFileSync(path.join(tmp, DELTA_FILES.inputs), stringifyAscii(docInputsOf(searchInputs(snapshot).keys, (k) => hashes[k])));
+    fs.writeFileSync(path.join(tmp, DELTA_FILES.inputs), stringifyAscii(docInputsOf(searchInputs(snapshot), (k) => hashes[k])));
     // The query translation lexicon (translate.ts) is learnt from the same documents.
     const lexicon = trainLexicon(docs);
     saveLexicon(tmp, lexicon);

@@ -16,7 +16,7 @@ import { docKey, documentsFromSnapshot, languageVersions, type SearchDocument } 
 import type { EmbedderSetting } from './embedders/embedder.ts';
 import { embedderForIndex } from './embedders/select.ts';
 import { embedderMatches } from './embedders/embedder.ts';
-import { DELTA_FILES, docInputsOf, documentHash, INDEX_FILES, INDEX_FORMAT, indexDir, readManifest, type DocInputs, type IndexManifest } from './manifest.ts';
+import { DELTA_FILES, docInputsOf, documentHash, INDEX_FILES, INDEX_FORMAT, indexDir, readDocInputs, readManifest, type IndexManifest } from './manifest.ts';
 import { searchInputs } from './inputs.ts';
 import type { LoadedDelta } from './loaded.ts';
 
@@ -112,8 +112,8 @@ export async function updateSearchIndex(
   const previous = manifest.delta ? readJson<DeltaFile>(path.join(dir, DELTA_FILES.delta)) : null;
   const previousDocs = new Map<string, { doc: SearchDocument; hash: string; vectors: string[] }>();
   if (previous && previous.base_built_at === manifest.built_at) for (const d of previous.documents) previousDocs.set(docKey(d.doc.type, d.doc.id), d);
-  const recorded = readJson<DocInputs>(path.join(dir, DELTA_FILES.inputs)) ?? {};
-  const inputs = searchInputs(snapshot);
+  const { keys: recorded, record } = readDocInputs(path.join(dir, DELTA_FILES.inputs));
+  const inputs = searchInputs(snapshot, record && { record, key: (k) => recorded[k]?.[0] });
   const hashes = new Map<string, string>();
   const build = new Set<string>();
   for (const [key, input] of inputs.keys) {
@@ -179,10 +179,10 @@ export async function updateSearchIndex(
   // The delta first, then the manifest that names it: a reader that sees the new manifest finds its delta.
   // The input keys before both: a crash between leaves keys that describe the documents as they are now,
   // which the next update's delta is computed from anyway.
-  writeFileAtomic(path.join(dir, DELTA_FILES.inputs), stringifyAscii(docInputsOf(inputs.keys, (k) => hashes.get(k))));
+  writeFileAtomic(path.join(dir, DELTA_FILES.inputs), stringifyAscii(docInputsOf(inputs, (k) => hashes.get(k))));
   writeFileAtomic(path.join(dir, DELTA_FILES.delta), stringifyAscii(delta));
   writeFileAtomic(path.join(dir, INDEX_FILES.manifest), JSON.stringify(next, null, 2) + '\n');
   const ms = Math.round(performance.now() - started);
-  opts.log?.(`search: index updated in ${ms} ms: ${changed.length} new or changed items (${toEmbed.length} embedded), ${removed.length} removed since the full build of ${manifest.built_at}; ${built.size} of ${hashes.size} documents built (the others' inputs unchanged)`);
+  opts.log?.(`search: index updated in ${ms} ms: ${changed.length} new or changed items (${toEmbed.length} embedded), ${removed.length} removed since the full build of ${manifest.built_at}; ${built.size} of ${hashes.size} documents built (the others' inputs unchanged; ${inputs.computed} input keys computed)`);
   return { mode: 'delta', manifest: next, added: changed.length, removed: removed.length, ms };
 }

@@ -7,6 +7,8 @@ import { ANALYSER_VERSION } from './analyse.ts';
 import { docKey, type Field, type ItemType, type SearchDocument } from './documents.ts';
 import { embedderMatches, type EmbedderInfo, type EmbedderSetting } from './embedders/embedder.ts';
 import type { KeywordStats } from './keyword.ts';
+import type { InputsRecord, SearchInputs } from './inputs.ts';
+import { readJsonFile } from '../json-file.ts';
 
 /** Bumped when the folder's layout or the meaning of a file changes. */
 export const INDEX_FORMAT = 1;
@@ -56,17 +58,42 @@ export interface ItemRef {
  */
 export const DELTA_FILES = { hashes: 'doc-hashes.json', delta: 'delta.json', inputs: 'doc-inputs.json' } as const;
 
-/** doc-inputs.json: per document key, its input key and the hash of the document those inputs gave. */
+/** Per document key, its input key and the hash of the document those inputs gave. */
 export type DocInputs = Record<string, [inputKey: string, hash: string]>;
 
-/** The record of keyed documents: those with an input key, with their hashes. */
-export function docInputsOf(keys: Map<string, string | null>, hashOf: (key: string) => string | undefined): DocInputs {
-  const out: DocInputs = {};
-  for (const [key, input] of keys) {
+/**
+ * doc-inputs.json: the keyed documents (DocInputs) and what the next update needs to compute only the keys
+ * that may have moved (inputs.ts, InputsRecord), in one file so that the two always describe the same run.
+ * A file of the first form (the DocInputs alone) is read as keys without a record: every key is computed.
+ */
+export interface DocInputsFile {
+  version: 2;
+  keys: DocInputs;
+  record: InputsRecord;
+}
+
+/** The record of keyed documents (those with an input key, with their hashes) and the inputs' record. */
+export function docInputsOf(inputs: SearchInputs, hashOf: (key: string) => string | undefined): DocInputsFile {
+  const keys: DocInputs = {};
+  for (const [key, input] of inputs.keys) {
     const h = input === null ? undefined : hashOf(key);
-    if (input !== null && h !== undefined) out[key] = [input, h];
+    if (input !== null && h !== undefined) keys[key] = [input, h];
   }
-  return out;
+  return { version: 2, keys, record: inputs.record };
+}
+
+/** doc-inputs.json as searchInputs takes it; missing or unreadable: no keys. */
+export function readDocInputs(file: string): { keys: DocInputs; record?: InputsRecord } {
+  let raw: unknown;
+  try {
+    raw = readJsonFile(file);
+  } catch {
+    return { keys: {} };
+  }
+  if (!raw || typeof raw !== 'object') return { keys: {} };
+  const f = raw as Partial<DocInputsFile>;
+  if (f.version === 2 && f.keys && f.record) return { keys: f.keys, record: f.record };
+  return { keys: 'version' in f ? {} : (raw as DocInputs) };
 }
 
 export function documentHash(doc: SearchDocument): string {

@@ -12,7 +12,7 @@
 // Every kind of group is covered (video, concept, essay, digest, digest-page, channel, list, graph). With
 // KB_CHECK_INPUT_KEYS=1 every key taken as unmoved is computed anyway and a difference throws (the tests
 // run with it).
-import { hash } from 'node:crypto';
+import { shortItemHash } from '../content/assemble.ts';
 import type { Snapshot } from '../content/model.ts';
 
 /** What a build records of its snapshot for the next one. */
@@ -29,12 +29,9 @@ export interface KeyRecord {
 /** The kinds of group movedGroups answers for. */
 export const COVERED_KINDS = new Set(['video', 'concept', 'essay', 'digest', 'digest-page', 'channel', 'list', 'graph']);
 
-// 64 bits of the item's SHA-256 (a hash of them for an essay's several files): enough to tell builds apart.
-const short = (sha: string) => (sha.length === 64 ? sha.slice(0, 16) : hash('sha1', sha, 'base64url').slice(0, 16));
-
 export function keyRecord(snap: Snapshot): KeyRecord {
   const items: Record<string, string> = {};
-  for (const [item, sha] of snap.itemHashes) items[item] = short(sha);
+  for (const [item, sha] of snap.itemHashes) items[item] = shortItemHash(sha);
   const cites: Record<string, string[]> = {};
   for (const [video, digests] of snap.digestsByVideo) for (const d of digests) (cites[`digest:${d.date}`] ??= []).push(video);
   for (const [video, concepts] of snap.conceptsByVideo) for (const c of concepts) (cites[`concept:${c.slug}`] ??= []).push(video);
@@ -60,7 +57,7 @@ export function movedGroups(snap: Snapshot, now: KeyRecord, before: KeyRecord): 
   };
   for (const [item, sha] of snap.itemHashes) {
     const was = before.items[item];
-    if (was !== short(sha)) note(item, was === undefined);
+    if (was !== shortItemHash(sha)) note(item, was === undefined);
   }
   for (const item in before.items) if (!snap.itemHashes.has(item)) note(item, true);
 
