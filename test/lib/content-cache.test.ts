@@ -365,4 +365,37 @@ describe('the stat keys, apart from the parses', () => {
       reads.mockRestore();
     }
   });
+
+  it("a thread reads the stat keys file once while it is the one it read or wrote (summarise's load, then update-index's)", async () => {
+    const keyReads = (reads: { mock: { calls: unknown[][] } }) => reads.mock.calls.filter(([f]) => String(f) === statKeysFile(cacheDir)).length;
+    fs.writeFileSync(videoFile('keysMemo001'), fs.readFileSync(videoFile(cached().videos[0].video_id), 'utf8').replace(/^video_id: .*$/m, 'video_id: keysMemo001'));
+    await new Promise((r) => setTimeout(r, 2100)); // past the racy window: the next load records the new file's stat key
+    const reads = vi.spyOn(fs, 'readFileSync');
+    try {
+      forgetParseCacheBases(); // and the stat keys this thread read
+      forgetLastSnapshot();
+      reads.mockClear();
+      // The videos' load writes the new file's key; the whole load after it reads none (the file is the one written).
+      loadVideos(content, { cacheDir });
+      expect(keyReads(reads)).toBe(1);
+      const written = fs.statSync(statKeysFile(cacheDir), { bigint: true }).ctimeNs;
+      expect(cached()).toEqual(uncached());
+      expect(keyReads(reads)).toBe(1);
+      // Another process puts a file there (a rename: another inode): it is read.
+      const copy = `${statKeysFile(cacheDir)}.copy`;
+      fs.copyFileSync(statKeysFile(cacheDir), copy);
+      fs.renameSync(copy, statKeysFile(cacheDir));
+      expect(fs.statSync(statKeysFile(cacheDir), { bigint: true }).ctimeNs).not.toBe(written);
+      forgetLastSnapshot();
+      reads.mockClear();
+      expect(cached()).toEqual(uncached());
+      expect(keyReads(reads)).toBe(1);
+      forgetLastSnapshot();
+      expect(cached()).toEqual(uncached());
+      expect(keyReads(reads)).toBe(1);
+    } finally {
+      reads.mockRestore();
+      fs.rmSync(videoFile('keysMemo001'));
+    }
+  });
 });

@@ -7,9 +7,9 @@
 // saved. The cache only ever returns what parsing the same bytes returned, so a cached load equals an
 // uncached one.
 //
-// The stat keys live in a file of their own (content-stat.json, a few MB at 100k videos), read when the
-// cache is opened; the parses (content-parse.json and its delta, ~375 MB) are read when a parse is first
-// asked for. Listing content/ needs only the first: a pipeline chain's update-index hands its listing to
+// The stat keys live in a file of their own (content-stat.json, ~32 MB at 100k videos), read when a listing
+// first asks for one (once per thread while the file is the same: a chain's summarise and update-index share
+// it); the parses (content-parse.json and its delta, ~365 MB) are read when a parse is first asked for. Listing content/ needs only the first: a pipeline chain's update-index hands its listing to
 // rebuild-site's thread before it reads the parses, and summarise, which keeps its own record of the
 // videos (pipeline/lib/summarise.ts), may read none.
 import fs from 'node:fs';
@@ -111,14 +111,15 @@ function writeCacheFile(file: string, head: Omit<CacheFile, 'entries'>, entries:
 const baseMemo = new Map<string, { key: string; id: string; entries: Map<string, Entry> }>();
 
 /**
- * Forgets the bases this thread read: a thread done loading for now gives their memory back (a pipeline
- * chain's thread once update-index is done, while rebuild-site's thread works on). The next load here reads
- * the base again. Returns how many files' entries were forgotten.
+ * Forgets the bases this thread read, and the stat keys: a thread done loading for now gives their memory
+ * back (a pipeline chain's thread once update-index is done, while rebuild-site's thread works on). The
+ * next load here reads them again. Returns how many files' entries were forgotten.
  */
 export function forgetParseCacheBases(): number {
   let files = 0;
   for (const base of baseMemo.values()) files += base.entries.size;
   baseMemo.clear();
+  statKeysMemo = null;
   return files;
 }
 
@@ -207,8 +208,30 @@ function readStatKeys(file: string): Map<string, string> {
   return new Map();
 }
 
-/** Writes the stat keys file (atomically, not flushed: keys lost in a crash only make the next listing read every file). */
-function writeStatKeys(file: string, keys: Iterable<[string, string]>): void {
+/**
+ * The stat keys file this thread last read or wrote, with the file's own stat key then: a pipeline chain's
+ * summarise and update-index read it once between them, not once each (~32 MB of JSON at 100k videos, ~1 s
+ * on update-index's way to the listing rebuild-site's thread waits for). Never modified: a load adds its
+ * keys beside it and makes a new map at its save.
+ */
+let statKeysMemo: { file: string; key: string; keys: ReadonlyMap<string, string> } | null = null;
+
+/** The stat keys file's contents, as this thread last read or wrote them while the file is that one. */
+function statKeysOf(file: string): ReadonlyMap<string, string> {
+  const key = statKey(file);
+  if (key && statKeysMemo?.file === file && statKeysMemo.key === key) return statKeysMemo.keys;
+  const keys = readStatKeys(file);
+  // The stat key taken before the read: a file replaced since has another (a rename moves the inode).
+  statKeysMemo = key ? { file, key, keys } : null;
+  return keys;
+}
+
+/**
+ * Writes the stat keys file (atomically, not flushed: keys lost in a crash only make the next listing read
+ * every file) and remembers it, with its stat key once it is in place: kept only when the file there is
+ * still the one written (its inode), so one another process put there since is read.
+ */
+function writeStatKeys(file: string, keys: ReadonlyMap<string, string>): void {
   const each = function* (): Generator<[string, string]> {
     for (const [rel, k] of keys) yield [rel, JSON.stringify(k)];
   };
@@ -216,7 +239,17 @@ function writeStatKeys(file: string, keys: Iterable<[string, string]>): void {
     ['version', String(STAT_VERSION)],
     ['keys', objectPieces(each())],
   ];
-  stageFile(file, (fd) => writeJsonPieces(fd, objectPieces(members)), { flush: false }).commit();
+  let ino = -1n;
+  stageFile(
+    file,
+    (fd) => {
+      writeJsonPieces(fd, objectPieces(members));
+      ino = fs.fstatSync(fd, { bigint: true }).ino;
+    },
+    { flush: false },
+  ).commit();
+  const key = statKey(file);
+  statKeysMemo = key?.endsWith(`:${ino}`) ? { file, key, keys } : null;
 }
 
 /**
@@ -226,36 +259,37 @@ function writeStatKeys(file: string, keys: Iterable<[string, string]>): void {
  */
 function openStatKeys(cacheDir: string) {
   const file = statKeysFile(cacheDir);
-  let keys: Map<string, string> | null = null;
-  const all = () => {
-    keys ??= readStatKeys(file);
-    return keys;
+  /** The file's keys (shared with other loads of this thread: not modified), and the keys this load set. */
+  let read: ReadonlyMap<string, string> | null = null;
+  const added = new Map<string, string>();
+  const recorded = (rel: string): string | undefined => {
+    read ??= statKeysOf(file);
+    return added.get(rel) ?? read.get(rel);
   };
-  let dirty = false;
   const shaOf = (key: string) => key.slice(key.indexOf(' ') + 1);
   return {
     /** The SHA-256 recorded with this stat key, if the file's recorded key is this one. */
     sha(rel: string, stat: string): string | undefined {
-      const k = all().get(rel);
+      const k = recorded(rel);
       return k !== undefined && k.length === stat.length + 65 && k.startsWith(stat) && k[stat.length] === ' ' ? shaOf(k) : undefined;
     },
     set(rel: string, stat: string, sha: string): void {
       const key = `${stat} ${sha}`;
-      if (all().get(rel) === key) return;
-      all().set(rel, key);
-      dirty = true;
+      if (recorded(rel) !== key) added.set(rel, key);
     },
     save(touched: ReadonlySet<string>, seenSha: (rel: string) => string | undefined, within: string | undefined): void {
-      if (!keys) return; // none read, none set
+      if (!read) return; // none read, none set
       const kept = new Map<string, string>();
-      for (const [rel, k] of keys) {
+      const keep = (rel: string, k: string) => {
         if ((within !== undefined && !rel.startsWith(within)) || (touched.has(rel) && (seenSha(rel) ?? shaOf(k)) === shaOf(k))) kept.set(rel, k);
-      }
-      if (!dirty && kept.size === keys.size) return;
+      };
+      for (const [rel, k] of read) if (!added.has(rel)) keep(rel, k);
+      for (const [rel, k] of added) keep(rel, k);
+      if (added.size === 0 && kept.size === read.size) return;
       fs.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
       writeStatKeys(file, kept);
-      keys = kept;
-      dirty = false;
+      read = kept;
+      added.clear();
     },
   };
 }
