@@ -366,6 +366,20 @@ describe('the stat keys, apart from the parses', () => {
     }
   });
 
+  it("a load that takes its kept snapshot, handed summarise's listing of the videos, keeps their stat keys and parses", async () => {
+    await new Promise((r) => setTimeout(r, 2100)); // past the racy window: every file's stat key is recorded
+    forgetLastSnapshot();
+    const kept = cached(); // this process's kept snapshot
+    const statKeys = () => Object.keys((JSON.parse(fs.readFileSync(statKeysFile(cacheDir), 'utf8')) as { keys: Record<string, string> }).keys).sort();
+    const keysBefore = statKeys();
+    const filesBefore = cachedFiles();
+    expect(keysBefore.filter((rel) => rel.startsWith('videos/')).length).toBe(kept.videos.length);
+    const { listing } = loadVideosListed(content, { cacheDir }); // summarise's
+    expect(loadSnapshot(content, { cacheDir, videos: listing })).toBe(kept); // update-index's, from that listing
+    expect(statKeys()).toEqual(keysBefore);
+    expect(cachedFiles()).toEqual(filesBefore);
+  });
+
   it("a thread reads the stat keys file once while it is the one it read or wrote (summarise's load, then update-index's)", async () => {
     const keyReads = (reads: { mock: { calls: unknown[][] } }) => reads.mock.calls.filter(([f]) => String(f) === statKeysFile(cacheDir)).length;
     fs.writeFileSync(videoFile('keysMemo001'), fs.readFileSync(videoFile(cached().videos[0].video_id), 'utf8').replace(/^video_id: .*$/m, 'video_id: keysMemo001'));

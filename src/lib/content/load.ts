@@ -232,7 +232,10 @@ function load(contentDir: string, cache: ParseCache | null, reuse: { contentDir:
     // made again by a whole load, as without a kept snapshot. A strict load never takes a lenient one's
     // snapshot that left files out.
     const same = lastLoad && lastLoad.listing === listing && lastLoad.contentDir === reuse.contentDir && lastLoad.cacheDir === reuse.cacheDir;
-    if (same && (lenient || lastLoad!.snapshot.invalid.length === 0) && cache && Object.values(files).every((list) => list.every((f) => f.vouched || cache.knows(f.rel, f.sha)))) {
+    // A file whose stat key vouched for it (here, or in the load that handed its listing on) is kept at the
+    // save without reading the parses; any other must have its parse in the cache.
+    const kept = (f: RawFile) => (f.vouched ? (cache!.keep(f.rel), true) : cache!.knows(f.rel, f.sha));
+    if (same && (lenient || lastLoad!.snapshot.invalid.length === 0) && cache && Object.values(files).every((list) => list.every(kept))) {
       cache.save(); // the stat keys of files read this time, so the next load need not read them
       return lastLoad!.snapshot;
     }

@@ -54,6 +54,11 @@ export interface ParseCache {
   /** True when the cache holds this file's parse for these bytes (its front matter's, at least); the entry is then kept at the next save, like every file this load saw. */
   knows(rel: string, sha: string): boolean;
   /**
+   * A file of this load that another load of this process listed (summarise's videos, handed on): its entry
+   * and stat key are kept at the next save, as those of the files this load listed itself are.
+   */
+  keep(rel: string): void;
+  /**
    * The last version of the file a lenient load published (marked by `published`): these very bytes when they
    * were, else the version before them that was. Undefined when none is known (a new file, a lost cache).
    */
@@ -373,6 +378,9 @@ export function openParseCache(cacheDir: string, opts: { /** false: no stat key 
       seen.set(rel, entry);
       touched.add(rel);
       return true;
+    },
+    keep(rel: string): void {
+      touched.add(rel);
     },
     previousVersion(rel: string): PreviousVersion | undefined {
       const entry = known(rel);
