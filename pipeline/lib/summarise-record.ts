@@ -69,15 +69,19 @@ export interface ToSummarise {
 export function videosToSummarise(contentDir: string, cacheDir: string): ToSummarise {
   const recordFile = summariseRecordFile(cacheDir);
   const record = readRecord(recordFile);
-  const knows = (f: RawFile) => record.get(f.rel)?.sha === f.sha;
-  const waiting = (f: RawFile) => {
+  /** What the record says of the file's bytes, if it knows them. */
+  const factOf = (f: RawFile): Fact | undefined => {
     const fact = record.get(f.rel);
-    return fact?.sha !== f.sha || (!('invalid' in fact) && !fact.summarised);
+    return fact?.sha === f.sha ? fact : undefined;
+  };
+  const waiting = (f: RawFile) => {
+    const fact = factOf(f);
+    return !fact || (!('invalid' in fact) && !fact.summarised);
   };
   const { videos, listing, loaded } = loadVideosListed(contentDir, {
     cacheDir,
     lenient: true,
-    select: (files) => ({ load: waiting, viaCache: files.filter((f) => !knows(f)).length * 10 > files.length }),
+    select: (files) => ({ load: waiting, viaCache: files.filter((f) => !factOf(f)).length * 10 > files.length }),
   });
   const facts = new Map<string, Fact>();
   for (const file of listing.files) {
