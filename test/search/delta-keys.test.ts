@@ -128,6 +128,17 @@ describe('update-index builds only the documents whose inputs moved', () => {
     expect(r.built).toBe(1);
   });
 
+  it('a doc-inputs.json of another shape is read as no keys: every document is built again, none wrongly kept', async () => {
+    const file = path.join(dataDir, 'index', 'doc-inputs.json');
+    const inputs = indexFile('doc-inputs.json') as { record: { items: unknown } };
+    fs.writeFileSync(file, JSON.stringify({ ...inputs, record: { ...inputs.record, items: null } }));
+    edit(`videos/${video}.md`, (t) => t.replace(/^title: "/m, 'title: "Reshaped '));
+    const r = await updateAndCheck();
+    const all = load().videos.length + load().essays.length + load().digests.length + load().concepts.length + load().personas.length;
+    expect(r.computed).toBe(all);
+    expect(r.built).toBe(all);
+  });
+
   it('a record that says an item did not change when it did is caught by the check the tests run with', async () => {
     edit(`videos/${cited}.md`, (t) => t.replace(/^title: "/m, 'title: "Caught '));
     const file = path.join(dataDir, 'index', 'doc-inputs.json');

@@ -82,7 +82,9 @@ export function docInputsOf(inputs: SearchInputs, hashOf: (key: string) => strin
   return { version: 2, keys, record: inputs.record };
 }
 
-/** doc-inputs.json as searchInputs takes it; missing or unreadable: no keys. */
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** doc-inputs.json as searchInputs takes it; missing, unreadable or of another shape: no keys (every key is computed). */
 export function readDocInputs(file: string): { keys: DocInputs; record?: InputsRecord } {
   let raw: unknown;
   try {
@@ -90,10 +92,11 @@ export function readDocInputs(file: string): { keys: DocInputs; record?: InputsR
   } catch {
     return { keys: {} };
   }
-  if (!raw || typeof raw !== 'object') return { keys: {} };
-  const f = raw as Partial<DocInputsFile>;
-  if (f.version === 2 && f.keys && f.record) return { keys: f.keys, record: f.record };
-  return { keys: 'version' in f ? {} : (raw as DocInputs) };
+  if (!isObject(raw)) return { keys: {} };
+  if (!('version' in raw)) return { keys: raw as DocInputs }; // the first form
+  const { version, keys, record } = raw as Partial<DocInputsFile>;
+  const usable = version === 2 && isObject(keys) && isObject(record) && typeof record.salt === 'string' && isObject(record.items) && isObject(record.cites);
+  return usable ? { keys, record } : { keys: {} };
 }
 
 export function documentHash(doc: SearchDocument): string {
