@@ -194,7 +194,6 @@ export function assemble(files: Listing, cache: ParseCache | null, withoutMissin
   return { snapshot, problems: a.problems };
 }
 
-/** Channels: channels/<channel_id>.md. */
 /**
  * An item's hash (Snapshot.itemHashes) in 64 bits: a file's SHA-256 cut short, an essay's several files'
  * hashed again. What the builds record to tell next time whether the item changed (enough to tell builds apart).
@@ -203,6 +202,7 @@ export function shortItemHash(sha: string): string {
   return sha.length === 64 ? sha.slice(0, 16) : hash('sha1', sha, 'base64url').slice(0, 16);
 }
 
+/** Channels: channels/<channel_id>.md. */
 function assembleChannels({ files, front, problem, itemHashes }: Assembly) {
   const channels: Channel[] = [];
   for (const file of files.channels) {

@@ -9,9 +9,10 @@
 //
 // The stat keys live in a file of their own (content-stat.json, ~32 MB at 100k videos), read when a listing
 // first asks for one (once per thread while the file is the same: a chain's summarise and update-index share
-// it); the parses (content-parse.json and its delta, ~365 MB) are read when a parse is first asked for. Listing content/ needs only the first: a pipeline chain's update-index hands its listing to
-// rebuild-site's thread before it reads the parses, and summarise, which keeps its own record of the
-// videos (pipeline/lib/summarise.ts), may read none.
+// it); the parses (content-parse.json and its delta, ~365 MB) are read when a parse is first asked for.
+// Listing content/ needs only the first: a pipeline chain's update-index hands its listing to rebuild-site's
+// thread before it reads the parses, and summarise, which keeps its own record of the videos
+// (pipeline/lib/summarise-record.ts), may read none.
 import fs from 'node:fs';
 import path from 'node:path';
 import { stageFile } from '../fs-atomic.ts';
