@@ -324,7 +324,8 @@ function writeParses(cacheDir: string, was: CacheContents, kept: Map<string, Ent
 
 /**
  * Opens the parse cache of a folder (see the top of this file); the load that opened it saves it. The stat
- * keys are read now, the parses when one is first asked for (a listing asks for none).
+ * keys are read when a listing first asks for one (once per thread while the file is the same), the parses
+ * when one is first asked for (a listing asks for none). Nothing is read here.
  */
 export function openParseCache(cacheDir: string, opts: { /** false: no stat key vouches for a file (every file is read). */ statKeys?: boolean } = {}): ParseCache {
   const keys = openStatKeys(cacheDir);
