@@ -14,7 +14,8 @@ import { buildSearchIndex } from '../../src/lib/search/index.ts';
 import { updateSearchIndex, type DeltaFile } from '../../src/lib/search/delta.ts';
 import { docKey, documentsFromSnapshot } from '../../src/lib/search/documents.ts';
 import { shortItemHash } from '../../src/lib/content/assemble.ts';
-import { documentHash } from '../../src/lib/search/manifest.ts';
+import { searchInputs } from '../../src/lib/search/inputs.ts';
+import { docInputsOf, documentHash, documentHashes, readDocInputs } from '../../src/lib/search/manifest.ts';
 
 const builtin = { provider: 'builtin' as const, dimensions: 64 };
 let root: string;
@@ -24,6 +25,11 @@ const load = () => loadSnapshot(content, { cacheDir: contentCacheDir(dataDir) })
 const file = (rel: string) => path.join(content, rel);
 const edit = (rel: string, change: (text: string) => string) => fs.writeFileSync(file(rel), change(fs.readFileSync(file(rel), 'utf8')));
 const indexFile = (name: string) => JSON.parse(fs.readFileSync(path.join(dataDir, 'index', name), 'utf8'));
+/** The keys and record as the next update reads them (doc-inputs.json with its delta). */
+const recorded = () => {
+  const { keys, record } = readDocInputs(path.join(dataDir, 'index'));
+  return { keys, record: record! };
+};
 
 /** Updates the index and returns what it built, after checking its delta against every document's. */
 async function updateAndCheck(): Promise<{ built: number; computed: number; changed: string[] }> {
@@ -40,6 +46,9 @@ async function updateAndCheck(): Promise<{ built: number; computed: number; chan
   const current = new Set(all.map((d) => docKey(d.type, d.id)));
   const removed = Object.keys(base).filter((k) => !current.has(k) || expected.some((d) => docKey(d.type, d.id) === k));
   expect(new Set(delta.removed)).toEqual(new Set(removed));
+  // The keys and record read back are those of every document, computed (what the whole file would hold).
+  const hashes = documentHashes(all);
+  expect(recorded()).toEqual(docInputsOf(searchInputs(snap), (k) => hashes[k]));
   const built = Number(/; (\d+) of \d+ documents built/.exec(logs.join('\n'))?.[1]);
   const computed = Number(/; (\d+) input keys computed/.exec(logs.join('\n'))?.[1]);
   return { built, computed, changed: delta.documents.map((d) => docKey(d.doc.type, d.doc.id)) };
@@ -120,8 +129,7 @@ describe('update-index builds only the documents whose inputs moved', () => {
   });
 
   it('computes every key when the record is of the first form (keys alone), and builds none it need not', async () => {
-    const inputs = indexFile('doc-inputs.json') as { keys: Record<string, [string, string]> };
-    fs.writeFileSync(path.join(dataDir, 'index', 'doc-inputs.json'), JSON.stringify(inputs.keys));
+    fs.writeFileSync(path.join(dataDir, 'index', 'doc-inputs.json'), JSON.stringify(recorded().keys));
     edit(`videos/${video}.md`, (t) => t.replace(/^title: "/m, 'title: "Once more '));
     const r = await updateAndCheck();
     expect(r.computed).toBe(load().videos.length + load().essays.length + load().digests.length + load().concepts.length + load().personas.length);
@@ -142,9 +150,9 @@ describe('update-index builds only the documents whose inputs moved', () => {
   it('a record that says an item did not change when it did is caught by the check the tests run with', async () => {
     edit(`videos/${cited}.md`, (t) => t.replace(/^title: "/m, 'title: "Caught '));
     const file = path.join(dataDir, 'index', 'doc-inputs.json');
-    const inputs = indexFile('doc-inputs.json') as { record: { items: Record<string, string> } };
+    const inputs = recorded();
     inputs.record.items[docKey('video', cited)] = shortItemHash(load().itemHashes.get(`video:${cited}`)!);
-    fs.writeFileSync(file, JSON.stringify(inputs));
+    fs.writeFileSync(file, JSON.stringify({ version: 2, ...inputs })); // the whole form: no delta is read over it
     await expect(updateSearchIndex(load(), { dataDir, embedder: builtin })).rejects.toThrow(`the search input key of ${docKey('video', cited)} moved, but no input of it changed`);
   });
 

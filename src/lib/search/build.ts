@@ -14,7 +14,7 @@ import { BuiltinEmbedder } from './embedders/builtin.ts';
 import type { Embedder, EmbedderSetting } from './embedders/embedder.ts';
 import { createTransformersEmbedder } from './embedders/transformers.ts';
 import { buildKeywordIndex, FIELD_BOOSTS } from './keyword.ts';
-import { DELTA_FILES, docInputsOf, documentHashes, INDEX_FILES, INDEX_FORMAT, indexDir, type IndexManifest, type ItemRef } from './manifest.ts';
+import { DELTA_FILES, docInputsBaseText, docInputsOf, documentHashes, INDEX_FILES, INDEX_FORMAT, indexDir, type IndexManifest, type ItemRef } from './manifest.ts';
 import type { LoadedIndex } from './loaded.ts';
 import { LEXICON_FILE, saveLexicon, trainLexicon } from './translate.ts';
 
@@ -92,7 +92,8 @@ export async function buildSearchIndex(snapshot: Snapshot, opts: BuildOptions): 
     // What each indexed document was, so later runs can add only what changed (delta.ts).
     const hashes = documentHashes(docs);
     fs.writeFileSync(path.join(tmp, DELTA_FILES.hashes), stringifyAscii(hashes));
-    fs.writeFileSync(path.join(tmp, DELTA_FILES.inputs), stringifyAscii(docInputsOf(searchInputs(snapshot), (k) => hashes[k])));
+    // A new base of the input keys, without a delta (the folder replaces the old one, its delta with it).
+    fs.writeFileSync(path.join(tmp, DELTA_FILES.inputs), docInputsBaseText(docInputsOf(searchInputs(snapshot), (k) => hashes[k])));
     // The query translation lexicon (translate.ts) is learnt from the same documents.
     const lexicon = trainLexicon(docs);
     saveLexicon(tmp, lexicon);

@@ -16,7 +16,7 @@ import { docKey, documentsFromSnapshot, languageVersions, type SearchDocument } 
 import type { EmbedderSetting } from './embedders/embedder.ts';
 import { embedderForIndex } from './embedders/select.ts';
 import { embedderMatches } from './embedders/embedder.ts';
-import { DELTA_FILES, docInputsOf, documentHash, INDEX_FILES, INDEX_FORMAT, indexDir, readDocInputs, readManifest, type IndexManifest } from './manifest.ts';
+import { DELTA_FILES, docInputsOf, documentHash, INDEX_FILES, INDEX_FORMAT, indexDir, readDocInputs, readManifest, writeDocInputs, type IndexManifest } from './manifest.ts';
 import { searchInputs } from './inputs.ts';
 import type { LoadedDelta } from './loaded.ts';
 
@@ -112,7 +112,8 @@ export async function updateSearchIndex(
   const previous = manifest.delta ? readJson<DeltaFile>(path.join(dir, DELTA_FILES.delta)) : null;
   const previousDocs = new Map<string, { doc: SearchDocument; hash: string; vectors: string[] }>();
   if (previous && previous.base_built_at === manifest.built_at) for (const d of previous.documents) previousDocs.set(docKey(d.doc.type, d.doc.id), d);
-  const { keys: recorded, record } = readDocInputs(path.join(dir, DELTA_FILES.inputs));
+  const read = readDocInputs(dir);
+  const { keys: recorded, record } = read;
   const inputs = searchInputs(snapshot, record && { record, key: (k) => recorded[k]?.[0] });
   const hashes = new Map<string, string>();
   const build = new Set<string>();
@@ -177,12 +178,16 @@ export async function updateSearchIndex(
     delta: { since: manifest.built_at, updated_at: updatedAt, documents: changed.length, removed: removed.length },
   };
   // The delta first, then the manifest that names it: a reader that sees the new manifest finds its delta.
-  // The input keys before both: a crash between leaves keys that describe the documents as they are now,
-  // which the next update's delta is computed from anyway.
-  writeFileAtomic(path.join(dir, DELTA_FILES.inputs), stringifyAscii(docInputsOf(inputs, (k) => hashes.get(k))));
+  // The input keys before both (their delta over the base, or a new base): a crash between leaves keys that
+  // describe the documents as they are now, which the next update's delta is computed from anyway.
+  // Only the documents built (the others keep their key and hash as read) and those whose item changed,
+  // came or went (the record's items differ there alone; a document gone had its item recorded) can have
+  // other entries than those read.
+  const changes = inputs.changed && { docs: [...build, ...inputs.changed], documents: inputs.keys.size };
+  const keysWritten = writeDocInputs(dir, docInputsOf(inputs, (k) => hashes.get(k)), read, changes ?? undefined);
   writeFileAtomic(path.join(dir, DELTA_FILES.delta), stringifyAscii(delta));
   writeFileAtomic(path.join(dir, INDEX_FILES.manifest), JSON.stringify(next, null, 2) + '\n');
   const ms = Math.round(performance.now() - started);
-  opts.log?.(`search: index updated in ${ms} ms: ${changed.length} new or changed items (${toEmbed.length} embedded), ${removed.length} removed since the full build of ${manifest.built_at}; ${built.size} of ${hashes.size} documents built (the others' inputs unchanged; ${inputs.computed} input keys computed)`);
+  opts.log?.(`search: index updated in ${ms} ms: ${changed.length} new or changed items (${toEmbed.length} embedded), ${removed.length} removed since the full build of ${manifest.built_at}; ${built.size} of ${hashes.size} documents built (the others' inputs unchanged; ${inputs.computed} input keys computed, recorded as a ${keysWritten === 'delta' ? 'delta' : 'new base'})`);
   return { mode: 'delta', manifest: next, added: changed.length, removed: removed.length, ms };
 }

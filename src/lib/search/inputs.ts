@@ -38,6 +38,11 @@ export interface SearchInputs {
   record: InputsRecord;
   /** Input keys computed, not taken as recorded (for the log and the tests). */
   computed: number;
+  /**
+   * The documents whose item changed, came or went since the record given: `record.items` differs from it
+   * there alone. Null without a record of the same code (every key computed).
+   */
+  changed: ReadonlySet<string> | null;
 }
 
 /**
@@ -90,7 +95,7 @@ function movedSince(snap: Snapshot, docs: readonly string[], items: Record<strin
     if (was && changed.has(from)) for (const key of cites[from]) moved.add(key);
   }
   if (was) for (const from of changed) for (const key of was.cites[from] ?? []) moved.add(key);
-  return { moved: was ? moved : null, cites };
+  return { moved: was ? moved : null, changed: was ? changed : null, cites };
 }
 
 /**
@@ -112,7 +117,7 @@ export function searchInputs(snap: Snapshot, before?: { record: InputsRecord; ke
     if (sha !== undefined) items[key] = shortItemHash(sha);
   }
   const was = before?.record.salt === salt ? before : undefined;
-  const { moved, cites } = movedSince(snap, docs, items, was?.record);
+  const { moved, changed, cites } = movedSince(snap, docs, items, was?.record);
   const citedBy = new Map<string, string[]>();
   for (const from in cites) {
     for (const key of new Set(cites[from])) {
@@ -140,5 +145,5 @@ export function searchInputs(snap: Snapshot, before?: { record: InputsRecord; ke
     if (check && keyOf(key) !== recorded) throw new Error(`the search input key of ${key} moved, but no input of it changed`);
     keys.set(key, recorded);
   }
-  return { keys, citedBy, record: { salt, items, cites }, computed };
+  return { keys, citedBy, record: { salt, items, cites }, computed, changed };
 }
