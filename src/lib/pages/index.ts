@@ -75,8 +75,8 @@ export function pageFile(route: RouteName, props: unknown): string {
   return urlPath === '' ? 'index.html' : `${urlPath}/index.html`;
 }
 
+/** A page as the site manifest records it (the incremental build keeps a kept page's record object as it is). */
 export interface PagePrint {
-  route: RouteName;
   /** modelFingerprint of the page's model. */
   fp: string;
   file: string;
@@ -99,7 +99,7 @@ export function pageFingerprints(
   site: SiteContext,
   known?: (key: string, route: RouteName) => PagePrint | undefined,
   /** Told of each model built, with its JSON (what the fingerprint hashes; the incremental build hands it on as it is). */
-  built?: (key: string, params: Params, json: string, print: PagePrint) => void,
+  built?: (key: string, route: RouteName, params: Params, json: string, print: PagePrint) => void,
 ): Map<string, PagePrint> {
   const out = new Map<string, PagePrint>();
   for (const [route, spec] of Object.entries(PAGE_ROUTES) as [RouteName, RouteSpec][]) {
@@ -112,9 +112,9 @@ export function pageFingerprints(
       }
       const props = spec.props(snap, site, params);
       const json = JSON.stringify(props) ?? 'null';
-      const made = { route, fp: modelFingerprint(json), file: pageFile(route, props) };
+      const made = { fp: modelFingerprint(json), file: pageFile(route, props) };
       out.set(key, made);
-      built?.(key, params, json, made);
+      built?.(key, route, params, json, made);
     }
   }
   return out;

@@ -17,7 +17,7 @@ import type { Snapshot } from '../content/model.ts';
 import { chromeKey, listTree, rendererHash, SITE_MANIFEST_FORMAT, writeSiteManifest, type SiteManifest } from './manifest.ts';
 import { InputKeys, pageGroup, siteInputs } from './inputs.ts';
 import { writePiecesFile, type PieceSpans } from './pieces.ts';
-import type { Piece } from '../representation.ts';
+import type { Piece, Representation } from '../representation.ts';
 
 export interface BuildMeta {
   generated_at: string;
@@ -88,8 +88,22 @@ export function* resourceFiles(
   site: SiteContext,
   /** Filled with each file's rel as it is yielded (a caller that records them passes its own set: one set of ~570k paths at 100k videos, not two). */
   seen = new Set<string>(),
+  /**
+   * Asked of each document of an item's group: true keeps it (the incremental build: the group's inputs
+   * are unchanged), and it is then only added to `seen`, not yielded, its body never made.
+   */
+  keep?: (group: string) => boolean,
 ): Generator<{ rel: string; group?: string; readonly body: Buffer; pieces?: () => Iterable<Piece> }> {
-  for (const r of prerenderedResources(snapshot, site)) {
+  const kept =
+    keep &&
+    ((group: string, path: string, type: Representation) => {
+      const rel = distFileFor(path, type);
+      if (seen.has(rel)) return true; // a path yielded before: skipped, as below
+      if (!keep(group)) return false;
+      seen.add(rel);
+      return true;
+    });
+  for (const r of prerenderedResources(snapshot, site, kept)) {
     const rel = distFileFor(r.path, r.type);
     if (seen.has(rel)) continue;
     seen.add(rel);
@@ -118,9 +132,9 @@ export function buildMetaOf(baseUrl: string, snapshot: Snapshot, site: SiteConte
   };
 }
 
-/** The manifest's page records: each page's fingerprint and file. */
+/** The manifest's page records: each page's fingerprint and file (the prints themselves, no copy). */
 export function pageRecords(prints: Map<string, PagePrint>): SiteManifest['pages'] {
-  return Object.fromEntries([...prints].map(([k, p]) => [k, { fp: p.fp, file: p.file }]));
+  return Object.fromEntries(prints);
 }
 
 /** rename, or copy and delete when the two folders are on different disks. */
@@ -205,7 +219,7 @@ async function startFullRender(
     // A large site built by `npm run build` (renderInProcess) renders in children too: the first starts now.
     if (!early && !rendersInProcess(opts, pages)) early = startRender(env);
     let models: Record<string, HandedModel> | null = early && pages <= FULL_MODELS_HANDOFF_MAX ? {} : null;
-    const prints = pageFingerprints(snapshot, site, undefined, models ? (key, params, json, print) => void (models![key] = { route: print.route, params, json }) : undefined);
+    const prints = pageFingerprints(snapshot, site, undefined, models ? (key, route, params, json) => void (models![key] = { route, params, json }) : undefined);
     const onPage = opts.onProgress && (() => opts.onProgress!(++rendered, prints.size));
     // Pages render in child processes while this one writes the documents into a folder of its own; the
     // pages (fewer files than the documents) then move in beside them.

@@ -304,13 +304,13 @@ function changedPages(snapshot: Snapshot, site: SiteContext, prev: SiteManifest,
       const was = prev.pages[key];
       if (!same || !was) return undefined;
       modelsKept++;
-      return { route, fp: was.fp, file: was.file };
+      return was; // the record itself: the next manifest holds the same object, which its delta sees is unchanged at once
     },
-    (key, params, json, print) => {
+    (key, route, params, json, print) => {
       const was = prev.pages[key];
       if (was?.fp === print.fp && was?.file === print.file) return;
       selected.push(key);
-      if (models) models[key] = { route: print.route, params, json };
+      if (models) models[key] = { route, params, json };
       if (selected.length > MODELS_HANDOFF_MAX) models = null;
     },
   );
@@ -338,12 +338,14 @@ function recomputeDocuments(snapshot: Snapshot, site: SiteContext, keys: InputKe
     piecesCopied += made!.copied;
   };
   // A document of a group whose key the previous build recorded as it is now was written by that build
-  // (the same inputs under the same code and site settings yield the same documents), so it is in `files`.
-  for (const file of resourceFiles(snapshot, site, resources)) {
-    if (file.group && keys.unchanged(file.group)) {
-      documentsKept++;
-      continue;
-    }
+  // (the same inputs under the same code and site settings yield the same documents), so it is in dist/:
+  // kept, neither made nor yielded.
+  const keep = (group: string) => {
+    if (!keys.unchanged(group)) return false;
+    documentsKept++;
+    return true;
+  };
+  for (const file of resourceFiles(snapshot, site, resources, keep)) {
     if (file.pieces) stagePieces(file.rel, file.pieces());
     else changes.consider(file.rel, file.body);
   }
@@ -379,10 +381,16 @@ async function takeRendered(rendering: Promise<string>, wantedFiles: string[], c
 
 /** What is gone: pages no longer produced and documents the read model no longer yields. */
 function goneFiles(prev: SiteManifest, prints: Map<string, PagePrint>, resources: ReadonlySet<string>): string[] {
-  const pageFiles = new Set([...prints.values()].map((p) => p.file));
+  // Every page's file, made only when a file is found gone from where it was (most runs: none).
+  let pageFiles: Set<string> | undefined;
+  const isPage = (rel: string) => (pageFiles ??= new Set(Array.from(prints.values(), (p) => p.file))).has(rel);
   const removed: string[] = [];
-  for (const [k, p] of Object.entries(prev.pages)) if (!prints.has(k) && !pageFiles.has(p.file) && !resources.has(p.file)) removed.push(p.file);
-  for (const rel of prev.resources) if (!resources.has(rel) && !pageFiles.has(rel)) removed.push(rel);
+  for (const k in prev.pages) {
+    if (prints.has(k)) continue;
+    const { file } = prev.pages[k];
+    if (!resources.has(file) && !isPage(file)) removed.push(file);
+  }
+  for (const rel of prev.resources) if (!resources.has(rel) && !isPage(rel)) removed.push(rel);
   return removed;
 }
 
