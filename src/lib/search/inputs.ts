@@ -105,11 +105,8 @@ function movedSince(snap: Snapshot, docs: readonly string[], items: Record<strin
  */
 export function searchInputs(snap: Snapshot, before?: { record: InputsRecord; key: (doc: string) => string | undefined }): SearchInputs {
   const salt = documentsCode();
-  const own = (key: string): string | undefined => {
-    const at = key.indexOf(':');
-    const type = key.slice(0, at);
-    return snap.itemHashes.get(`${type === 'knowledge' ? 'concept' : type}:${key.slice(at + 1)}`);
-  };
+  // A document's key is its item's (`video:<id>` …) but for a concept's (`knowledge:<slug>`, item `concept:<slug>`).
+  const own = (key: string): string | undefined => snap.itemHashes.get(key.startsWith('knowledge:') ? `concept:${key.slice(10)}` : key);
   const docs = documentKeys(snap);
   const items: Record<string, string> = {};
   for (const key of docs) {
