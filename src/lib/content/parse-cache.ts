@@ -207,7 +207,12 @@ export function warmParseCache(cacheDir: string): void {
 function readStatKeys(file: string): Map<string, string> {
   try {
     const raw = readJsonFile(file) as { version?: number; keys?: Record<string, string> };
-    if (raw.version === STAT_VERSION && raw.keys && typeof raw.keys === 'object') return new Map(Object.entries(raw.keys));
+    if (raw.version === STAT_VERSION && raw.keys && typeof raw.keys === 'object') {
+      // Entry by entry: Object.entries would first make a pair for each (~0.1 s more at 100k videos).
+      const keys = new Map<string, string>();
+      for (const rel in raw.keys) keys.set(rel, raw.keys[rel]);
+      return keys;
+    }
   } catch {
     // missing or unreadable: no file is vouched for, and the next save replaces it
   }
