@@ -75,6 +75,17 @@ describe('writePieces', () => {
     expect(made).toEqual(['essay:e']);
   });
 
+  it('copies each piece of a group whose pieces lie apart from its own place, in order', () => {
+    // The group's pieces are found by their first one while they come one after another; apart, by every group's list.
+    const apart: [string, string][] = [['essay:e', '\n\n## E one'], before[0], ['essay:e', '\n\n## E two'], before[4], ['essay:e', '\n\n## E three']];
+    const first = write(doc('# Corpus', apart));
+    const made: string[] = [];
+    const next = write(doc('# Corpus', apart, made), { spans: first.spans, unchanged: () => true });
+    expect(made).toEqual([]);
+    expect(next.copied).toBe(apart.length);
+    expect(fs.readFileSync(file).equals(whole(doc('# Corpus', apart)))).toBe(true);
+  });
+
   it('copies nothing from a file edited since its spans were recorded, even to the same size', () => {
     const first = write(doc('# Corpus', before));
     const edited = fs.readFileSync(file).toString('utf8').replace('## A', '## X');
