@@ -6,11 +6,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isAscii } from 'node:buffer';
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
 import { ContentError, forgetLastSnapshot, loadSnapshot, loadVideos, loadVideosListed, type PlainListing } from '../../src/lib/content/load.ts';
 import { withWrites } from '../../src/lib/content/files.ts';
-import { forgetParseCacheBases, parseCacheDeltaFile, parseCacheFile, statKeysFile } from '../../src/lib/content/parse-cache.ts';
+import { forgetParseCacheBases, parseCacheDeltaFile, parseCacheFile, statKey, statKeysDeltaFile, statKeysFile } from '../../src/lib/content/parse-cache.ts';
 
 let root: string;
 let content: string;
@@ -31,6 +32,23 @@ function cachedFiles(): Set<string> {
     for (const r of delta.removed) rels.delete(r);
   }
   return rels;
+}
+
+/** A stat keys file's JSON: a base's (`id`; version 2 had none) or a delta's (`base`, `removed`). */
+type StatKeysJson = { version: number; id?: string; base?: string; removed?: string[]; keys: Record<string, string> };
+const readJson = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as StatKeysJson;
+/** The stat keys as written: the base's, with the delta naming it applied. */
+function statKeysNow(): Record<string, string> {
+  const base = readJson(statKeysFile(cacheDir));
+  const keys = { ...base.keys };
+  if (fs.existsSync(statKeysDeltaFile(cacheDir))) {
+    const delta = readJson(statKeysDeltaFile(cacheDir));
+    if (delta.base === base.id) {
+      for (const rel of delta.removed!) delete keys[rel];
+      Object.assign(keys, delta.keys);
+    }
+  }
+  return keys;
 }
 
 /**
@@ -343,6 +361,7 @@ describe('the stat keys, apart from the parses', () => {
       expect(reads.mock.calls.filter(([f]) => String(f) === statKeysFile(cacheDir)).length).toBe(0);
 
       // The stat keys lost: every file is read and hashed, nothing parsed again, and the keys are written again.
+      // (A delta left behind names a base that is gone: ignored.)
       fs.rmSync(statKeysFile(cacheDir));
       forgetLastSnapshot();
       reads.mockClear();
@@ -370,7 +389,7 @@ describe('the stat keys, apart from the parses', () => {
     await new Promise((r) => setTimeout(r, 2100)); // past the racy window: every file's stat key is recorded
     forgetLastSnapshot();
     const kept = cached(); // this process's kept snapshot
-    const statKeys = () => Object.keys((JSON.parse(fs.readFileSync(statKeysFile(cacheDir), 'utf8')) as { keys: Record<string, string> }).keys).sort();
+    const statKeys = () => Object.keys(statKeysNow()).sort();
     const keysBefore = statKeys();
     const filesBefore = cachedFiles();
     expect(keysBefore.filter((rel) => rel.startsWith('videos/')).length).toBe(kept.videos.length);
@@ -410,6 +429,194 @@ describe('the stat keys, apart from the parses', () => {
     } finally {
       reads.mockRestore();
       fs.rmSync(videoFile('keysMemo001'));
+    }
+  });
+});
+
+describe('the stat keys as a base and a delta', () => {
+  const racyWindow = () => new Promise((r) => setTimeout(r, 2100));
+  const baseFile = () => statKeysFile(cacheDir);
+  const deltaFile = () => statKeysDeltaFile(cacheDir);
+  const videosDir = () => path.join(content, 'videos') + path.sep;
+  /** The videos/ files read by the calls a spy saw, by path under content/. */
+  const videoReads = (reads: { mock: { calls: unknown[][] } }) =>
+    reads.mock.calls
+      .map(([f]) => String(f))
+      .filter((f) => f.startsWith(videosDir()))
+      .map((f) => path.relative(content, f))
+      .sort();
+  /** A load that lists content/ as another thread or a later run would (this thread's stat keys and snapshot forgotten), and the videos it read. */
+  function load(): { snap: ReturnType<typeof cached>; read: string[] } {
+    forgetParseCacheBases();
+    forgetLastSnapshot();
+    const reads = vi.spyOn(fs, 'readFileSync');
+    try {
+      const snap = cached();
+      return { snap, read: videoReads(reads) };
+    } finally {
+      reads.mockRestore();
+    }
+  }
+  /** Both stat keys files lost, then a load past the racy window writes a base of every file's key. */
+  async function freshBase(): Promise<StatKeysJson> {
+    fs.rmSync(baseFile(), { force: true });
+    fs.rmSync(deltaFile(), { force: true });
+    await racyWindow();
+    expect(load().snap).toEqual(uncached());
+    const base = readJson(baseFile());
+    expect(base.version).toBe(3);
+    expect(typeof base.id).toBe('string');
+    expect(fs.existsSync(deltaFile())).toBe(false);
+    return base;
+  }
+  const originals = new Map<string, string>();
+  /** Rewrites a video's title (another size: a new stat key), to be put back after the test. */
+  function edit(id: string, title: string): string {
+    const file = videoFile(id);
+    const text = fs.readFileSync(file, 'utf8');
+    if (!originals.has(file)) originals.set(file, text);
+    fs.writeFileSync(file, text.replace(/^title: "/m, `title: "${title} `));
+    return `videos/${id}.md`;
+  }
+  const putBack = () => {
+    for (const [file, text] of originals) fs.writeFileSync(file, text);
+    originals.clear();
+    forgetLastSnapshot();
+  };
+
+  it('a load that changes a few keys writes only the delta, and base and delta read back vouch for every file', async () => {
+    const [a, b, c] = uncached().videos.map((v) => v.video_id);
+    const copyOf = (id: string) => fs.readFileSync(videoFile(c), 'utf8').replace(/^video_id: .*$/m, `video_id: ${id}`);
+    const [old, fresh] = ['statBase001', 'statDelta001'];
+    fs.writeFileSync(videoFile(old), copyOf(old)); // in the base, deleted below
+    try {
+      const base = await freshBase();
+      const before = { bytes: fs.readFileSync(baseFile()), ino: fs.statSync(baseFile()).ino };
+      const changed = [edit(a, 'Delta A'), edit(b, 'Delta B'), `videos/${fresh}.md`].sort();
+      fs.writeFileSync(videoFile(fresh), copyOf(fresh));
+      await racyWindow(); // past it: the next load records the changed files' keys
+      const first = load();
+      expect(first.read).toEqual(changed);
+      expect(first.snap).toEqual(uncached());
+      // The base is the same file, byte for byte; the delta names it and holds the changed keys.
+      expect(fs.readFileSync(baseFile()).equals(before.bytes)).toBe(true);
+      expect(fs.statSync(baseFile()).ino).toBe(before.ino);
+      const delta = readJson(deltaFile());
+      expect(delta.base).toBe(base.id);
+      expect(Object.keys(delta.keys).sort()).toEqual(changed);
+      expect(delta.removed).toEqual([]);
+      // Read back (base and delta), they vouch for every file: none read.
+      const second = load();
+      expect(second.read).toEqual([]);
+      expect(second.snap).toEqual(uncached());
+      // Files deleted: one the base holds is removed in the delta, the delta's own leaves it; the base is the same file.
+      fs.rmSync(videoFile(old));
+      fs.rmSync(videoFile(fresh));
+      expect(load().snap).toEqual(uncached());
+      const after = readJson(deltaFile());
+      expect(after.removed).toEqual([`videos/${old}.md`]);
+      expect(Object.keys(after.keys).sort()).toEqual(changed.filter((rel) => rel !== `videos/${fresh}.md`));
+      expect(fs.readFileSync(baseFile()).equals(before.bytes)).toBe(true);
+      expect(fs.statSync(baseFile()).ino).toBe(before.ino);
+      expect(load().read).toEqual([]);
+    } finally {
+      for (const id of [old, fresh]) fs.rmSync(videoFile(id), { force: true });
+      putBack();
+    }
+  });
+
+  it('ignores a delta naming another base', async () => {
+    await freshBase();
+    const [x, y] = uncached().videos.map((v) => v.video_id);
+    try {
+      const rel = edit(x, 'Foreign');
+      await racyWindow();
+      expect(load().read).toEqual([rel]); // its key now in the delta
+      // A delta of another base with a wrong key for x: its stat key as it is, with y's SHA-256.
+      const ySha = createHash('sha256').update(fs.readFileSync(videoFile(y))).digest('hex');
+      fs.writeFileSync(deltaFile(), JSON.stringify({ version: 3, base: 'another-base', removed: [], keys: { [rel]: `${statKey(videoFile(x))} ${ySha}` } }));
+      // The base alone: its key for x is the one before the edit, so x is read again (and only x).
+      const { snap, read } = load();
+      expect(read).toEqual([rel]);
+      expect(snap.videosById.get(x)!.title).toMatch(/^Foreign /);
+      expect(snap).toEqual(uncached());
+    } finally {
+      putBack();
+    }
+  });
+
+  it('a corrupt or misshapen delta over a base with an id: every file read again, the uncached snapshot, and a new base', async () => {
+    for (const misshapen of [false, true]) {
+      const base = await freshBase();
+      fs.writeFileSync(deltaFile(), misshapen ? JSON.stringify({ version: 3, base: base.id, removed: 'all', keys: {} }) : '{not json');
+      const { snap, read } = load();
+      expect(read.length).toBe(snap.videos.length);
+      expect(snap).toEqual(uncached());
+      // The keys written again as a new base; the next load reads no video.
+      expect(readJson(baseFile()).id).not.toBe(base.id);
+      expect(fs.existsSync(deltaFile())).toBe(false);
+      expect(load().read).toEqual([]);
+    }
+  });
+
+  it('reads a version-2 file as a base without an id; the next save that changes a key writes a version-3 base', async () => {
+    await freshBase();
+    fs.writeFileSync(baseFile(), JSON.stringify({ version: 2, keys: statKeysNow() }));
+    const v2 = fs.readFileSync(baseFile());
+    expect(load().read).toEqual([]); // it vouches for every file
+    expect(fs.readFileSync(baseFile()).equals(v2)).toBe(true); // nothing changed: not written
+    const x = uncached().videos[6].video_id;
+    try {
+      const rel = edit(x, 'Upgraded');
+      await racyWindow();
+      const { snap, read } = load();
+      expect(read).toEqual([rel]);
+      expect(snap).toEqual(uncached());
+      const now = readJson(baseFile());
+      expect(now.version).toBe(3);
+      expect(typeof now.id).toBe('string');
+      expect(fs.existsSync(deltaFile())).toBe(false);
+      expect(load().read).toEqual([]);
+    } finally {
+      putBack();
+    }
+  });
+
+  it('a thread reads the delta again once another process replaced it, and not the one it wrote itself', async () => {
+    await freshBase();
+    const x = uncached().videos[7].video_id;
+    const reads = vi.spyOn(fs, 'readFileSync');
+    const readsOf = (file: string) => reads.mock.calls.filter(([f]) => String(f) === file).length;
+    /** A load of this thread (its stat keys kept), and what it read: the stat keys base and delta, videos. */
+    const again = () => {
+      forgetLastSnapshot();
+      reads.mockClear();
+      const snap = cached();
+      return { snap, base: readsOf(baseFile()), delta: readsOf(deltaFile()), read: videoReads(reads) };
+    };
+    try {
+      const rel = edit(x, 'Memo');
+      await racyWindow();
+      forgetParseCacheBases();
+      expect(again()).toMatchObject({ read: [rel] }); // writes the delta with x's key
+      expect(Object.keys(readJson(deltaFile()).keys)).toEqual([rel]);
+      // The delta in place is the one this thread wrote: neither file is read again.
+      expect(again()).toMatchObject({ base: 0, delta: 0, read: [] });
+      // Another process replaces the delta (write and rename), without x's key: the delta alone is read
+      // (the base is the same file), and x with it.
+      const other = readJson(deltaFile());
+      delete other.keys[rel];
+      fs.writeFileSync(`${deltaFile()}.other`, JSON.stringify(other));
+      fs.renameSync(`${deltaFile()}.other`, deltaFile());
+      const replaced = again();
+      expect(replaced).toMatchObject({ base: 0, delta: 1, read: [rel] });
+      // That load wrote x's key again: this thread's delta, not read again.
+      expect(again()).toMatchObject({ base: 0, delta: 0, read: [] });
+      reads.mockRestore();
+      expect(replaced.snap).toEqual(uncached());
+    } finally {
+      reads.mockRestore();
+      putBack();
     }
   });
 });
