@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
 import { ContentError, forgetLastSnapshot, loadSnapshot, loadVideos, loadVideosListed, type PlainListing } from '../../src/lib/content/load.ts';
 import { withWrites } from '../../src/lib/content/files.ts';
-import { forgetParseCacheBases, parseCacheDeltaFile, parseCacheFile, statKey, statKeysDeltaFile, statKeysFile } from '../../src/lib/content/parse-cache.ts';
+import { forgetParseCacheBases, parseCacheDeltaFile, parseCacheFile } from '../../src/lib/content/parse-cache.ts';
+import { statKey, statKeysDeltaFile, statKeysFile } from '../../src/lib/content/stat-keys.ts';
 
 let root: string;
 let content: string;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pieceText, type Piece } from '../../src/lib/representation.ts';
 import { stageFile } from '../../src/lib/fs-atomic.ts';
-import { statKey } from '../../src/lib/content/parse-cache.ts';
+import { statKey } from '../../src/lib/content/stat-keys.ts';
 import { writePieces, type PieceReuse, type PieceSpans } from '../../src/lib/static-build/pieces.ts';
 
 /** Pieces of a document: a header, then each item's text (an item may have several pieces, like an essay's languages). */

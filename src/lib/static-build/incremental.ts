@@ -25,7 +25,7 @@ import { chromeKey, listTree, readSiteManifest, rendererHash, SITE_MANIFEST, SIT
 import { InputKeys, pageGroup, siteInputs } from './inputs.ts';
 import { writePieces, type PieceSpans } from './pieces.ts';
 import { sweepBuildLeftovers } from './leftovers.ts';
-import { statKey } from '../content/parse-cache.ts';
+import { statKey } from '../content/stat-keys.ts';
 import type { Piece } from '../representation.ts';
 
 /** The file a running server watches: written last by every build. */

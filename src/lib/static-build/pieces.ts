@@ -10,7 +10,7 @@
 // hashing it and joining the new one took ~4 s on a loaded machine).
 import fs from 'node:fs';
 import type { Piece } from '../representation.ts';
-import { statKey } from '../content/parse-cache.ts';
+import { statKey } from '../content/stat-keys.ts';
 
 /** Where a file's item pieces lie, recorded when it is written. */
 export interface PieceSpans {
