@@ -335,6 +335,28 @@ describe('the snapshot a process keeps from its last load', () => {
 });
 
 describe('the stat keys, apart from the parses', () => {
+  it('loads again a file changed after the listing vouched for it, rather than report it invalid', async () => {
+    await new Promise((r) => setTimeout(r, 2100)); // past the racy window: every file's stat key is recorded
+    expect(cached()).toEqual(uncached());
+    // The parses lost: a vouched file's bytes are read when it is assembled, after the listing.
+    fs.rmSync(cacheFile());
+    fs.rmSync(parseCacheDeltaFile(cacheDir), { force: true });
+    forgetParseCacheBases();
+    forgetLastSnapshot();
+    const id = uncached().videos[0].video_id;
+    const original = fs.readFileSync(videoFile(id), 'utf8');
+    expect(original).toMatch(/^title: .*$/m);
+    try {
+      const edit = () => fs.writeFileSync(videoFile(id), original.replace(/^title: .*$/m, 'title: "Changed while loading"'));
+      const snap = loadSnapshot(content, { cacheDir, lenient: true, onListed: edit });
+      expect(snap.invalid).toEqual([]);
+      expect(snap.videosById.get(id)?.title).toBe('Changed while loading');
+      expect(snap).toEqual(uncached());
+    } finally {
+      fs.writeFileSync(videoFile(id), original);
+    }
+  });
+
   it('lists content/ from the stat keys alone: the parses are read after the listing is handed on, and either file may be lost', async () => {
     await new Promise((r) => setTimeout(r, 2100)); // past the racy window: the next load records every file's stat key
     expect(cached()).toEqual(uncached());

@@ -34,9 +34,12 @@ const MATTER_OPTIONS = {
 
 /** A file's front matter checked against its schema, and its body; or the problems, each naming the file and field. */
 export function parseFront<S extends z.ZodType>(file: RawFile, schema: S): { data: z.infer<S>; body: string } | { problems: string[] } {
+  // Read outside the try: a file changed since it was listed throws ChangedWhileLoading, which starts the
+  // load again, and is no YAML error of the file's.
+  const text = file.text;
   let parsed: matter.GrayMatterFile<string>;
   try {
-    parsed = matter(file.text, MATTER_OPTIONS);
+    parsed = matter(text, MATTER_OPTIONS);
   } catch (err) {
     return { problems: [`${file.rel}: front matter is not valid YAML: ${(err as Error).message.split('\n')[0]}`] };
   }
