@@ -4,8 +4,9 @@
 // anywhere in a UTF-8 file makes the whole text, once decoded, a two-byte string (the 100k parse cache's
 // 372 MB became 744 MB for a moment); an ASCII file is read as a one-byte string. Loading that cache went
 // 10.2-10.5 -> 8.3-8.7 s (decoding 4.4-4.8 -> 2.5-3.1 s; the read and JSON.parse take the same time).
-// The two state files kept as a base and a delta of what changed since (the parse cache, the site
-// manifest) share the policy below: newBaseId, deltaFits.
+// The state files kept as a base and a delta of what changed since (the parse cache, the stat keys, the
+// site manifest, the search input keys) share the policy below: newBaseId, deltaFits; those whose delta
+// holds records by key (the site manifest, the search input keys) also recordChange and applyChange.
 import fs from 'node:fs';
 import { isAscii } from 'node:buffer';
 
@@ -86,3 +87,45 @@ export const newBaseId = (): string => `${Date.now().toString(36)}-${Math.random
 
 /** Whether `changed` entries still go in a delta over a base of `total` entries, or a new base is due. */
 export const deltaFits = (changed: number, total: number): boolean => changed <= Math.max(1000, total * 0.1);
+
+/** What a delta holds of one record of a base (an object by key): the entries set and the keys removed since the base. */
+export interface RecordChange<T> {
+  set: Record<string, T>;
+  removed: string[];
+}
+
+/** A record read from its base, brought up to date with its delta's change (in place). */
+export function applyChange<T>(entries: Record<string, T>, change: RecordChange<T>): void {
+  for (const k of change.removed) delete entries[k];
+  Object.assign(entries, change.set);
+}
+
+/**
+ * The change from a record's base to `after`, given `had`, the change from the base to `before` (what the
+ * delta held when `before` was read): each entry of `after` is compared with `before`'s, and `before` is
+ * walked for removed entries only when some are. Also how many entries `after` has (for deltaFits).
+ */
+export function recordChange<T>(before: Record<string, T>, after: Record<string, T>, had: RecordChange<T> | undefined, same: (a: T, b: T) => boolean): { change: RecordChange<T>; entries: number } {
+  const set: Record<string, T> = { ...had?.set };
+  const removed = new Set(had?.removed);
+  let entries = 0;
+  /** Entries of `after` that `before` has too: when all of `before`'s, none was removed. */
+  let kept = 0;
+  for (const k in after) {
+    entries++;
+    if (Object.hasOwn(before, k)) {
+      kept++;
+      if (same(before[k], after[k])) continue;
+    }
+    set[k] = after[k];
+    removed.delete(k);
+  }
+  if (kept < Object.keys(before).length) {
+    for (const k in before) {
+      if (Object.hasOwn(after, k)) continue;
+      delete set[k];
+      removed.add(k);
+    }
+  }
+  return { change: { set, removed: [...removed] }, entries };
+}

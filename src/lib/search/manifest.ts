@@ -9,7 +9,7 @@ import { embedderMatches, type EmbedderInfo, type EmbedderSetting } from './embe
 import type { KeywordStats } from './keyword.ts';
 import type { InputsRecord, SearchInputs } from './inputs.ts';
 import { writeFileAtomic } from '../fs-atomic.ts';
-import { deltaFits, newBaseId, readJsonFile, stringifyAscii } from '../json-file.ts';
+import { applyChange, deltaFits, newBaseId, readJsonFile, recordChange, stringifyAscii, type RecordChange } from '../json-file.ts';
 
 /** Bumped when the folder's layout or the meaning of a file changes. */
 export const INDEX_FORMAT = 1;
@@ -84,19 +84,14 @@ export interface DocInputsFile extends DocInputsState {
   id: string;
 }
 
-interface Change<T> {
-  set: Record<string, T>;
-  removed: string[];
-}
-
 /** doc-inputs.delta.json: what changed since the base `base` (salt whole). */
 export interface DocInputsDelta {
   version: 3;
   base: string;
   salt: string;
-  keys: Change<[string, string]>;
-  items: Change<string>;
-  cites: Change<string[]>;
+  keys: RecordChange<[string, string]>;
+  items: RecordChange<string>;
+  cites: RecordChange<string[]>;
 }
 
 /** What readDocInputs read: the keys and record, and the base (and delta) they came from, if any. */
@@ -143,10 +138,6 @@ function isInputsDelta(d: unknown): d is DocInputsDelta {
   );
 }
 
-function apply<T>(entries: Record<string, T>, change: Change<T>): void {
-  for (const k of change.removed) delete entries[k];
-  Object.assign(entries, change.set);
-}
 
 /**
  * The keys and record in the index folder `dir`, as searchInputs takes them: the base with its delta applied.
@@ -177,9 +168,9 @@ export function readDocInputs(dir: string): DocInputsRead {
   }
   if (!isInputsDelta(delta)) return { keys: {} };
   if (delta.base !== id) return { ...state, base: { id: id as string, delta: null } };
-  apply(state.keys, delta.keys);
-  apply(state.record.items, delta.items);
-  apply(state.record.cites, delta.cites);
+  applyChange(state.keys, delta.keys);
+  applyChange(state.record.items, delta.items);
+  applyChange(state.record.cites, delta.cites);
   state.record.salt = delta.salt;
   return { ...state, base: { id: id as string, delta } };
 }
@@ -224,59 +215,27 @@ function inputsDeltaOf(id: string, had: DocInputsDelta | null, prev: DocInputsSt
   const samePair = (a: [string, string], b: [string, string]) => a[0] === b[0] && a[1] === b[1];
   const sameString = (a: string, b: string) => a === b;
   const docs = changes && new Set(changes.docs);
-  const keys = docs ? changeAt(prev.keys, next.keys, had?.keys, samePair, docs) : changeOf(prev.keys, next.keys, had?.keys, samePair);
-  const items = docs ? changeAt(prev.record.items, next.record.items, had?.items, sameString, docs) : changeOf(prev.record.items, next.record.items, had?.items, sameString);
+  const keys = docs ? changeAt(prev.keys, next.keys, had?.keys, samePair, docs) : recordChange(prev.keys, next.keys, had?.keys, samePair);
+  const items = docs ? changeAt(prev.record.items, next.record.items, had?.items, sameString, docs) : recordChange(prev.record.items, next.record.items, had?.items, sameString);
   if (docs && process.env.KB_CHECK_INPUT_KEYS === '1') {
     // The tests: every entry compared too, and a change the documents named missed throws.
-    const whole = { keys: changeOf(prev.keys, next.keys, had?.keys, samePair).change, items: changeOf(prev.record.items, next.record.items, had?.items, sameString).change };
+    const whole = { keys: recordChange(prev.keys, next.keys, had?.keys, samePair).change, items: recordChange(prev.record.items, next.record.items, had?.items, sameString).change };
     if (!sameChange(keys.change, whole.keys, samePair) || !sameChange(items.change, whole.items, sameString)) throw new Error('doc-inputs: an entry changed outside the documents the run named');
   }
-  const cites = changeOf(prev.record.cites, next.record.cites, had?.cites, sameStrings);
+  const cites = recordChange(prev.record.cites, next.record.cites, had?.cites, sameStrings);
   const delta: DocInputsDelta = { version: 3, base: id, salt: next.record.salt, keys: keys.change, items: items.change, cites: cites.change };
   const size = [keys, items, cites].reduce((n, c) => n + Object.keys(c.change.set).length + c.change.removed.length, 0);
   const entries = (changes ? 2 * changes.documents : keys.entries + items.entries) + cites.entries;
   return { delta, size, entries };
 }
 
-const own = <T>(o: Record<string, T>, k: string): T | undefined => (Object.hasOwn(o, k) ? o[k] : undefined);
-
-/**
- * The change from the base to `after`, given the one from the base to `before` (`had`): each entry of
- * `after` is compared with `before`'s; `before` is walked for removed entries only when some are.
- */
-function changeOf<T>(before: Record<string, T>, after: Record<string, T>, had: Change<T> | undefined, same: (a: T, b: T) => boolean): { change: Change<T>; entries: number } {
-  const set: Record<string, T> = { ...had?.set };
-  const removed = new Set(had?.removed);
-  let entries = 0;
-  /** Entries of `after` that `before` has too: when all of `before`'s, none was removed. */
-  let kept = 0;
-  for (const k in after) {
-    entries++;
-    const was = own(before, k);
-    if (was !== undefined) {
-      kept++;
-      if (same(was, after[k])) continue;
-    }
-    set[k] = after[k];
-    removed.delete(k);
-  }
-  if (kept < Object.keys(before).length) {
-    for (const k in before) {
-      if (Object.hasOwn(after, k)) continue;
-      delete set[k];
-      removed.add(k);
-    }
-  }
-  return { change: { set, removed: [...removed] }, entries };
-}
-
-/** changeOf where `before` and `after` can differ at the keys `at` alone. */
-function changeAt<T>(before: Record<string, T>, after: Record<string, T>, had: Change<T> | undefined, same: (a: T, b: T) => boolean, at: Iterable<string>): { change: Change<T>; entries: number } {
+/** recordChange where `before` and `after` can differ at the keys `at` alone. */
+function changeAt<T>(before: Record<string, T>, after: Record<string, T>, had: RecordChange<T> | undefined, same: (a: T, b: T) => boolean, at: Iterable<string>): { change: RecordChange<T>; entries: number } {
   const set: Record<string, T> = { ...had?.set };
   const removed = new Set(had?.removed);
   for (const k of at) {
-    const was = own(before, k);
-    const now = own(after, k);
+    const was = Object.hasOwn(before, k) ? before[k] : undefined;
+    const now = Object.hasOwn(after, k) ? after[k] : undefined;
     if (now === undefined) {
       if (was === undefined) continue;
       delete set[k];
@@ -289,7 +248,7 @@ function changeAt<T>(before: Record<string, T>, after: Record<string, T>, had: C
   return { change: { set, removed: [...removed] }, entries: 0 };
 }
 
-function sameChange<T>(a: Change<T>, b: Change<T>, same: (a: T, b: T) => boolean): boolean {
+function sameChange<T>(a: RecordChange<T>, b: RecordChange<T>, same: (a: T, b: T) => boolean): boolean {
   const keys = Object.keys(a.set);
   if (keys.length !== Object.keys(b.set).length || keys.some((k) => !Object.hasOwn(b.set, k) || !same(a.set[k], b.set[k]))) return false;
   const removed = new Set(b.removed);

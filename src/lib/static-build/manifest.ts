@@ -15,7 +15,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../fs-atomic.ts';
-import { deltaFits, newBaseId, readJsonFile, stringifyAscii } from '../json-file.ts';
+import { applyChange, deltaFits, newBaseId, readJsonFile, recordChange, stringifyAscii, type RecordChange } from '../json-file.ts';
 import type { KeyRecord } from './moved-keys.ts';
 import type { PieceSpans } from './pieces.ts';
 
@@ -98,7 +98,7 @@ interface Delta {
   base: string;
   /** Every other field of the manifest, whole (`pieces`, `generated_at`, …). */
   head: Partial<SiteManifest>;
-  records: Record<string, { set: Entries; removed: string[] }>;
+  records: Record<string, RecordChange<unknown>>;
   resources: { added: string[]; removed: string[] };
 }
 
@@ -137,9 +137,7 @@ export function readSiteManifest(distDir: string): SiteManifest | null {
     for (const { name, of } of RECORDS) {
       const entries = of(m);
       const change = delta.records[name];
-      if (!entries || !change) continue;
-      for (const k of change.removed) delete entries[k];
-      Object.assign(entries, change.set);
+      if (entries && change) applyChange(entries, change);
     }
     const gone = new Set(delta.resources.removed);
     m.resources = [...m.resources.filter((rel) => !gone.has(rel)), ...delta.resources.added];
@@ -206,27 +204,9 @@ function deltaOf(id: string, had: Delta | null, prev: SiteManifest, m: SiteManif
     const after = of(m);
     if (!before !== !after) return null;
     if (!before || !after) continue;
-    const set: Entries = { ...had?.records[name]?.set };
-    const removed = new Set(had?.records[name]?.removed);
-    /** Keys of `after` that `before` has too: when all of `before`'s, none was removed. */
-    let kept = 0;
-    for (const k in after) {
-      entries++;
-      if (k in before) {
-        kept++;
-        if (same(before[k], after[k])) continue;
-      }
-      set[k] = after[k];
-      removed.delete(k);
-    }
-    if (kept < Object.keys(before).length) {
-      for (const k in before) {
-        if (k in after) continue;
-        delete set[k];
-        removed.add(k);
-      }
-    }
-    delta.records[name] = { set, removed: [...removed] };
+    const r = recordChange(before, after, had?.records[name], same);
+    entries += r.entries;
+    delta.records[name] = r.change;
   }
   const added = new Set(had?.resources.added);
   const gone = new Set(had?.resources.removed);
