@@ -6,7 +6,6 @@ import { loadSnapshot } from '../../src/lib/content/load.ts';
 import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import { buildSearchIndex, resolveEmbedderSetting } from '../../src/lib/search/index.ts';
 import { updateSearchIndex } from '../../src/lib/search/delta.ts';
-import { releaseParses } from './memory.ts';
 import { progressReport } from './progress.ts';
 import { SERVED_AS, type InvalidFile, type Snapshot } from '../../src/lib/content/model.ts';
 import type { JobContext, JobResult } from './types.ts';
@@ -39,15 +38,18 @@ export async function updateIndex(ctx: JobContext): Promise<JobResult> {
   const videos = ctx.chain?.videos;
   const preloaded = ctx.chain?.preloaded;
   if (ctx.chain) ctx.chain.videos = ctx.chain.preloaded = undefined;
-  // rebuild-site's thread, beside this one in a chain, loads the same files (a chain that preloaded has none).
+  // rebuild-site's thread, beside this one in a chain: it loads content/ once for both and runs this job there.
   const site = ctx.chain?.site;
+  if (site) return site.index(videos);
   const snap =
-    preloaded && !site && preloaded.contentDir === ctx.contentDir
-      ? preloaded.snapshot
-      : loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), videos, lenient: true, onListed: site && ((listing) => site.listed(listing)) });
-  if (site) releaseParses(); // rebuild-site's thread, loading beside this one, needs the memory more than this thread needs the base
+    preloaded && preloaded.contentDir === ctx.contentDir ? preloaded.snapshot : loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), videos, lenient: true });
+  if (ctx.chain) ctx.chain.indexed = { contentDir: ctx.contentDir, snapshot: snap }; // for rebuild-site, next in this thread
+  return indexSnapshot(ctx, snap);
+}
+
+/** update-index's work once its content is loaded: the files that fail validation reported, the index brought up to `snap`. */
+export async function indexSnapshot(ctx: JobContext, snap: Snapshot): Promise<JobResult> {
   reportInvalid(ctx, 'update-index', snap.invalid);
-  if (ctx.chain && !site) ctx.chain.indexed = { contentDir: ctx.contentDir, snapshot: snap }; // for rebuild-site, next in this thread
   const embedder = await resolveEmbedderSetting(ctx.config.embedding, ctx.log);
   const bar = progressReport('update-index (embedding)');
   const r = await updateSearchIndex(snap, { dataDir: ctx.dataDir, embedder, log: ctx.log, now: ctx.now, onProgress: bar.onProgress });

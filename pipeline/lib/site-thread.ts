@@ -1,17 +1,18 @@
-// rebuild-site in a thread of its own beside the chain's jobs before it (summarise, update-index), so that
-// the two whole-corpus passes of an hourly run, the search index's and the site's, run on two cores at once
-// instead of one after the other. The thread starts with the chain: it starts the site's render process,
-// reads the parse cache's base and the previous build's manifest, then waits for update-index's listing of
-// content/ and loads the same files (its own snapshot: ~1.5 GB more at 100k videos while the run lasts,
-// nothing kept after it), works out and renders what changed, and writes nothing to dist/ until the chain
-// gives it the go after update-index is done: the site last, so a reader never finds what search cannot,
-// and both show the same content (build-meta.json's content_hash is the index manifest's).
+// rebuild-site in a thread of its own, started before summarise, so that the run's whole-corpus passes
+// overlap what comes before them on another core. The thread starts the site's render process, reads the
+// parse cache's base and the previous build's manifest while summarise runs, then runs update-index for the
+// chain: it loads content/ (videos/ as summarise listed it) once, for the search index and for the site, and
+// updates the index while it works out and renders what changed in the site. It writes nothing to dist/
+// until the chain gives it the go after update-index is done: the site last, so a reader never finds what
+// search cannot, and both show the same content (build-meta.json's content_hash is the index manifest's).
+// One snapshot of the corpus is held, not one per thread (at 100k videos ~1.5 GB and ~7 s of CPU less a run).
 //
 // This file is also the thread's entry: loaded as a worker with { siteThread: … } in its workerData, it runs
 // rebuild-site. Imported anywhere else (a Bree job's thread included), it only exports the handle.
 import { isMainThread, parentPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
-import type { PlainListing } from '../../src/lib/content/load.ts';
-import type { JobContext, RunResult, SiteThread } from './types.ts';
+import { filesFromPlain, plainFiles, type PlainFile, type VideoListing } from '../../src/lib/content/files.ts';
+import type { Snapshot } from '../../src/lib/content/model.ts';
+import type { JobContext, JobResult, RunResult, SiteThread } from './types.ts';
 
 /** What the thread is started with: the job context's environment and options (the rest is made from them). */
 interface SiteThreadSpec {
@@ -19,8 +20,9 @@ interface SiteThreadSpec {
   options: Record<string, string>;
 }
 
-type FromThread = { log: string } | { result: RunResult; renderStats: Record<string, number> };
-type ToThread = { listing: PlainListing } | 'go' | 'cancel';
+type FromThread = { log: string } | { indexed: JobResult } | { indexFailed: string } | { result: RunResult; renderStats: Record<string, number> };
+/** update-index's turn (summarise's listing of videos/, if the chain has one), rebuild-site's, or the chain's end. */
+type ToThread = { index: { contentDir: string; files: PlainFile[] } | null } | 'go' | 'cancel';
 
 /** Starts rebuild-site's thread for the chain running with `ctx` (its log lines go to ctx.log). */
 export function startSiteThread(ctx: JobContext): SiteThread {
@@ -28,13 +30,21 @@ export function startSiteThread(ctx: JobContext): SiteThread {
   const worker = new Worker(new URL(import.meta.url), { workerData: { siteThread: spec } });
   let result: RunResult | undefined;
   let stats: Record<string, number> = {};
+  /** update-index's run in the thread, while it lasts. */
+  let indexing: ReturnType<typeof settable<JobResult>> | undefined;
   const done = new Promise<RunResult>((resolve, reject) => {
     worker.on('message', (m: FromThread) => {
       if ('log' in m) ctx.log(m.log);
+      else if ('indexed' in m) indexing?.resolve(m.indexed);
+      else if ('indexFailed' in m) indexing?.reject(new Error(m.indexFailed));
       else ({ result, renderStats: stats } = m);
     });
     worker.once('error', reject);
-    worker.once('exit', (code) => (result ? resolve(result) : reject(new Error(`rebuild-site: its thread exited with code ${code} and no result`))));
+    worker.once('exit', (code) => {
+      indexing?.reject(new Error(`update-index: rebuild-site's thread ended (code ${code}) before the index was updated`)); // unless it was
+      if (result) resolve(result);
+      else reject(new Error(`rebuild-site: its thread exited with code ${code} and no result`));
+    });
   });
   done.catch(() => {});
   const send = (m: ToThread) => worker.postMessage(m);
@@ -50,7 +60,11 @@ export function startSiteThread(ctx: JobContext): SiteThread {
     }
   };
   return {
-    listed: (listing) => send({ listing }),
+    index: (videos: VideoListing | undefined) => {
+      indexing = settable<JobResult>();
+      send({ index: videos ? { contentDir: videos.contentDir, files: plainFiles(videos.files) } : null });
+      return indexing.promise;
+    },
     publish: () => {
       send('go');
       return ended();
@@ -75,38 +89,70 @@ function settable<T>() {
 }
 
 /**
- * The thread: rebuild-site worked out ahead of its turn, its listing and its go from the chain's messages.
- * Its lock and status entry are taken at its turn (runJob), as if it started then: a chain that ends before
- * it leaves neither. A build of dist/ made meanwhile by another process makes it build again then.
+ * The thread: update-index when the chain comes to it, rebuild-site worked out ahead of its turn, its go
+ * from the chain's messages. rebuild-site's lock and status entry are taken at its turn (runJob), as if it
+ * started then: a chain that ends before it leaves neither (update-index's are the chain's, around its
+ * message). A build of dist/ made meanwhile by another process makes it build again then.
  */
 async function runSiteThread(spec: SiteThreadSpec, port: MessagePort): Promise<void> {
-  const [{ jobContext }, { runJob }, { prepareRender, rebuildSite }, { contentCacheDir, warmParseCache }, { renderStats }, { DistChangedMeanwhile }] = await Promise.all([
+  const [
+    { jobContext },
+    { runJob },
+    { prepareRender, rebuildSite },
+    { contentCacheDir, warmParseCache },
+    { loadSnapshot },
+    { indexSnapshot },
+    { releaseParses },
+    { renderStats },
+    { DistChangedMeanwhile },
+  ] = await Promise.all([
     import('./context.ts'),
     import('./run-job.ts'),
     import('./site.ts'),
     import('../../src/lib/content/parse-cache.ts'),
+    import('../../src/lib/content/load.ts'),
+    import('./search-index.ts'),
+    import('./memory.ts'),
     import('../../src/lib/static-build/render.ts'),
     import('../../src/lib/static-build/incremental.ts'),
   ]);
   const ctx = { ...jobContext(spec.options, spec.env), log: (line: string) => port.postMessage({ log: line } satisfies FromThread) };
-  const listing = settable<PlainListing | null>();
+  const loaded = settable<Snapshot | null>();
   const go = settable<void>();
   const turn = settable<boolean>();
+  /**
+   * update-index for the chain: content/ loaded here once, the parse cache's base given back, the snapshot
+   * handed to the site's build (which goes on while the index is written), the index brought up to it.
+   */
+  const index = async (videos: { contentDir: string; files: PlainFile[] } | null) => {
+    try {
+      const listed = videos ? { contentDir: videos.contentDir, files: filesFromPlain(videos.contentDir, videos.files) } : undefined;
+      const started = performance.now();
+      const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), videos: listed, lenient: true });
+      ctx.log(`update-index: content loaded in rebuild-site's thread in ${((performance.now() - started) / 1000).toFixed(1)} s, for the index and the site`);
+      releaseParses(); // the snapshot shares the base's strings, not its entries: the site's heaviest phases come next
+      loaded.resolve(snap);
+      port.postMessage({ indexed: await indexSnapshot(ctx, snap) } satisfies FromThread);
+    } catch (err) {
+      loaded.reject(err as Error); // a load that failed: the chain ends at update-index, the site is not built
+      port.postMessage({ indexFailed: (err as Error).message } satisfies FromThread);
+    }
+  };
   const onMessage = (m: ToThread) => {
     if (m === 'cancel') {
       const stopped = new Error('rebuild-site: cancelled, the chain ended before it');
-      listing.reject(stopped);
+      loaded.reject(stopped);
       go.reject(stopped);
       turn.resolve(false);
     } else if (m === 'go') {
-      listing.resolve(null); // none came: content/ is listed by the thread
+      loaded.resolve(null); // update-index did not run here: content/ is loaded by the build
       turn.resolve(true);
-    } else listing.resolve(m.listing);
+    } else void index(m.index);
   };
   port.on('message', onMessage);
   const render = prepareRender(ctx); // Astro's start and bundling, while the jobs before run
   warmParseCache(contentCacheDir(ctx.dataDir));
-  const ahead = rebuildSite({ ...ctx, chain: { render, beside: { listed: listing.promise, beforeWrites: () => go.promise } } });
+  const ahead = rebuildSite({ ...ctx, chain: { render, beside: { loaded: loaded.promise, beforeWrites: () => go.promise } } });
   ahead.catch(() => {});
   let result: RunResult = { counts: {}, changed: false, errors: ['cancelled'], ok: false, error: 'cancelled' };
   if (await turn.promise) {

@@ -24,8 +24,8 @@ export function prepareRender(ctx: JobContext): NonNullable<ChainState['render']
 export async function rebuildSite(ctx: JobContext): Promise<JobResult> {
   const env = buildEnv(ctx);
   const bar = progressReport('rebuild-site (pages)');
-  // In a chain, in its thread beside update-index (site-thread.ts): the files update-index listed, and its
-  // go to write; and the render process the chain started, if it was started for this same build.
+  // In a chain, in its thread (site-thread.ts): the content update-index loaded there, and the go to write;
+  // and the render process the chain started, if it was started for this same build.
   const beside = ctx.chain?.beside;
   const indexed = ctx.chain?.indexed;
   const prepared = ctx.chain?.render;
@@ -36,8 +36,8 @@ export async function rebuildSite(ctx: JobContext): Promise<JobResult> {
   if (prepared && !same) await prepared.render.cancel();
   const meta = await buildSiteIncremental(env, {
     snapshot: indexed && indexed.contentDir === ctx.contentDir ? indexed.snapshot : undefined,
-    listed: beside?.listed,
-    // Beside update-index: the parse cache's base this thread read goes once the content is loaded (memory.ts).
+    loaded: beside?.loaded,
+    // In its thread: the parse cache's base this thread read goes once the content is loaded (memory.ts).
     onLoaded: beside ? releaseParses : undefined,
     beforeWrites: beside?.beforeWrites,
     render: same ? prepared.render : undefined,

@@ -1,7 +1,6 @@
 // What every job receives and returns.
 import type { Config } from '../../src/lib/config.ts';
 import type { InvalidFile, Snapshot } from '../../src/lib/content/model.ts';
-import type { PlainListing } from '../../src/lib/content/load.ts';
 import type { VideoListing } from '../../src/lib/content/files.ts';
 import type { EarlyRender } from '../../src/lib/static-build/render.ts';
 
@@ -10,9 +9,12 @@ export type RunResult = JobResult & { ok: boolean; error: string | null };
 
 /** The chain's side of rebuild-site's thread (site-thread.ts). */
 export interface SiteThread {
-  /** update-index's listing of content/: the thread loads the same files. */
-  listed(listing: PlainListing): void;
-  /** rebuild-site's turn in the chain: the thread may write dist/ now (and lists content/ itself if no listing came); its result. */
+  /**
+   * update-index, run in the thread: it loads content/ (videos/ as summarise listed it, if given) once for
+   * the search index and the site, and updates the index; the job's result.
+   */
+  index(videos: VideoListing | undefined): Promise<JobResult>;
+  /** rebuild-site's turn in the chain: the thread may write dist/ now (and loads content/ itself if update-index did not run there); its result. */
   publish(): Promise<RunResult>;
   /** The chain ended before rebuild-site: the thread stops, dist/ unchanged. */
   cancel(): Promise<void>;
@@ -20,9 +22,9 @@ export interface SiteThread {
 
 /**
  * What the jobs of one chain (pipeline/lib/chain.ts) hand on to the next. `site`: rebuild-site's thread,
- * started by the chain before summarise or update-index (site-thread.ts): update-index hands it its listing
- * of content/, so that both load the same files, and rebuild-site's turn in the chain is the thread's go to
- * publish. `render`: the site's render process, started before build-index (by the chain) or before an
+ * started by the chain before summarise or update-index (site-thread.ts): update-index runs in it, so that
+ * content/ is loaded once for the index and the site, and rebuild-site's turn in the chain is the thread's go
+ * to publish. `render`: the site's render process, started before build-index (by the chain) or before an
  * editor's update-index (by its worker), so that Astro's start and bundling (~5 s) overlap them; `env` is the
  * build environment it was started with.
  */
@@ -43,10 +45,10 @@ export interface ChainState {
   preloaded?: { contentDir: string; snapshot: Snapshot };
   render?: { env: Record<string, string | undefined>; render: EarlyRender };
   /**
-   * In rebuild-site's thread: the listing update-index hands over (null: none, content/ is listed there),
-   * and the go to write dist/ (rejected: the chain ended before rebuild-site).
+   * In rebuild-site's thread: the content update-index loaded there (null: it did not run there, the site
+   * loads content/ itself), and the go to write dist/ (rejected: the chain ended before rebuild-site).
    */
-  beside?: { listed: Promise<PlainListing | null>; beforeWrites: () => Promise<void> };
+  beside?: { loaded: Promise<Snapshot | null>; beforeWrites: () => Promise<void> };
 }
 
 export interface JobContext {

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
 import { JOBS, followUps } from '../../pipeline/lib/jobs.ts';
 import { runJob } from '../../pipeline/lib/run-job.ts';
@@ -164,21 +164,36 @@ function chainTests(): void {
     expect(fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'videos', edited, 'index.html'), 'utf8')).toContain('Indexed, not yet published');
   }, 180_000);
 
-  it('works out rebuild-site in a thread beside update-index, and writes dist/ only once update-index is done', async () => {
+  it('loads content/ once, in rebuild-site\'s thread, for update-index and the site, and writes dist/ only once update-index is done', async () => {
     const page = () => fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'videos', edited, 'index.html'), 'utf8');
     const chain = async (title: string, competing = false) => {
       const lines: string[] = [];
       fs.writeFileSync(videoFile(edited), fs.readFileSync(videoFile(edited), 'utf8').replace(/^title: .*$/m, `title: "${title}"`));
+      // The chain's own thread (this one) reads no content file: the edited video is read, and content/ loaded,
+      // in rebuild-site's thread alone (one snapshot for both jobs). Watched until update-index is done; the
+      // test server in this process, reloading the previous build, reads content/ too: its reads are not the chain's.
+      const read = fs.readFileSync;
+      const chainReads: string[] = [];
+      const reads = vi.spyOn(fs, 'readFileSync').mockImplementation(function (this: unknown, ...args: Parameters<typeof fs.readFileSync>) {
+        const file = String(args[0]);
+        if (file.startsWith(dirs().CONTENT_DIR + path.sep) && !new Error().stack?.includes(`${path.sep}api${path.sep}`)) chainReads.push(file);
+        return read.apply(this, args);
+      } as typeof fs.readFileSync);
+      const contentReads = () => chainReads;
       await runChain('update-index', () => ({ ...quiet(), log: (m: string) => lines.push(m) }), async (name, r) => {
         expect(r.ok, `${name}: ${r.error}`).toBe(true);
         if (name === 'update-index') {
-          // update-index is done and rebuild-site's turn has not come: its thread has loaded the files update-index
-          // listed and rendered the changed pages (or gets there now), and waits for the go to write.
+          expect(contentReads()).toEqual([]);
+          reads.mockRestore();
+          expect(r.counts).toMatchObject({ full: 0, invalid: 0 });
+          // update-index is done and rebuild-site's turn has not come: its thread has loaded content/ for both,
+          // rendered the changed pages (or gets there now), and waits for the go to write.
           for (let waited = 0; !lines.some((l) => / pages rendered by /.test(l)); waited += 50) {
             if (waited > 120_000) throw new Error(`rebuild-site rendered nothing beside update-index:\n${lines.join('\n')}`);
             await new Promise((resolve) => setTimeout(resolve, 50));
           }
-          expect(lines.some((l) => /^rebuild-site: content loaded from that listing/.test(l))).toBe(true);
+          expect(lines.some((l) => /^rebuild-site: the manifest read by [\d.]+ s, the content update-index loaded /.test(l))).toBe(true);
+          expect(await keywordIds(dirs().DATA_DIR, dirs().CONTENT_DIR, title.split(' ')[0].toLowerCase())).toContain(`video:${edited}`);
           expect(page()).not.toContain(title);
           expect(readStatus(dirs().DATA_DIR).jobs['rebuild-site'].status).toBe('ok'); // the last run's: its turn has not come
           if (competing) await buildSiteIncremental(env(), {});
@@ -189,9 +204,9 @@ function chainTests(): void {
       expect(readStatus(dirs().DATA_DIR).jobs['rebuild-site'].status).toBe('ok');
       return lines;
     };
-    expect((await chain('Worked out beside the index')).some((l) => /built again/.test(l))).toBe(false);
+    expect((await chain('Quuxwork out beside the index')).some((l) => /built again/.test(l))).toBe(false);
     // Another build changes dist/ while the thread waits for its turn: what it worked out is stale, it builds again.
-    expect((await chain('Published after a build in between', true)).some((l) => /^rebuild-site: another build changed dist\/ meanwhile: built again/.test(l))).toBe(true);
+    expect((await chain('Frobnicated after a build in between', true)).some((l) => /^rebuild-site: another build changed dist\/ meanwhile: built again/.test(l))).toBe(true);
   }, 240_000);
 
   it('with PIPELINE_SITE_BESIDE=off, builds the site after update-index in the chain’s own thread, from the content it indexed', async () => {
@@ -204,7 +219,7 @@ function chainTests(): void {
     });
     expect(fs.readFileSync(path.join(dirs().DIST_DIR, 'client', 'videos', edited, 'index.html'), 'utf8')).toContain('Built after the index');
     expect(lines.some((l) => /^rebuild-site: content handed on/.test(l))).toBe(true);
-    expect(lines.some((l) => /^rebuild-site: content loaded from that listing/.test(l))).toBe(false);
+    expect(lines.some((l) => /^rebuild-site: the manifest read by .* the content update-index loaded/.test(l))).toBe(false);
   });
 }
 

@@ -28,7 +28,7 @@ describe("a chain's thread done loading", () => {
   it('drops the hand-ons and the kept snapshot, and the next load gets the same content anew', () => {
     const kept = loadSnapshot(contentDir(), { cacheDir: cacheDir() });
     expect(loadSnapshot(contentDir(), { cacheDir: cacheDir() })).toBe(kept); // kept for the next load of the same files
-    const site = { listed: () => {}, publish: async () => ({ counts: {}, changed: false, errors: [], ok: true, error: null }), cancel: async () => {} };
+    const site = { index: async () => ({ counts: {}, changed: false, errors: [] }), publish: async () => ({ counts: {}, changed: false, errors: [], ok: true, error: null }), cancel: async () => {} };
     const chain: ChainState = { indexed: { contentDir: contentDir(), snapshot: kept }, preloaded: { contentDir: contentDir(), snapshot: kept }, site };
     releaseLoaded(chain);
     expect(chain).toEqual({ indexed: undefined, preloaded: undefined, videos: undefined, site });

@@ -122,8 +122,8 @@ export function withWrites(listing: VideoListing, written: ReadonlyMap<string, s
 
 /**
  * A listing of files as plain data (path, hash, whether the stat key vouched for it), to hand to another
- * thread: a pipeline chain's update-index lists content/ and rebuild-site, in a thread beside it, loads the
- * same files (pipeline/lib/site-thread.ts), so that the site shows what search finds.
+ * thread: a pipeline chain's summarise lists videos/ and rebuild-site's thread loads content/ from it for
+ * update-index and the site (pipeline/lib/site-thread.ts), without walking videos/ again.
  */
 export type PlainFile = { rel: string; sha: string; vouched: boolean };
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { ChannelFront, VideoFront } from './schema.ts';
 import type { Channel, Snapshot, Video } from './model.ts';
-import { ChangedWhileLoading, filesFromPlain, listFiles, plainFiles, walk, type PlainFile, type RawFile, type VideoListing } from './files.ts';
+import { ChangedWhileLoading, listFiles, walk, type RawFile, type VideoListing } from './files.ts';
 import { openParseCache, type ParseCache } from './parse-cache.ts';
 import { assemble, byDateThenId, parseFront, videoOf, type Listed, type Listing, type Problem } from './assemble.ts';
 
@@ -128,54 +128,26 @@ export function forgetLastSnapshot(): void {
   lastLoad = null;
 }
 
-/** Every file a load assembled from, as plain data (another thread loads the same files from it: loadSnapshot's `listed`). */
-export interface PlainListing {
-  contentDir: string;
-  files: Record<keyof Listing, PlainFile[]>;
-}
-
 export function loadSnapshot(
   contentDir: string,
   opts: LoadOptions & {
     /** The video files as an earlier load in this process listed them (and the files written since): videos/ is not walked again. */
     videos?: VideoListing;
-    /** Called with the files listed, before they are assembled (a thread beside this one loads the same with `listed`). */
-    onListed?: (listing: PlainListing) => void;
-    /**
-     * The files another load listed (its `onListed`): this one assembles the same files, reading only those
-     * whose parse the cache lacks, so both snapshots are the same unless such a file changed meanwhile
-     * (then content/ is listed again).
-     */
-    listed?: PlainListing;
-    /** The parse cache is read, never written: another thread's load of the same files writes it. */
-    readOnlyCache?: boolean;
+    /** Called once the files are listed, before they are assembled. */
+    onListed?: () => void;
   } = {},
 ): Snapshot {
   const reuse = opts.cacheDir ? { contentDir: path.resolve(contentDir), cacheDir: path.resolve(opts.cacheDir) } : null;
   const same = (dir: string) => path.resolve(dir) === path.resolve(contentDir);
   const videos = opts.videos && same(opts.videos.contentDir) ? opts.videos.files : undefined;
-  const listed = opts.listed && same(opts.listed.contentDir) ? listingFromPlain(contentDir, opts.listed) : undefined;
-  const onListed = opts.onListed && ((files: Listing) => opts.onListed!(plainListing(contentDir, files)));
-  const cache = (statKeys?: boolean): ParseCache | null => {
-    if (!opts.cacheDir) return null;
-    const c = openParseCache(opts.cacheDir, { statKeys });
-    return opts.readOnlyCache ? { ...c, save() {} } : c;
-  };
+  const cache = (statKeys?: boolean): ParseCache | null => (opts.cacheDir ? openParseCache(opts.cacheDir, { statKeys }) : null);
   try {
-    return load(contentDir, cache(), reuse, { videos, listed, onListed }, opts.lenient);
+    return load(contentDir, cache(), reuse, { videos, onListed: opts.onListed }, opts.lenient);
   } catch (err) {
     if (!(err instanceof ChangedWhileLoading)) throw err;
     // A file changed under the load: again, listing and reading (and hashing) every file.
     return load(contentDir, cache(false), reuse, {}, opts.lenient);
   }
-}
-
-function plainListing(contentDir: string, files: Listing): PlainListing {
-  return { contentDir, files: Object.fromEntries(Object.entries(files).map(([kind, list]) => [kind, plainFiles(list)])) as PlainListing['files'] };
-}
-
-function listingFromPlain(contentDir: string, listing: PlainListing): Listing {
-  return Object.fromEntries(Object.entries(listing.files).map(([kind, list]) => [kind, filesFromPlain(contentDir, list)])) as unknown as Listing;
 }
 
 /** Whether a previous version's parses are all a load needs to assemble its item without the file's bytes. */
@@ -215,16 +187,15 @@ function listingHash(files: Listing): string {
   return h.digest('hex');
 }
 
-/** What a load may be handed: the videos listed before, or every file listed by another load; and who to tell what it listed. */
+/** What a load may be handed: the videos listed before; and who to tell once it has listed. */
 interface Given {
   videos?: readonly RawFile[];
-  listed?: Listing;
-  onListed?: (files: Listing) => void;
+  onListed?: () => void;
 }
 
 function load(contentDir: string, cache: ParseCache | null, reuse: { contentDir: string; cacheDir: string } | null, given: Given, lenient = false): Snapshot {
-  const files = given.listed ?? listContent(contentDir, cache, given.videos);
-  given.onListed?.(files);
+  const files = listContent(contentDir, cache, given.videos);
+  given.onListed?.();
   let listing = '';
   if (reuse) {
     listing = listingHash(files);
@@ -232,8 +203,8 @@ function load(contentDir: string, cache: ParseCache | null, reuse: { contentDir:
     // made again by a whole load, as without a kept snapshot. A strict load never takes a lenient one's
     // snapshot that left files out.
     const same = lastLoad && lastLoad.listing === listing && lastLoad.contentDir === reuse.contentDir && lastLoad.cacheDir === reuse.cacheDir;
-    // A file whose stat key vouched for it (here, or in the load that handed its listing on) is kept at the
-    // save without reading the parses; any other must have its parse in the cache.
+    // A file whose stat key vouched for it is kept at the save without reading the parses; any other must
+    // have its parse in the cache.
     const kept = (f: RawFile) => (f.vouched ? (cache!.keep(f.rel), true) : cache!.knows(f.rel, f.sha));
     if (same && (lenient || lastLoad!.snapshot.invalid.length === 0) && cache && Object.values(files).every((list) => list.every(kept))) {
       cache.save(); // the stat keys of files read this time, so the next load need not read them

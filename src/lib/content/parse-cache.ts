@@ -10,14 +10,13 @@
 // The stat keys live in files of their own (stat-keys.ts: content-stat.json, ~32 MB at 100k videos, and
 // its delta), read when a listing first asks for one (once per thread while both files are the same: a
 // chain's summarise and update-index share them); the parses (content-parse.json and its delta, ~365 MB)
-// are read when a parse is first asked for. Listing content/ needs only the first: a pipeline chain's
-// update-index hands its listing to rebuild-site's thread before it reads the parses, and summarise, which
-// keeps its own record of the videos (pipeline/lib/summarise-record.ts), may read none.
+// are read when a parse is first asked for. Listing content/ needs only the first: summarise, which keeps
+// its own record of the videos (pipeline/lib/summarise-record.ts), may read no parse.
 import fs from 'node:fs';
 import path from 'node:path';
 import { stageFile } from '../fs-atomic.ts';
 import { deltaFits, newBaseId, objectPieces, readJsonFile, writeJsonPieces } from '../json-file.ts';
-import { forgetStatKeys, openStatKeys, statKey } from './stat-keys.ts';
+import { forgetStatKeys, openStatKeys, statKey, warmStatKeys } from './stat-keys.ts';
 
 /** Bumped when what is cached, or how it is computed, changes: an old cache is then ignored. */
 const CACHE_VERSION = 4;
@@ -175,11 +174,13 @@ function readCache(file: string, deltaFile: string): CacheContents {
 }
 
 /**
- * Reads the cache's base ahead of a load in this thread (a pipeline chain's rebuild-site thread, while the
- * jobs before it run), so that the load reads only the delta written since, unless the base was replaced.
+ * Reads the cache's base and the stat keys ahead of a load in this thread (a pipeline chain's rebuild-site
+ * thread, while summarise runs in the chain's), so that the load reads only the deltas written since,
+ * unless a base was replaced.
  */
 export function warmParseCache(cacheDir: string): void {
   readCache(parseCacheFile(cacheDir), parseCacheDeltaFile(cacheDir));
+  warmStatKeys(cacheDir);
 }
 
 /**

@@ -1,8 +1,8 @@
 // The stat keys of the content cache (src/lib/content/parse-cache.ts): by file, the stat key (size, mtime,
 // ctime, inode) it had before its bytes were read, and their SHA-256. A listing reads no file whose stat key is
 // the one recorded. They live in files of their own (content-stat.json, ~32 MB at 100k videos, and a delta
-// over it), read when a listing first asks for one, once per thread while both files are the same (a chain's
-// summarise and update-index share them). A save writes the delta of what changed since the base, or a new
+// over it), read when a listing first asks for one, once per thread while both files are the same (rebuild-
+// site's thread of a chain reads them while summarise runs, for update-index's load there). A save writes the delta of what changed since the base, or a new
 // base once the delta would no longer be small (decision 0066).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -135,11 +135,11 @@ function withStatDelta(base: StatBase | null, deltaFile: string): StatKeys {
 
 /**
  * The stat keys as a thread last read or wrote them (`keys`, and the base apart: `base`), with the stat
- * keys the base and the delta had then (null: no delta): a pipeline chain's summarise and update-index
- * read them once between them, not once each (~32 MB of JSON at 100k videos, ~1 s on update-index's way to
- * the listing rebuild-site's thread waits for). Used while both files are those; with the same base and
- * another delta (another process's or thread's save, such as a pipeline run's seen by the server), only
- * the delta is read.
+ * keys the base and the delta had then (null: no delta): the loads of one thread read them once between
+ * them, not once each (~32 MB of JSON at 100k videos, ~1 s), and a thread may read them ahead of its load
+ * (warmStatKeys). Used while both files are those; with the same base and another delta (another process's
+ * or thread's save, such as summarise's in a chain, or a pipeline run's seen by the server), only the
+ * delta is read.
  */
 let statKeysMemo: { file: string; baseKey: string; deltaKey: string | null; base: StatBase | null; keys: StatKeys } | null = null;
 
@@ -161,6 +161,11 @@ function statKeysOf(file: string, deltaFile: string): StatKeysRead {
   const keys = withStatDelta(base, deltaFile);
   statKeysMemo = baseKey ? { file, baseKey, deltaKey, base, keys } : null;
   return { keys, baseKey, deltaKey };
+}
+
+/** Reads the stat keys ahead of a listing in this thread (see warmParseCache). */
+export function warmStatKeys(cacheDir: string): void {
+  statKeysOf(statKeysFile(cacheDir), statKeysDeltaFile(cacheDir));
 }
 
 /**

@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../config.ts';
-import { loadSnapshot, type PlainListing } from '../content/load.ts';
+import { loadSnapshot } from '../content/load.ts';
 import type { Snapshot } from '../content/model.ts';
 import { contentCacheDir } from '../content/parse-cache.ts';
 import { stageFile, writeFileAtomic, writeFilesAtomic } from '../fs-atomic.ts';
@@ -139,12 +139,11 @@ export async function buildSiteIncremental(
     /** The content to build from, when the caller has loaded it; else content/ is loaded. */
     snapshot?: Snapshot;
     /**
-     * The files to load content/ from, as another load listed them (a pipeline chain: update-index's, in the
-     * thread beside this one), awaited once the previous build's manifest is read; null: content/ is listed
-     * here. The parse cache is then only read (the other load writes it).
+     * The content to build, loaded meanwhile by the caller (a pipeline chain: update-index's, in rebuild-site's
+     * thread), awaited once the previous build's manifest is read; null: content/ is loaded here.
      */
-    listed?: Promise<PlainListing | null>;
-    /** Called once content/ is loaded here (not handed over as `snapshot`): a thread beside another load gives back what only loading needed (pipeline/lib/memory.ts). */
+    loaded?: Promise<Snapshot | null>;
+    /** Called once content/ is loaded here (not given as `snapshot` or `loaded`): rebuild-site's thread gives back what only loading needed (pipeline/lib/memory.ts). */
     onLoaded?: () => void;
     /**
      * Awaited before anything in dist/ changes, once the pages are rendered and the documents made (a
@@ -262,23 +261,24 @@ export async function buildSiteIncremental(
   }
 }
 
-/** The content to build: the caller's snapshot, or content/ loaded (from the files another load listed, when they are handed over). */
+/** The content to build: the caller's snapshot (given, or loaded meanwhile), or content/ loaded here. */
 async function contentOf(
   config: ReturnType<typeof loadConfig>,
-  opts: { snapshot?: Snapshot; listed?: Promise<PlainListing | null>; onLoaded?: () => void; strict?: boolean; log?: (m: string) => void },
+  opts: { snapshot?: Snapshot; loaded?: Promise<Snapshot | null>; onLoaded?: () => void; strict?: boolean; log?: (m: string) => void },
   started: number,
 ): Promise<Snapshot> {
   if (opts.snapshot) {
     opts.log?.(`rebuild-site: content handed on, the manifest read in ${secs(started)} s`);
     return opts.snapshot;
   }
-  const tListed = performance.now();
+  const tWait = performance.now();
   const ready = secs(started);
-  const listed = (await opts.listed) ?? undefined;
-  if (opts.listed) opts.log?.(`rebuild-site: the manifest read by ${ready} s, the listing ${listed ? 'handed over' : 'not handed over'} ${secs(tListed)} s later`);
+  const loaded = opts.loaded ? await opts.loaded : null;
+  if (opts.loaded) opts.log?.(`rebuild-site: the manifest read by ${ready} s, the content ${loaded ? 'update-index loaded' : 'not loaded by update-index'} ${secs(tWait)} s later`);
+  if (loaded) return loaded;
   const tLoad = performance.now();
-  const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir), lenient: !opts.strict, listed, readOnlyCache: !!listed });
-  opts.log?.(`rebuild-site: content loaded${listed ? ' from that listing' : ''} in ${secs(opts.listed ? tLoad : started)} s`);
+  const snapshot = loadSnapshot(config.contentDir, { cacheDir: contentCacheDir(config.dataDir), lenient: !opts.strict });
+  opts.log?.(`rebuild-site: content loaded in ${secs(opts.loaded ? tLoad : started)} s`);
   opts.onLoaded?.();
   return snapshot;
 }
