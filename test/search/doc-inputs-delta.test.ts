@@ -2,18 +2,19 @@
 // the base (doc-inputs.delta.json), not the whole record again. What the next run reads back (base with its
 // delta) must be exactly what the whole file would have held; a delta of another base is ignored; one that
 // cannot be read leaves no keys (every key computed, none wrongly kept); the file of the whole form (version
-// 2) is read and replaced by a base; a full build leaves a base alone.
+// 2) is read and replaced by a base; a full build leaves a base alone. What a thread read ahead is used only
+// while the index files are those it read.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateCorpus } from '../../scripts/gen-corpus.ts';
 import { loadSnapshot } from '../../src/lib/content/load.ts';
 import type { Snapshot } from '../../src/lib/content/model.ts';
 import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import { shortItemHash } from '../../src/lib/content/assemble.ts';
 import { buildSearchIndex } from '../../src/lib/search/index.ts';
-import { updateSearchIndex, type DeltaFile } from '../../src/lib/search/delta.ts';
+import { prefetchIndexInputs, updateSearchIndex, type DeltaFile } from '../../src/lib/search/delta.ts';
 import { docKey, documentsFromSnapshot } from '../../src/lib/search/documents.ts';
 import { searchInputs } from '../../src/lib/search/inputs.ts';
 import { docInputsOf, documentHash, documentHashes, readDocInputs, writeDocInputs, type DocInputsState } from '../../src/lib/search/manifest.ts';
@@ -173,6 +174,41 @@ describe('doc-inputs.json as a base and a delta', () => {
     expect(readJson(base())).toMatchObject({ version: 3, id: expect.not.stringMatching(`^${id}$`) });
     expect(fs.existsSync(deltaFile())).toBe(false);
     expect(readBack()).toEqual(wholeState(snap));
+  });
+});
+
+describe("an update's largest inputs read ahead (prefetchIndexInputs)", () => {
+  const readsOf = (reads: { mock: { calls: unknown[][] } }, f: string) => reads.mock.calls.filter(([p]) => String(p) === f).length;
+
+  it('are taken by the next update while the index files are the ones read: the same delta, neither file read again', async () => {
+    retitle(videos[5], 'Prefetched');
+    prefetchIndexInputs(dataDir);
+    const reads = vi.spyOn(fs, 'readFileSync');
+    try {
+      const { snap } = await update();
+      expect(readsOf(reads, base())).toBe(0);
+      expect(readsOf(reads, path.join(dir, 'doc-hashes.json'))).toBe(1); // update()'s own check of the delta
+      expect(readBack()).toEqual(wholeState(snap));
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
+  it('are read again when a build replaced the index files in between: the delta is over the new base', async () => {
+    retitle(videos[6], 'Stale');
+    prefetchIndexInputs(dataDir);
+    await buildSearchIndex(load(), { dataDir, embedder: builtin }); // the nightly build, say: every file new
+    retitle(videos[7], 'Fresh');
+    const reads = vi.spyOn(fs, 'readFileSync');
+    try {
+      // update() checks the delta against the new base's hashes: the old base's would list videos[6] as changed.
+      const { snap, built } = await update();
+      expect(readsOf(reads, base())).toBe(1);
+      expect(built).toBe(1);
+      expect(readBack()).toEqual(wholeState(snap));
+    } finally {
+      reads.mockRestore();
+    }
   });
 });
 

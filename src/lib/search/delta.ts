@@ -6,6 +6,7 @@
 // current content and counts; the server serves base minus tombstones plus the delta (the delta through
 // the live index). The delta is always relative to the base, so a run never stacks on a broken one, and
 // a full rebuild (nightly, or when the delta outgrows MAX_DELTA_SHARE) folds it back in.
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Snapshot } from '../content/model.ts';
 import { writeFileAtomic } from '../fs-atomic.ts';
@@ -16,7 +17,7 @@ import { docKey, documentsFromSnapshot, languageVersions, type SearchDocument } 
 import type { EmbedderSetting } from './embedders/embedder.ts';
 import { embedderForIndex } from './embedders/select.ts';
 import { embedderMatches } from './embedders/embedder.ts';
-import { DELTA_FILES, docInputsOf, documentHash, INDEX_FILES, INDEX_FORMAT, indexDir, readDocInputs, readManifest, writeDocInputs, type IndexManifest } from './manifest.ts';
+import { DELTA_FILES, docInputsOf, documentHash, INDEX_FILES, INDEX_FORMAT, indexDir, readDocInputs, readManifest, writeDocInputs, type DocInputsRead, type IndexManifest } from './manifest.ts';
 import { searchInputs } from './inputs.ts';
 import type { LoadedDelta } from './loaded.ts';
 
@@ -72,6 +73,43 @@ export function loadDelta(dir: string, manifest: IndexManifest): LoadedDelta | n
   };
 }
 
+/**
+ * The largest inputs of an update (the base's document hashes and the documents' input keys: ~14 and ~36 MB
+ * of JSON at 100k videos, ~1 s to read) read ahead by a thread that waits meanwhile (rebuild-site's thread of
+ * a pipeline chain, while summarise runs), with the index files' identities taken before reading. The next
+ * update of the same folder takes them, once, if every file is still the one read; a build or an update in
+ * between replaced some (written atomically: another inode), and they are read again.
+ */
+let readAhead: { dir: string; stamp: string; baseHashes: Record<string, string> | null; inputs: DocInputsRead } | null = null;
+
+/** The index files an update reads, as they are now (inode, size, mtime; '-' for a missing one). */
+function indexFilesStamp(dir: string): string {
+  return [INDEX_FILES.manifest, DELTA_FILES.hashes, DELTA_FILES.inputs, DELTA_FILES.inputsDelta]
+    .map((f) => {
+      try {
+        const st = fs.statSync(path.join(dir, f));
+        return `${st.ino}:${st.size}:${st.mtimeMs}`;
+      } catch {
+        return '-';
+      }
+    })
+    .join(' ');
+}
+
+/** Reads the next update's largest inputs ahead (see readAhead); the update takes them or reads them again. */
+export function prefetchIndexInputs(dataDir: string): void {
+  const dir = indexDir(dataDir);
+  const stamp = indexFilesStamp(dir);
+  readAhead = { dir, stamp, baseHashes: readJson<Record<string, string>>(path.join(dir, DELTA_FILES.hashes)), inputs: readDocInputs(dir) };
+}
+
+/** What was read ahead for `dir`, if its files are still those read; forgotten either way. */
+function takeReadAhead(dir: string): typeof readAhead {
+  const ahead = readAhead;
+  readAhead = null;
+  return ahead && ahead.dir === dir && ahead.stamp === indexFilesStamp(dir) ? ahead : null;
+}
+
 export interface UpdateResult {
   mode: 'unchanged' | 'delta' | 'full';
   /** Why a full build ran, when it did. */
@@ -92,6 +130,7 @@ export async function updateSearchIndex(
 ): Promise<UpdateResult> {
   const started = performance.now();
   const dir = indexDir(opts.dataDir);
+  const ahead = takeReadAhead(dir);
   const manifest = readManifest(dir);
   const full = async (reason: string): Promise<UpdateResult> => {
     opts.log?.(`search: full index build (${reason})`);
@@ -104,7 +143,7 @@ export async function updateSearchIndex(
   if (manifest.content_hash === snapshot.contentHash) {
     return { mode: 'unchanged', manifest, added: 0, removed: 0, ms: Math.round(performance.now() - started) };
   }
-  const baseHashes = readJson<Record<string, string>>(path.join(dir, DELTA_FILES.hashes));
+  const baseHashes = ahead ? ahead.baseHashes : readJson<Record<string, string>>(path.join(dir, DELTA_FILES.hashes));
   if (!baseHashes) return full('the index has no document hashes (built before incremental updates)');
 
   // A document whose input key is the one recorded keeps its recorded hash and is not built; one that
@@ -112,7 +151,7 @@ export async function updateSearchIndex(
   const previous = manifest.delta ? readJson<DeltaFile>(path.join(dir, DELTA_FILES.delta)) : null;
   const previousDocs = new Map<string, { doc: SearchDocument; hash: string; vectors: string[] }>();
   if (previous && previous.base_built_at === manifest.built_at) for (const d of previous.documents) previousDocs.set(docKey(d.doc.type, d.doc.id), d);
-  const read = readDocInputs(dir);
+  const read = ahead?.inputs ?? readDocInputs(dir);
   const { keys: recorded, record } = read;
   const inputs = searchInputs(snapshot, record && { record, key: (k) => recorded[k]?.[0] });
   const hashes = new Map<string, string>();
