@@ -138,7 +138,7 @@ async function runSiteThread(spec: SiteThreadSpec, port: MessagePort): Promise<v
       loaded.resolve(snap);
       port.postMessage({ indexed: await indexSnapshot(ctx, snap) } satisfies FromThread);
     } catch (err) {
-      loaded.reject(err as Error); // a load that failed: the chain ends at update-index, the site is not built
+      loaded.resolve(null); // the load failed (else this does nothing): the site's build loads content/ itself
       port.postMessage({ indexFailed: (err as Error).message } satisfies FromThread);
     }
   };
