@@ -1,8 +1,8 @@
 // A chain: one job, then the follow-ups it calls for, one after another in the same process (a Bree worker,
 // or the pipeline bench's job process). The jobs of a run share what this process loaded (the parse cache's
 // base, summarise's listing of videos/) and hand on what the next one needs (ChainState). rebuild-site
-// after summarise or update-index runs in a thread of its own, started before them, and works beside them
-// on its own snapshot of the same files (site-thread.ts); its turn in the chain is its go to publish. Before
+// after summarise or update-index runs in a thread of its own, started before them, which runs update-index
+// too, on the one snapshot both need (site-thread.ts); rebuild-site's turn in the chain is its go to publish. Before
 // build-index, the site's render process is started instead. Each job still goes through runJob: its own
 // lock, status entry and result.
 import { JOBS, LEADS_TO_SITE, SITE_BESIDE } from './jobs.ts';

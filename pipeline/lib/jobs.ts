@@ -31,7 +31,7 @@ export const JOBS: Record<string, JobSpec> = {
  * The jobs rebuild-site follows in a chain when they run as one (followUps): summarise only runs after
  * ingest brought videos, and both index jobs always call for the site. A chain starts the site's render
  * process before them (chain.ts); before summarise and update-index, rebuild-site's whole thread
- * (SITE_BESIDE, site-thread.ts), which works beside them on its own snapshot.
+ * (SITE_BESIDE, site-thread.ts), in which update-index then runs: one snapshot for both.
  */
 export const LEADS_TO_SITE: ReadonlySet<string> = new Set(['summarise', 'update-index', 'build-index']);
 export const SITE_BESIDE: ReadonlySet<string> = new Set(['summarise', 'update-index']);

@@ -33,10 +33,11 @@ const COLLECT_PARSES_ABOVE = 50_000;
 
 /**
  * Drops the parse cache's base this thread read once its load is done and the thread works on with the
- * snapshot alone (update-index, and rebuild-site's thread beside it, whose heaviest phases overlap): the
- * snapshot shares the base's strings, not its entries. A large base is collected now (measured at 100k
- * videos: the run's processes held up to 4.4 GB at once without, under 4 GB with; decision 0066); a small
- * one is left to the next collection, which costs an editor's change nothing.
+ * snapshot alone (rebuild-site's thread of a chain, once it has loaded content/ for update-index and the
+ * site, whose heaviest phases follow): the snapshot shares the base's strings, not its entries. A large
+ * base is collected now (measured at 100k videos: the run's processes held up to 4.4 GB at once without,
+ * under 4 GB with; decision 0066); a small one is left to the next collection, which costs an editor's
+ * change nothing.
  */
 export function releaseParses(): void {
   if (forgetParseCacheBases() > COLLECT_PARSES_ABOVE) collector()();
