@@ -10,7 +10,7 @@
 // This file is also the thread's entry: loaded as a worker with { siteThread: … } in its workerData, it runs
 // rebuild-site. Imported anywhere else (a Bree job's thread included), it only exports the handle.
 import { isMainThread, parentPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
-import { filesFromPlain, plainFiles, type PlainFile, type VideoListing } from '../../src/lib/content/files.ts';
+import { plainVideoListing, videoListingFromPlain, type PlainVideoListing } from '../../src/lib/content/files.ts';
 import type { Snapshot } from '../../src/lib/content/model.ts';
 import type { JobContext, JobResult, RunResult, SiteThread } from './types.ts';
 
@@ -22,7 +22,7 @@ interface SiteThreadSpec {
 
 type FromThread = { log: string } | { indexed: JobResult } | { indexFailed: string } | { result: RunResult; renderStats: Record<string, number> };
 /** update-index's turn (summarise's listing of videos/, if the chain has one), rebuild-site's, or the chain's end. */
-type ToThread = { index: { contentDir: string; files: PlainFile[] } | null } | 'go' | 'cancel';
+type ToThread = { index: PlainVideoListing | null } | 'go' | 'cancel';
 
 /** Starts rebuild-site's thread for the chain running with `ctx` (its log lines go to ctx.log). */
 export function startSiteThread(ctx: JobContext): SiteThread {
@@ -60,9 +60,9 @@ export function startSiteThread(ctx: JobContext): SiteThread {
     }
   };
   return {
-    index: (videos: VideoListing | undefined) => {
+    index: (videos) => {
       indexing = settable<JobResult>();
-      send({ index: videos ? { contentDir: videos.contentDir, files: plainFiles(videos.files) } : null });
+      send({ index: videos ? plainVideoListing(videos) : null });
       return indexing.promise;
     },
     publish: () => {
@@ -128,11 +128,10 @@ async function runSiteThread(spec: SiteThreadSpec, port: MessagePort): Promise<v
    * update-index for the chain: content/ loaded here once, the parse cache's base given back, the snapshot
    * handed to the site's build (which goes on while the index is written), the index brought up to it.
    */
-  const index = async (videos: { contentDir: string; files: PlainFile[] } | null) => {
+  const index = async (videos: PlainVideoListing | null) => {
     try {
-      const listed = videos ? { contentDir: videos.contentDir, files: filesFromPlain(videos.contentDir, videos.files) } : undefined;
       const started = performance.now();
-      const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), videos: listed, lenient: true });
+      const snap = loadSnapshot(ctx.contentDir, { cacheDir: contentCacheDir(ctx.dataDir), videos: videos ? videoListingFromPlain(videos) : undefined, lenient: true });
       ctx.log(`update-index: content loaded in rebuild-site's thread in ${((performance.now() - started) / 1000).toFixed(1)} s, for the index and the site`);
       releaseParses(); // the snapshot shares the base's strings, not its entries: the site's heaviest phases come next
       loaded.resolve(snap);

@@ -121,17 +121,20 @@ export function withWrites(listing: VideoListing, written: ReadonlyMap<string, s
 }
 
 /**
- * A listing of files as plain data (path, hash, whether the stat key vouched for it), to hand to another
- * thread: a pipeline chain's summarise lists videos/ and rebuild-site's thread loads content/ from it for
- * update-index and the site (pipeline/lib/site-thread.ts), without walking videos/ again.
+ * A video listing as plain data (each file's path, hash, and whether its stat key vouched for it), to hand
+ * to another thread: a pipeline chain's summarise lists videos/ and rebuild-site's thread loads content/
+ * from it for update-index and the site (pipeline/lib/site-thread.ts), without walking videos/ again.
  */
-export type PlainFile = { rel: string; sha: string; vouched: boolean };
-
-export function plainFiles(files: readonly RawFile[]): PlainFile[] {
-  return files.map((f) => ({ rel: f.rel, sha: f.sha, vouched: f.vouched === true }));
+export interface PlainVideoListing {
+  contentDir: string;
+  files: { rel: string; sha: string; vouched: boolean }[];
 }
 
-/** The files of a plain listing under `root` again, each read when its text is first asked for (and checked against its hash). */
-export function filesFromPlain(root: string, files: readonly PlainFile[]): RawFile[] {
-  return files.map((f) => fileWithHash(path.join(root, f.rel), f.rel, f.sha, f.vouched));
+export function plainVideoListing(listing: VideoListing): PlainVideoListing {
+  return { contentDir: listing.contentDir, files: listing.files.map((f) => ({ rel: f.rel, sha: f.sha, vouched: f.vouched === true })) };
+}
+
+/** The listing again, each file read when its text is first asked for (and checked against its hash). */
+export function videoListingFromPlain(plain: PlainVideoListing): VideoListing {
+  return { contentDir: plain.contentDir, files: plain.files.map((f) => fileWithHash(path.join(plain.contentDir, f.rel), f.rel, f.sha, f.vouched)) };
 }

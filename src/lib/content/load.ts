@@ -133,7 +133,7 @@ export function loadSnapshot(
   opts: LoadOptions & {
     /** The video files as an earlier load in this process listed them (and the files written since): videos/ is not walked again. */
     videos?: VideoListing;
-    /** Called once the files are listed, before they are assembled. */
+    /** Called once the files are listed, before they are assembled (the tests change a file there). */
     onListed?: () => void;
   } = {},
 ): Snapshot {

@@ -1,9 +1,10 @@
 // The stat keys of the content cache (src/lib/content/parse-cache.ts): by file, the stat key (size, mtime,
 // ctime, inode) it had before its bytes were read, and their SHA-256. A listing reads no file whose stat key is
 // the one recorded. They live in files of their own (content-stat.json, ~32 MB at 100k videos, and a delta
-// over it), read when a listing first asks for one, once per thread while both files are the same (rebuild-
-// site's thread of a chain reads them while summarise runs, for update-index's load there). A save writes the delta of what changed since the base, or a new
-// base once the delta would no longer be small (decision 0066).
+// over it), read when a listing first asks for one, once per thread while both files are the same (a
+// chain's rebuild-site thread reads them while summarise runs, for update-index's load there). A save writes
+// the delta of what changed since the base, or a new base once the delta would no longer be small (decision
+// 0066).
 import fs from 'node:fs';
 import path from 'node:path';
 import { stageFile } from '../fs-atomic.ts';

@@ -6,9 +6,9 @@
 // current content and counts; the server serves base minus tombstones plus the delta (the delta through
 // the live index). The delta is always relative to the base, so a run never stacks on a broken one, and
 // a full rebuild (nightly, or when the delta outgrows MAX_DELTA_SHARE) folds it back in.
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Snapshot } from '../content/model.ts';
+import { statKey } from '../content/stat-keys.ts';
 import { writeFileAtomic } from '../fs-atomic.ts';
 import { readJsonFile, stringifyAscii } from '../json-file.ts';
 import { ANALYSER_VERSION } from './analyse.ts';
@@ -76,24 +76,15 @@ export function loadDelta(dir: string, manifest: IndexManifest): LoadedDelta | n
 /**
  * The largest inputs of an update (the base's document hashes and the documents' input keys: ~14 and ~36 MB
  * of JSON at 100k videos, ~1 s to read) read ahead by a thread that waits meanwhile (rebuild-site's thread of
- * a pipeline chain, while summarise runs), with the index files' identities taken before reading. The next
+ * a pipeline chain, while summarise runs), with the index files' stat keys taken before reading. The next
  * update of the same folder takes them, once, if every file is still the one read; a build or an update in
  * between replaced some (written atomically: another inode), and they are read again.
  */
 let readAhead: { dir: string; stamp: string; baseHashes: Record<string, string> | null; inputs: DocInputsRead } | null = null;
 
-/** The index files an update reads, as they are now (inode, size, mtime; '-' for a missing one). */
+/** The index files an update reads, as they are now (their stat keys; a missing one has none). */
 function indexFilesStamp(dir: string): string {
-  return [INDEX_FILES.manifest, DELTA_FILES.hashes, DELTA_FILES.inputs, DELTA_FILES.inputsDelta]
-    .map((f) => {
-      try {
-        const st = fs.statSync(path.join(dir, f));
-        return `${st.ino}:${st.size}:${st.mtimeMs}`;
-      } catch {
-        return '-';
-      }
-    })
-    .join(' ');
+  return [INDEX_FILES.manifest, DELTA_FILES.hashes, DELTA_FILES.inputs, DELTA_FILES.inputsDelta].map((f) => statKey(path.join(dir, f)) ?? '-').join(' ');
 }
 
 /** Reads the next update's largest inputs ahead (see readAhead); the update takes them or reads them again. */
