@@ -4,44 +4,23 @@
 // document of the snapshot, document by document: the same new and changed documents with the same bytes,
 // the same removals. A key that forgot an input would keep a stale document and fail here.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateCorpus } from '../../scripts/gen-corpus.ts';
-import { loadSnapshot } from '../../src/lib/content/load.ts';
-import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
-import { buildSearchIndex } from '../../src/lib/search/index.ts';
-import { updateSearchIndex, type DeltaFile } from '../../src/lib/search/delta.ts';
+import { updateSearchIndex } from '../../src/lib/search/delta.ts';
 import { docKey, documentsFromSnapshot } from '../../src/lib/search/documents.ts';
 import { shortItemHash } from '../../src/lib/content/assemble.ts';
 import { searchInputs } from '../../src/lib/search/inputs.ts';
-import { docInputsOf, documentHash, documentHashes, readDocInputs } from '../../src/lib/search/manifest.ts';
+import { docInputsOf, documentHash, documentHashes } from '../../src/lib/search/manifest.ts';
+import { builtin, indexFixture } from './helpers/index-fixture.ts';
 
-const builtin = { provider: 'builtin' as const, dimensions: 64 };
-let root: string;
-let content: string;
-let dataDir: string;
-const load = () => loadSnapshot(content, { cacheDir: contentCacheDir(dataDir) });
-const file = (rel: string) => path.join(content, rel);
-const edit = (rel: string, change: (text: string) => string) => fs.writeFileSync(file(rel), change(fs.readFileSync(file(rel), 'utf8')));
-const indexFile = (name: string) => JSON.parse(fs.readFileSync(path.join(dataDir, 'index', name), 'utf8'));
-/** The keys and record as the next update reads them (doc-inputs.json with its delta). */
-const recorded = () => {
-  const { keys, record } = readDocInputs(path.join(dataDir, 'index'));
-  return { keys, record: record! };
-};
+const fx = indexFixture('kb-delta-keys-');
+const { dataDir, load, file, edit, indexFile, readBack: recorded } = fx;
 
 /** Updates the index and returns what it built, after checking its delta against every document's. */
 async function updateAndCheck(): Promise<{ built: number; computed: number; changed: string[] }> {
-  const snap = load();
-  const logs: string[] = [];
-  const r = await updateSearchIndex(snap, { dataDir, embedder: builtin, log: (m) => logs.push(m) });
-  expect(r.mode, logs.join('\n')).toBe('delta');
-  const base = indexFile('doc-hashes.json') as Record<string, string>;
-  const delta = indexFile('delta.json') as DeltaFile;
+  const { snap, base, delta, built, computed } = await fx.update();
   const all = documentsFromSnapshot(snap);
   const expected = all.filter((d) => base[docKey(d.type, d.id)] !== documentHash(d));
-  expect(delta.documents.map((d) => d.doc)).toEqual(expected);
   expect(delta.documents.map((d) => d.hash)).toEqual(expected.map(documentHash));
   const current = new Set(all.map((d) => docKey(d.type, d.id)));
   const removed = Object.keys(base).filter((k) => !current.has(k) || expected.some((d) => docKey(d.type, d.id) === k));
@@ -49,8 +28,6 @@ async function updateAndCheck(): Promise<{ built: number; computed: number; chan
   // The keys and record read back are those of every document, computed (what the whole file would hold).
   const hashes = documentHashes(all);
   expect(recorded()).toEqual(docInputsOf(searchInputs(snap), (k) => hashes[k]));
-  const built = Number(/; (\d+) of \d+ documents built/.exec(logs.join('\n'))?.[1]);
-  const computed = Number(/; (\d+) input keys computed/.exec(logs.join('\n'))?.[1]);
   return { built, computed, changed: delta.documents.map((d) => docKey(d.doc.type, d.doc.id)) };
 }
 
@@ -61,21 +38,16 @@ let essay: string;
 let persona: string;
 let digest: string;
 beforeAll(async () => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-delta-keys-'));
-  content = path.join(root, 'content');
-  dataDir = path.join(root, 'var');
-  generateCorpus({ dir: content, videos: 40, seed: 11 });
-  const snap = load();
-  await buildSearchIndex(snap, { dataDir, embedder: builtin });
-  const digestCited = new Set(snap.digests.flatMap((d) => d.items.flatMap((i) => i.sources.map((s) => s.video_id))));
-  video = snap.videos.find((v) => !digestCited.has(v.video_id) && !snap.conceptsByVideo.has(v.video_id))!.video_id;
+  const built = await fx.build(11);
+  const snap = built.snap;
+  video = built.uncited;
   cited = snap.videos.find((v) => v.video_id !== video && !snap.conceptsByVideo.has(v.video_id))!.video_id;
   concept = snap.concepts.find((c) => !c.draft)!.slug;
   essay = snap.essays[0].slug;
   persona = snap.personas[0].persona_id;
   digest = snap.digests.find((d) => d.items.length > 0)!.date;
 });
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+afterAll(() => fx.remove());
 
 describe('update-index builds only the documents whose inputs moved', () => {
   it('after a full build, an edited video is the one document built', async () => {

@@ -8,25 +8,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { generateCorpus } from '../../scripts/gen-corpus.ts';
-import { loadSnapshot } from '../../src/lib/content/load.ts';
 import type { Snapshot } from '../../src/lib/content/model.ts';
-import { contentCacheDir } from '../../src/lib/content/parse-cache.ts';
 import { shortItemHash } from '../../src/lib/content/assemble.ts';
 import { buildSearchIndex } from '../../src/lib/search/index.ts';
-import { prefetchIndexInputs, updateSearchIndex, type DeltaFile } from '../../src/lib/search/delta.ts';
+import { prefetchIndexInputs } from '../../src/lib/search/delta.ts';
 import { docKey, documentsFromSnapshot } from '../../src/lib/search/documents.ts';
 import { searchInputs } from '../../src/lib/search/inputs.ts';
-import { docInputsOf, documentHash, documentHashes, readDocInputs, writeDocInputs, type DocInputsState } from '../../src/lib/search/manifest.ts';
+import { docInputsOf, documentHashes, readDocInputs, writeDocInputs, type DocInputsState } from '../../src/lib/search/manifest.ts';
+import { builtin, indexFixture } from './helpers/index-fixture.ts';
 
-const builtin = { provider: 'builtin' as const, dimensions: 64 };
-let root: string;
-let content: string;
-let dataDir: string;
-let dir: string;
-const load = () => loadSnapshot(content, { cacheDir: contentCacheDir(dataDir) });
-const file = (rel: string) => path.join(content, rel);
-const edit = (rel: string, change: (text: string) => string) => fs.writeFileSync(file(rel), change(fs.readFileSync(file(rel), 'utf8')));
+const fx = indexFixture('kb-doc-inputs-');
+const { dataDir, dir, load, file, edit, update, readBack } = fx;
 const retitle = (id: string, word: string) => edit(`videos/${id}.md`, (t) => t.replace(/^title: "/m, `title: "${word} `));
 const base = () => path.join(dir, 'doc-inputs.json');
 const deltaFile = () => path.join(dir, 'doc-inputs.delta.json');
@@ -39,42 +31,15 @@ function wholeState(snap: Snapshot): DocInputsState {
   return docInputsOf(searchInputs(snap), (k) => hashes[k]);
 }
 
-/** Updates the index, checks its delta against every document's, and returns what it built and computed. */
-async function update(): Promise<{ built: number; computed: number; snap: Snapshot }> {
-  const snap = load();
-  const logs: string[] = [];
-  const r = await updateSearchIndex(snap, { dataDir, embedder: builtin, log: (m) => logs.push(m) });
-  expect(r.mode, logs.join('\n')).toBe('delta');
-  const hashes = readJson(path.join(dir, 'doc-hashes.json')) as Record<string, string>;
-  const delta = readJson(path.join(dir, 'delta.json')) as DeltaFile;
-  const expected = documentsFromSnapshot(snap).filter((d) => hashes[docKey(d.type, d.id)] !== documentHash(d));
-  expect(delta.documents.map((d) => d.doc)).toEqual(expected);
-  const text = logs.join('\n');
-  return { built: Number(/; (\d+) of \d+ documents built/.exec(text)?.[1]), computed: Number(/; (\d+) input keys computed/.exec(text)?.[1]), snap };
-}
-
-/** The keys and record as the next update reads them. */
-const readBack = (): DocInputsState => {
-  const { keys, record } = readDocInputs(dir);
-  return { keys, record: record! };
-};
-
 let videos: string[];
 let gone: string;
 beforeAll(async () => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'kb-doc-inputs-'));
-  content = path.join(root, 'content');
-  dataDir = path.join(root, 'var');
-  dir = path.join(dataDir, 'index');
-  generateCorpus({ dir: content, videos: 40, seed: 12 });
-  const snap = load();
-  await buildSearchIndex(snap, { dataDir, embedder: builtin });
-  // A video that no digest or concept names as a source, to delete; an edit to any video moves its own key alone.
-  const digestCited = new Set(snap.digests.flatMap((d) => d.items.flatMap((i) => i.sources.map((s) => s.video_id))));
-  gone = snap.videos.find((v) => !digestCited.has(v.video_id) && !snap.conceptsByVideo.has(v.video_id))!.video_id;
+  // gone: a video no digest or concept cites, to delete; an edit to any video moves its own key alone.
+  const { snap, uncited } = await fx.build(12);
+  gone = uncited;
   videos = snap.videos.map((v) => v.video_id).filter((id) => id !== gone);
 });
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+afterAll(() => fx.remove());
 
 describe('doc-inputs.json as a base and a delta', () => {
   it('a full build writes a base with an id and no delta', () => {
